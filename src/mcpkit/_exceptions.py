@@ -1,0 +1,144 @@
+"""Every exception mcpkit raises, under one root.
+
+    MCPError
+    ├── ProtocolError            a fault with a JSON-RPC error reply (code, message, data)
+    │   ├── ParseError                    -32700  bytes that are not JSON
+    │   ├── InvalidRequestError           -32600  JSON that is not a valid JSON-RPC message
+    │   │   └── MessageTooLargeError              a frame past its named bound
+    │   ├── MethodNotFoundError           -32601
+    │   ├── InvalidParamsError            -32602  unknown tool, bad arguments, bad params
+    │   ├── InternalError                 -32603
+    │   │   └── McpForbiddenError                 a guard refused (data.type == "FORBIDDEN")
+    │   ├── ResourceNotFoundError         -32002  (-32602 in the 2026-07-28 era)
+    │   ├── MissingCapabilityError        -32021  the client lacks a capability the call needs
+    │   └── UrlElicitationRequiredError   -32042
+    ├── McpCallError             the peer answered a request with a JSON-RPC error
+    ├── RequestTimeoutError      no answer within the request's timeout
+    └── TransportError           the connection failed or closed
+        └── ConnectionClosedError
+
+A ``ProtocolError`` raised inside a handler becomes the error reply of that request;
+``to_error()`` gives the wire form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpkit._codes import ErrorCode
+
+
+class MCPError(Exception):
+    """Root of every mcpkit exception."""
+
+
+class ProtocolError(MCPError):
+    """A fault that maps to a JSON-RPC error object."""
+
+    code: int = ErrorCode.INTERNAL_ERROR
+
+    def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+        if code is not None:
+            self.code = code
+
+    def to_error(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member for this fault."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ParseError(ProtocolError):
+    code = ErrorCode.PARSE_ERROR
+
+
+class InvalidRequestError(ProtocolError):
+    code = ErrorCode.INVALID_REQUEST
+
+
+class MessageTooLargeError(InvalidRequestError):
+    """A message exceeded a configured size bound."""
+
+
+class MethodNotFoundError(ProtocolError):
+    code = ErrorCode.METHOD_NOT_FOUND
+
+
+class InvalidParamsError(ProtocolError):
+    code = ErrorCode.INVALID_PARAMS
+
+
+class InternalError(ProtocolError):
+    code = ErrorCode.INTERNAL_ERROR
+
+
+class McpForbiddenError(InternalError):
+    """A guard refused a call; the reply carries ``data: {"type": "FORBIDDEN", "guard": NAME}``."""
+
+    def __init__(self, guard: str, target: str) -> None:
+        super().__init__(
+            f"Guard '{guard}' denied the call for '{target}'",
+            {"type": "FORBIDDEN", "guard": guard},
+        )
+        self.guard = guard
+
+
+class ResourceNotFoundError(ProtocolError):
+    code = ErrorCode.RESOURCE_NOT_FOUND
+
+    def __init__(self, uri: str) -> None:
+        super().__init__(f"Resource not found: {uri}", {"uri": uri})
+        self.uri = uri
+
+
+class MissingCapabilityError(ProtocolError):
+    """A call needs a client capability (sampling, elicitation, roots) the client lacks.
+
+    In the handshake era a tool that hits this fails as a tool (``isError``); in the
+    2026-07-28 era it is the protocol error -32021 with ``data.requiredCapabilities``.
+    """
+
+    code = ErrorCode.MISSING_REQUIRED_CAPABILITY
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(
+            f"Client does not support {capability}", {"requiredCapabilities": {capability: {}}}
+        )
+        self.capability = capability
+
+
+class UrlElicitationRequiredError(ProtocolError):
+    """Raised by a tool that needs the user to visit URLs first (2025-11-25 URL elicitation)."""
+
+    code = ErrorCode.URL_ELICITATION_REQUIRED
+
+    def __init__(self, elicitations: list[dict[str, Any]], message: str | None = None) -> None:
+        super().__init__(
+            message or "URL elicitation required", {"elicitations": elicitations}
+        )
+
+
+class McpCallError(MCPError):
+    """The peer answered with a JSON-RPC error."""
+
+    def __init__(self, message: str, code: int, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.message = message
+        self.code = code
+        self.data = data
+
+
+class RequestTimeoutError(MCPError):
+    """A request got no answer within its timeout; the peer was sent a cancellation."""
+
+
+class TransportError(MCPError):
+    """The underlying connection failed."""
+
+
+class ConnectionClosedError(TransportError):
+    """The connection closed while a request was waiting."""

@@ -1,0 +1,84 @@
+"""The ``mcpkit`` command: run a server, call or inspect one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from enum import Enum
+from typing import Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="mcpkit: Model Context Protocol servers and clients.")
+
+
+class Transport(str, Enum):
+    stdio = "stdio"
+
+
+@app.command()
+def run(
+    target: str = typer.Argument(..., help="FILE[:OBJECT] holding an McpServerApp or @mcp_server class"),
+    transport: Transport = typer.Option(Transport.stdio, "--transport", "-t", help="How clients connect"),
+    host: str = typer.Option("127.0.0.1", help="Address to bind (network transports)"),
+    port: int = typer.Option(3001, help="Port to bind (network transports)"),
+) -> None:
+    """Run a server."""
+    from mcpkit.cli._loader import load_app
+    from mcpkit.transports._stdio import serve_stdio
+
+    server = load_app(target)
+    try:
+        asyncio.run(serve_stdio(server))
+    except KeyboardInterrupt:
+        pass
+
+
+async def _with_client(target: str, action):  # type: ignore[no-untyped-def]
+    from mcpkit.client import McpClient
+    from mcpkit.cli._loader import load_app
+
+    async with McpClient.in_memory(load_app(target)) as client:
+        return await action(client)
+
+
+@app.command()
+def inspect(target: str = typer.Argument(..., help="FILE[:OBJECT]")) -> None:
+    """List a server's tools, resources, templates and prompts as JSON."""
+    import msgspec
+
+    async def action(client):  # type: ignore[no-untyped-def]
+        return {
+            "server": msgspec.to_builtins(client.server_info),
+            "tools": msgspec.to_builtins(await client.list_tools()),
+            "resources": msgspec.to_builtins(await client.list_resources()),
+            "resourceTemplates": msgspec.to_builtins(await client.list_resource_templates()),
+            "prompts": msgspec.to_builtins(await client.list_prompts()),
+        }
+
+    typer.echo(json.dumps(asyncio.run(_with_client(target, action)), indent=2))
+
+
+@app.command()
+def call(
+    target: str = typer.Argument(..., help="FILE[:OBJECT]"),
+    tool: str = typer.Argument(..., help="Tool name"),
+    arguments: Optional[str] = typer.Argument(None, help="Arguments as a JSON object"),
+) -> None:
+    """Call one tool and print its result as JSON."""
+    import msgspec
+
+    args = json.loads(arguments) if arguments else {}
+
+    async def action(client):  # type: ignore[no-untyped-def]
+        return msgspec.to_builtins(await client.call_tool(tool, args))
+
+    result = asyncio.run(_with_client(target, action))
+    typer.echo(json.dumps(result, indent=2))
+    if result.get("isError"):
+        sys.exit(1)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,251 @@
+"""The client side of one connection: request/response matching, cancellation, progress,
+and answering the server's own requests (sampling, elicitation, roots, ping).
+
+Owns no typed API (``McpClient`` does) and no I/O (a ``MessageStream`` does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import logging
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from mcpkit._exceptions import (
+    ConnectionClosedError,
+    McpCallError,
+    MessageTooLargeError,
+    MethodNotFoundError,
+    ProtocolError,
+    RequestTimeoutError,
+)
+from mcpkit.protocol._jsonrpc import (
+    JsonRpcErrorResponse,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    RequestId,
+    decode_message,
+    encode_message,
+    error_response,
+    result_response,
+)
+from mcpkit.transports._base import MessageStream
+
+logger = logging.getLogger("mcpkit.client")
+
+#: Seconds a request waits for its response unless the call says otherwise.
+DEFAULT_REQUEST_TIMEOUT = 60.0
+#: Requests one client may have outstanding at once.
+DEFAULT_MAX_PENDING_REQUESTS = 1024
+
+ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
+NotificationCallback = Callable[[str, dict[str, Any]], Any]
+RequestCallback = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+async def _call(callback: Callable[..., Any], *args: Any) -> Any:
+    value = callback(*args)
+    return await value if inspect.isawaitable(value) else value
+
+
+@dataclass(slots=True)
+class _Pending:
+    future: asyncio.Future[Any]
+    progress: ProgressCallback | None
+
+
+class ClientSession:
+    """Multiplexes requests over one stream and routes what the server sends."""
+
+    def __init__(
+        self,
+        stream: MessageStream,
+        *,
+        on_request: RequestCallback | None = None,
+        on_notification: NotificationCallback | None = None,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_pending_requests: int = DEFAULT_MAX_PENDING_REQUESTS,
+    ) -> None:
+        self.stream = stream
+        self.on_request = on_request
+        self.on_notification = on_notification
+        self.request_timeout = request_timeout
+        self.max_pending_requests = max_pending_requests
+        self._pending: dict[RequestId, _Pending] = {}
+        self._progress: dict[RequestId, ProgressCallback] = {}
+        self._ids = itertools.count(1)
+        self._reader: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed: BaseException | None = None
+
+    def start(self) -> None:
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read_loop())
+
+    # outbound ---------------------------------------------------------------------------
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._closed is not None:
+            raise ConnectionClosedError("connection is closed") from self._closed
+        await self.stream.send(encode_message(message))
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Send a request and wait for its result.
+
+        A ``progress`` callback adds a progressToken and receives ``(progress, total, message)``.
+        Cancelling the caller or hitting the timeout sends ``notifications/cancelled``.
+        """
+        if len(self._pending) >= self.max_pending_requests:
+            raise McpCallError("too many requests in flight", -32603)
+        request_id = next(self._ids)
+        if progress is not None:
+            params = dict(params or {})
+            params["_meta"] = {**(params.get("_meta") or {}), "progressToken": request_id}
+            self._progress[request_id] = progress
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = _Pending(future, progress)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self.send(message)
+            async with asyncio.timeout(timeout if timeout is not None else self.request_timeout):
+                return await future
+        except TimeoutError:
+            await self._cancel_remote(request_id, "timed out")
+            raise RequestTimeoutError(f"{method} got no response in time") from None
+        except asyncio.CancelledError:
+            await asyncio.shield(self._cancel_remote(request_id, "cancelled by the caller"))
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+            self._progress.pop(request_id, None)
+
+    async def _cancel_remote(self, request_id: RequestId, reason: str) -> None:
+        if self._closed is None and request_id in self._pending:
+            try:
+                await self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+            except Exception:
+                pass
+
+    # inbound ----------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        error: BaseException | None = None
+        try:
+            while True:
+                try:
+                    frame = await self.stream.receive()
+                except MessageTooLargeError:
+                    logger.warning("dropped an oversized message from the server")
+                    continue
+                if frame is None:
+                    break
+                self.feed(frame)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            error = exc
+        finally:
+            self._fail_all(error or ConnectionClosedError("server closed the connection"))
+
+    def feed(self, frame: bytes | str) -> None:
+        """Route one inbound frame."""
+        try:
+            decoded = decode_message(frame, max_bytes=None)
+        except ProtocolError:
+            logger.warning("server sent an unreadable message")
+            return
+        for message in decoded if isinstance(decoded, list) else (decoded,):
+            self._route(message)
+
+    def _route(self, message: Any) -> None:
+        if isinstance(message, JsonRpcResponse):
+            self._resolve(message.id, message.result, None)
+        elif isinstance(message, JsonRpcErrorResponse):
+            err = message.error
+            exc = McpCallError(str(err.get("message", "")), message.code, err.get("data"))
+            self._resolve(message.id, None, exc)
+        elif isinstance(message, JsonRpcNotification):
+            self._notified(message)
+        elif isinstance(message, JsonRpcRequest):
+            self._spawn(self._answer(message))
+
+    def _resolve(self, request_id: Any, result: Any, exc: BaseException | None) -> None:
+        pending = self._pending.get(request_id)
+        if pending is None or pending.future.done():
+            return
+        if exc is not None:
+            pending.future.set_exception(exc)
+        else:
+            pending.future.set_result(result)
+
+    def _notified(self, note: JsonRpcNotification) -> None:
+        params = note.params or {}
+        if note.method == "notifications/progress":
+            callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+            if callback is not None:
+                self._spawn(_call(callback, params.get("progress", 0), params.get("total"), params.get("message")))
+                return
+        if self.on_notification is not None:
+            self._spawn(_call(self.on_notification, note.method, params))
+
+    async def _answer(self, request: JsonRpcRequest) -> None:
+        try:
+            if request.method == "ping":
+                result: dict[str, Any] = {}
+            elif self.on_request is None:
+                raise MethodNotFoundError(f"Method not found: {request.method}")
+            else:
+                result = await self.on_request(request.method, request.params or {})
+            reply = result_response(request.id, result)
+        except ProtocolError as exc:
+            reply = error_response(request.id, exc)
+        except Exception as exc:
+            logger.exception("handler for server request %s failed", request.method)
+            reply = error_response(request.id, ProtocolError(str(exc)))
+        try:
+            await self.send(reply)
+        except ConnectionClosedError:
+            pass
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)  # type: ignore[arg-type]
+        task.add_done_callback(self._tasks.discard)  # type: ignore[arg-type]
+
+    def _fail_all(self, exc: BaseException) -> None:
+        self._closed = exc
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(ConnectionClosedError(str(exc)))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed is not None
+
+    async def aclose(self) -> None:
+        if self._closed is None:
+            self._fail_all(ConnectionClosedError("client closed"))
+        await self.stream.aclose()
+        for task in [self._reader, *self._tasks]:
+            if task is not None and not task.done():
+                task.cancel()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)

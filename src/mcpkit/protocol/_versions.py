@@ -1,0 +1,53 @@
+"""Protocol versions, the two eras, and version negotiation.
+
+Handshake era: ``initialize`` negotiates a version and opens a session.
+Modern era (2026-07-28): no handshake; every request names its version in ``_meta``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+V2024_11_05 = "2024-11-05"
+V2025_03_26 = "2025-03-26"
+V2025_06_18 = "2025-06-18"
+V2025_11_25 = "2025-11-25"
+V2026_07_28 = "2026-07-28"
+
+HANDSHAKE_VERSIONS: tuple[str, ...] = (V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25)
+MODERN_VERSIONS: tuple[str, ...] = (V2026_07_28,)
+SUPPORTED_VERSIONS: tuple[str, ...] = HANDSHAKE_VERSIONS + MODERN_VERSIONS
+LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
+LATEST_VERSION = SUPPORTED_VERSIONS[-1]
+
+
+class Era(Enum):
+    HANDSHAKE = "handshake"
+    MODERN = "modern"
+
+
+def era_of(version: str) -> Era:
+    """The era a known version belongs to; unknown versions raise ``ValueError``."""
+    if version in HANDSHAKE_VERSIONS:
+        return Era.HANDSHAKE
+    if version in MODERN_VERSIONS:
+        return Era.MODERN
+    raise ValueError(f"unknown protocol version {version!r}")
+
+
+def negotiate_version(
+    requested: object, supported: tuple[str, ...] = HANDSHAKE_VERSIONS
+) -> str:
+    """The version the server answers ``initialize`` with.
+
+    The client's version when the server supports it, else the latest the server supports
+    (lifecycle, "Version Negotiation").
+    """
+    if isinstance(requested, str) and requested in supported:
+        return requested
+    return supported[-1]
+
+
+def allows_batches(version: str | None) -> bool:
+    """JSON-RPC batches exist only in 2025-03-26 (added there, removed in 2025-06-18)."""
+    return version == V2025_03_26

@@ -1,0 +1,59 @@
+"""The server engine and programming model. Knows nothing of HTTP: transports hand it
+messages with a ``TransportBinding``."""
+
+from mcpkit.server._app import McpServerApp
+from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._catalog import McpCatalogManager
+from mcpkit.server._connection import ServerConnection, serve_stream
+from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._decorators import (
+    mcp_completion,
+    mcp_lifespan,
+    mcp_prompt,
+    mcp_resource,
+    mcp_server,
+    mcp_tool,
+    set_metadata,
+    use_exception_handlers,
+    use_guards,
+    use_interceptors,
+)
+from mcpkit.server._dispatcher import McpDispatcher
+from mcpkit.server._elicitation import ElicitResult
+from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
+from mcpkit.server._registry import McpConnectionRegistry
+from mcpkit.server._results import Audio, Image
+from mcpkit.server._session import McpSession
+from mcpkit.server._subscriptions import ResourceSubscriptionManager
+
+__all__ = [
+    "CURRENT_BINDING",
+    "Audio",
+    "ElicitResult",
+    "Image",
+    "McpCatalogManager",
+    "McpConnectionRegistry",
+    "McpDispatcher",
+    "McpExecutionContext",
+    "McpServerApp",
+    "McpSession",
+    "McpToolContext",
+    "PromptEntry",
+    "ResourceEntry",
+    "ResourceSubscriptionManager",
+    "ResourceTemplateEntry",
+    "ServerConnection",
+    "ToolEntry",
+    "TransportBinding",
+    "mcp_completion",
+    "mcp_lifespan",
+    "mcp_prompt",
+    "mcp_resource",
+    "mcp_server",
+    "mcp_tool",
+    "serve_stream",
+    "set_metadata",
+    "use_exception_handlers",
+    "use_guards",
+    "use_interceptors",
+]

@@ -1,0 +1,68 @@
+"""Per-call transport state, threaded to handlers through a context variable.
+
+The dispatcher is shared by every connection, so what differs per call (headers, session,
+where notifications go, how to ask the client something) travels in a ``TransportBinding``
+set by the transport around each dispatch.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+
+if TYPE_CHECKING:
+    from mcpkit.server._session import McpSession
+
+#: Sends one message dict to the client on the channel of the current call.
+SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
+SendNotification = Callable[[str, "dict[str, Any] | None"], Awaitable[None]]
+ClientRpc = Callable[..., Awaitable[Any]]
+
+
+@dataclass(slots=True)
+class TransportBinding:
+    """What a transport knows about the call it hands to the dispatcher.
+
+    ``send`` is the channel for messages produced during this call (the stdio pipe, a POST's
+    SSE stream, a WebSocket); ``session`` is the connection's protocol state.
+    """
+
+    session: McpSession | None = None
+    send: SendMessage | None = None
+    headers: Mapping[str, str] | None = None
+    execution_context: Any = None
+    connection_key: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def session_id(self) -> str | None:
+        return self.session.session_id if self.session is not None else None
+
+    @property
+    def client_capabilities(self) -> dict[str, Any] | None:
+        return self.session.client_capabilities if self.session is not None else None
+
+    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Push a notification to the client on this call's channel."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        send = self.send or (self.session.send if self.session is not None else None)
+        if send is not None:
+            await send(message)
+
+    async def client_rpc(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> Any:
+        """Send a request to the client and wait for its result."""
+        if self.session is None:
+            from mcpkit._exceptions import InvalidRequestError
+
+            raise InvalidRequestError("server-to-client requests need a session")
+        return await self.session.request(method, params, send=self.send, timeout=timeout)
+
+
+CURRENT_BINDING: ContextVar[TransportBinding | None] = ContextVar(
+    "mcp_transport_binding", default=None
+)

@@ -1,0 +1,119 @@
+"""Builds catalog entries from functions and their decorator specs."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from mcpkit.protocol._uri_template import UriTemplate
+from mcpkit.server._decorators import Pipeline, PromptSpec, ResourceSpec, ToolSpec
+from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
+from mcpkit.server._schema import inspect_callable
+
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+class EntryBuilder:
+    """Knows which parameter types the engine injects, and builds entries accordingly."""
+
+    def __init__(self, injectable: tuple[type, ...]) -> None:
+        self.injectable = injectable
+
+    def tool(
+        self,
+        fn: Callable[..., Any],
+        spec: ToolSpec | None = None,
+        *,
+        pipeline: Pipeline | None = None,
+        server_class: type | None = None,
+        **options: Any,
+    ) -> ToolEntry:
+        spec = spec or ToolSpec(**{**options, "icons": tuple(options.get("icons") or ())})
+        signature = inspect_callable(fn, injectable=self.injectable)
+        verbatim = spec.input_schema is not None
+        output_schema = spec.output_schema
+        if output_schema is None and spec.structured_output is not False:
+            output_schema = signature.output_schema
+        return ToolEntry(
+            name=spec.name or _name_of(fn),
+            fn=fn,
+            input_schema=spec.input_schema if verbatim else signature.input_schema,
+            description=spec.description or signature.description,
+            title=spec.title,
+            output_schema=output_schema,
+            annotations=spec.annotations,
+            icons=spec.icons,
+            meta=spec.meta,
+            timeout=spec.timeout,
+            signature=None if verbatim else signature,
+            injected=signature.injected,
+            pipeline=pipeline or Pipeline(),
+            method_name=_name_of(fn),
+            server_class=server_class,
+            task_support=spec.task_support,
+        )
+
+    def resource(
+        self,
+        fn: Callable[..., Any],
+        spec: ResourceSpec | None = None,
+        *,
+        pipeline: Pipeline | None = None,
+        server_class: type | None = None,
+        **options: Any,
+    ) -> ResourceEntry | ResourceTemplateEntry:
+        if spec is None:
+            options["icons"] = tuple(options.get("icons") or ())
+            spec = ResourceSpec(**options)
+        signature = inspect_callable(fn, injectable=self.injectable)
+        common = dict(
+            fn=fn,
+            name=spec.name or _name_of(fn),
+            title=spec.title,
+            description=spec.description or signature.description,
+            mime_type=spec.mime_type,
+            annotations=spec.annotations,
+            icons=spec.icons,
+            meta=spec.meta,
+            injected=signature.injected,
+            pipeline=pipeline or Pipeline(),
+            method_name=_name_of(fn),
+            server_class=server_class,
+        )
+        if UriTemplate.is_template(spec.uri):
+            return ResourceTemplateEntry(template=UriTemplate(spec.uri), **common)
+        return ResourceEntry(uri=spec.uri, size=spec.size, **common)
+
+    def prompt(
+        self,
+        fn: Callable[..., Any],
+        spec: PromptSpec | None = None,
+        *,
+        pipeline: Pipeline | None = None,
+        server_class: type | None = None,
+        **options: Any,
+    ) -> PromptEntry:
+        spec = spec or PromptSpec(**{**options, "icons": tuple(options.get("icons") or ())})
+        signature = inspect_callable(fn, injectable=self.injectable)
+        required = set(signature.input_schema.get("required", ()))
+        arguments = []
+        for name in signature.input_schema.get("properties", {}):
+            argument: dict[str, Any] = {"name": name, "required": name in required}
+            if name in signature.param_descriptions:
+                argument["description"] = signature.param_descriptions[name]
+            arguments.append(argument)
+        return PromptEntry(
+            name=spec.name or _name_of(fn),
+            fn=fn,
+            arguments=arguments,
+            title=spec.title,
+            description=spec.description or signature.description,
+            icons=spec.icons,
+            meta=spec.meta,
+            signature=signature,
+            injected=signature.injected,
+            pipeline=pipeline or Pipeline(),
+            method_name=_name_of(fn),
+            server_class=server_class,
+        )

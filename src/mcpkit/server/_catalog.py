@@ -1,0 +1,180 @@
+"""The live catalog of tools, resources, resource templates, prompts and completions.
+
+Seeded from the decorated server classes at start-up and changeable at run time; every
+change after ``set_broadcast_fn`` pushes the matching ``notifications/*/list_changed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable, Literal
+
+from mcpkit.server._entries import (
+    CompletionEntry,
+    PromptEntry,
+    ResourceEntry,
+    ResourceTemplateEntry,
+    ToolEntry,
+)
+
+logger = logging.getLogger("mcpkit.server")
+
+BroadcastFn = Callable[[str], Awaitable[None]]
+OnConflict = Literal["replace", "error", "ignore"]
+
+
+class McpCatalogManager:
+    """Holds what the server offers; mutations fire list_changed once broadcasting is on."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolEntry] = {}
+        self._resources: dict[str, ResourceEntry] = {}
+        self._templates: dict[str, ResourceTemplateEntry] = {}
+        self._prompts: dict[str, PromptEntry] = {}
+        self._completions: list[CompletionEntry] = []
+        self._broadcast: BroadcastFn | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+        self._tool_list: list[dict[str, Any]] | None = None
+        self._entry_builder: Any = None
+
+    def set_broadcast_fn(self, fn: BroadcastFn | None) -> None:
+        self._broadcast = fn
+
+    def set_entry_builder(self, builder: Any) -> None:
+        """Lets ``register_*`` accept plain functions (the app installs its builder)."""
+        self._entry_builder = builder
+
+    def _changed(self, method: str) -> None:
+        if self._broadcast is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop yet: nobody is connected to tell
+        task = loop.create_task(self._broadcast(method))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    @staticmethod
+    def _put(table: dict[str, Any], key: str, entry: Any, on_conflict: OnConflict) -> bool:
+        if key in table:
+            if on_conflict == "error":
+                raise ValueError(f"{key!r} is already registered")
+            if on_conflict == "ignore":
+                return False
+        table[key] = entry
+        return True
+
+    # tools ------------------------------------------------------------------------------
+
+    def register_tool(
+        self, meta: ToolEntry | Callable[..., Any], *, on_conflict: OnConflict = "replace", **spec: Any
+    ) -> ToolEntry:
+        """Add a tool (a ``ToolEntry`` or a function, described as ``@mcp_tool`` would)."""
+        entry = meta if isinstance(meta, ToolEntry) else self._entry_builder.tool(meta, **spec)
+        if self._put(self._tools, entry.name, entry, on_conflict):
+            self._tool_list = None
+            self._changed("notifications/tools/list_changed")
+        return entry
+
+    def unregister_tool(self, name: str) -> bool:
+        if self._tools.pop(name, None) is None:
+            return False
+        self._tool_list = None
+        self._changed("notifications/tools/list_changed")
+        return True
+
+    def get_tool(self, name: str) -> ToolEntry | None:
+        return self._tools.get(name)
+
+    def list_tools(self) -> list[ToolEntry]:
+        return list(self._tools.values())
+
+    def tool_wire_list(self) -> list[dict[str, Any]]:
+        """Wire descriptions of every tool, cached until the next change."""
+        if self._tool_list is None:
+            self._tool_list = [entry.to_wire() for entry in self._tools.values()]
+        return self._tool_list
+
+    # resources --------------------------------------------------------------------------
+
+    def register_resource(
+        self,
+        meta: ResourceEntry | ResourceTemplateEntry | Callable[..., Any],
+        *,
+        on_conflict: OnConflict = "replace",
+        **spec: Any,
+    ) -> ResourceEntry | ResourceTemplateEntry:
+        """Add a resource or a resource template (chosen by whether the URI has ``{...}``)."""
+        entry = meta if isinstance(meta, (ResourceEntry, ResourceTemplateEntry)) else self._entry_builder.resource(meta, **spec)
+        if isinstance(entry, ResourceTemplateEntry):
+            added = self._put(self._templates, entry.uri_template, entry, on_conflict)
+        else:
+            added = self._put(self._resources, entry.uri, entry, on_conflict)
+        if added:
+            self._changed("notifications/resources/list_changed")
+        return entry
+
+    def unregister_resource(self, name: str) -> bool:
+        """Remove a resource or template by URI, URI template or name."""
+        for table in (self._resources, self._templates):
+            key = name if name in table else next((k for k, e in table.items() if e.name == name), None)
+            if key is not None:
+                del table[key]
+                self._changed("notifications/resources/list_changed")
+                return True
+        return False
+
+    def get_resource(self, uri: str) -> ResourceEntry | None:
+        return self._resources.get(uri)
+
+    def match_template(self, uri: str) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None:
+        for entry in self._templates.values():
+            values = entry.template.match(uri)
+            if values is not None:
+                return entry, values
+        return None
+
+    def list_resources(self) -> list[ResourceEntry]:
+        return list(self._resources.values())
+
+    def list_resource_templates(self) -> list[ResourceTemplateEntry]:
+        return list(self._templates.values())
+
+    # prompts ----------------------------------------------------------------------------
+
+    def register_prompt(
+        self, meta: PromptEntry | Callable[..., Any], *, on_conflict: OnConflict = "replace", **spec: Any
+    ) -> PromptEntry:
+        entry = meta if isinstance(meta, PromptEntry) else self._entry_builder.prompt(meta, **spec)
+        if self._put(self._prompts, entry.name, entry, on_conflict):
+            self._changed("notifications/prompts/list_changed")
+        return entry
+
+    def unregister_prompt(self, name: str) -> bool:
+        if self._prompts.pop(name, None) is None:
+            return False
+        self._changed("notifications/prompts/list_changed")
+        return True
+
+    def get_prompt(self, name: str) -> PromptEntry | None:
+        return self._prompts.get(name)
+
+    def list_prompts(self) -> list[PromptEntry]:
+        return list(self._prompts.values())
+
+    # completions ------------------------------------------------------------------------
+
+    def register_completion(self, entry: CompletionEntry) -> None:
+        self._completions.append(entry)
+
+    def find_completion(self, ref_type: str, ref: str, argument: str) -> CompletionEntry | None:
+        for entry in self._completions:
+            if entry.ref_type == ref_type and entry.ref == ref and entry.argument in (None, argument):
+                return entry
+        return None
+
+    @property
+    def has_completions(self) -> bool:
+        return bool(self._completions)

@@ -1,0 +1,208 @@
+"""What a running call can see and do.
+
+``McpExecutionContext`` is the light, frozen view that guards and interceptors get before
+the call runs. ``McpToolContext`` is injected into a tool (or resource, prompt) that asks for
+it by type, and talks back to the client: progress, logs, sampling, elicitation, roots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+from mcpkit._exceptions import MissingCapabilityError
+from mcpkit.server._binding import TransportBinding
+from mcpkit.server._elicitation import ElicitResult, build_elicitation_schema, structure_content
+
+if TYPE_CHECKING:
+    from mcpkit.protocol._jsonrpc import JsonRpcRequest
+    from mcpkit.server._dispatcher import McpDispatcher
+
+
+@dataclass(frozen=True, slots=True)
+class McpExecutionContext:
+    """Built once per call, passed to every guard and interceptor."""
+
+    tool_name: str
+    method_name: str
+    server_class: type | None
+    headers: Mapping[str, str] | None
+    execution_context: Any
+    session_id: str | None
+    metadata: dict[str, Any]
+    tool_use_id: str | int | None
+    kind: str = "tool"
+    arguments: dict[str, Any] = field(default_factory=dict)
+    binding: TransportBinding | None = None
+
+    def get_metadata(self, key: str, default: Any = None) -> Any:
+        return self.metadata.get(key, default)
+
+
+class McpToolContext:
+    """Injected into a call that declares a parameter of this type."""
+
+    def __init__(
+        self,
+        binding: TransportBinding,
+        request: JsonRpcRequest,
+        dispatcher: McpDispatcher,
+        lifespan_context: Any = None,
+    ) -> None:
+        self.binding = binding
+        self.request_id = request.id
+        self.method = request.method
+        params = request.params or {}
+        self.meta: dict[str, Any] = params.get("_meta") or {}
+        self.lifespan_context = lifespan_context
+        self._dispatcher = dispatcher
+
+    # what the call can read -------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str | None:
+        return self.binding.session_id
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        return self.binding.headers
+
+    @property
+    def progress_token(self) -> str | int | None:
+        return self.meta.get("progressToken")
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        return self.binding.client_capabilities or {}
+
+    @property
+    def client_info(self) -> dict[str, Any] | None:
+        session = self.binding.session
+        return session.client_info if session is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        session = self.binding.session
+        return session.protocol_version if session is not None else None
+
+    @property
+    def cancel_requested(self) -> bool:
+        """True once the client has cancelled this request."""
+        return self._dispatcher.is_cancel_requested(self.binding.connection_key, self.request_id)
+
+    # talking back -----------------------------------------------------------------------
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send ``notifications/progress``; a no-op when the request carried no progressToken."""
+        token = self.progress_token
+        if token is None:
+            return
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.binding.send_notification("notifications/progress", params)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send ``notifications/message`` when ``level`` passes the session's log level."""
+        session = self.binding.session
+        if session is not None and not session.should_log(level):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self.binding.send_notification("notifications/message", params)
+
+    async def debug(self, data: Any, logger: str | None = None) -> None:
+        await self.log("debug", data, logger)
+
+    async def info(self, data: Any, logger: str | None = None) -> None:
+        await self.log("info", data, logger)
+
+    async def warning(self, data: Any, logger: str | None = None) -> None:
+        await self.log("warning", data, logger)
+
+    async def error(self, data: Any, logger: str | None = None) -> None:
+        await self.log("error", data, logger)
+
+    def _require(self, capability: str) -> None:
+        session = self.binding.session
+        if session is not None and not session.client_supports(capability):
+            raise MissingCapabilityError(capability)
+
+    async def sample(
+        self,
+        messages: str | list[dict[str, Any]],
+        *,
+        max_tokens: int = 1000,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: list[str] | None = None,
+        model_preferences: dict[str, Any] | None = None,
+        include_context: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: dict[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """Ask the client's model for a completion (``sampling/createMessage``).
+
+        ``messages`` may be one user text. Returns the ``CreateMessageResult`` dict
+        (``role``, ``content``, ``model``, ``stopReason``).
+        """
+        self._require("sampling")
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
+        optional = {
+            "systemPrompt": system_prompt,
+            "temperature": temperature,
+            "stopSequences": stop_sequences,
+            "modelPreferences": model_preferences,
+            "includeContext": include_context,
+            "metadata": metadata,
+            "tools": tools,
+            "toolChoice": tool_choice,
+        }
+        params.update({key: value for key, value in optional.items() if value is not None})
+        return await self.binding.client_rpc("sampling/createMessage", params, timeout=timeout)
+
+    async def elicit(
+        self, message: str, schema: Any, *, timeout: float | None = None
+    ) -> ElicitResult:
+        """Ask the user for structured input (form mode).
+
+        ``schema`` is a flat JSON object schema, or a dataclass / TypedDict / pydantic model /
+        msgspec Struct; on ``accept`` the content is converted to that type.
+        """
+        self._require("elicitation")
+        requested = build_elicitation_schema(schema)
+        params = {"mode": "form", "message": message, "requestedSchema": requested}
+        if self.protocol_version in ("2025-06-18",):
+            params.pop("mode")
+        raw = await self.binding.client_rpc("elicitation/create", params, timeout=timeout)
+        return ElicitResult.from_wire(raw, structure_content(schema, raw))
+
+    async def elicit_url(
+        self, message: str, url: str, elicitation_id: str, *, timeout: float | None = None
+    ) -> ElicitResult:
+        """Send the user to ``url`` (URL mode, 2025-11-25); the answer says whether they agreed."""
+        self._require("elicitation")
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        raw = await self.binding.client_rpc("elicitation/create", params, timeout=timeout)
+        return ElicitResult.from_wire(raw, None)
+
+    async def complete_url_elicitation(self, elicitation_id: str) -> None:
+        """Tell the client an out-of-band URL elicitation finished."""
+        await self.binding.send_notification(
+            "notifications/elicitation/complete", {"elicitationId": elicitation_id}
+        )
+
+    async def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
+        """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
+        self._require("roots")
+        result = await self.binding.client_rpc("roots/list", None, timeout=timeout)
+        return list(result.get("roots", []))

@@ -1,0 +1,257 @@
+"""The programming model: decorators that mark a class and its methods for MCP.
+
+Decorators only record what they were told on the function or class (``__mcp_*__``
+attributes); ``McpServerApp`` reads them when it builds the catalog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar, overload
+
+F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=type)
+
+TOOL_ATTR = "__mcp_tool__"
+RESOURCE_ATTR = "__mcp_resource__"
+PROMPT_ATTR = "__mcp_prompt__"
+COMPLETION_ATTR = "__mcp_completion__"
+LIFESPAN_ATTR = "__mcp_lifespan__"
+SERVER_ATTR = "__mcp_server__"
+GUARDS_ATTR = "__mcp_guards__"
+INTERCEPTORS_ATTR = "__mcp_interceptors__"
+EXCEPTION_HANDLERS_ATTR = "__mcp_exception_handlers__"
+METADATA_ATTR = "__mcp_metadata__"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSpec:
+    name: str | None = None
+    version: str | None = None
+    title: str | None = None
+    instructions: str | None = None
+    website_url: str | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    annotations: dict[str, Any] | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+    timeout: float | None = None
+    input_schema: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    structured_output: bool | None = None
+    task_support: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    uri: str
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSpec:
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionSpec:
+    """Completes the argument ``argument`` of a prompt (``prompt=``) or a resource template
+    (``resource=``); ``argument=None`` completes every argument of it."""
+
+    prompt: str | None = None
+    resource: str | None = None
+    argument: str | None = None
+
+
+def mcp_server(
+    name: str | None = None,
+    *,
+    version: str | None = None,
+    title: str | None = None,
+    instructions: str | None = None,
+    website_url: str | None = None,
+    icons: list[dict[str, Any]] | None = None,
+) -> Callable[[C], C]:
+    """Mark a class as an MCP server. Its constructor receives the engine's singletons
+    (``McpCatalogManager``, ``McpConnectionRegistry``, ``ResourceSubscriptionManager``) and
+    user providers by the types of its parameters."""
+    spec = ServerSpec(name, version, title, instructions, website_url, tuple(icons or ()))
+
+    def mark(cls: C) -> C:
+        setattr(cls, SERVER_ATTR, spec)
+        return cls
+
+    return mark
+
+
+def _mark(attr: str, spec: Any) -> Callable[[F], F]:
+    def mark(fn: F) -> F:
+        setattr(fn, attr, spec)
+        return fn
+
+    return mark
+
+
+@overload
+def mcp_tool(fn: F, /) -> F: ...
+@overload
+def mcp_tool(
+    name: str | None = None,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    annotations: dict[str, Any] | None = None,
+    icons: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+    timeout: float | None = None,
+    input_schema: dict[str, Any] | None = None,
+    output_schema: dict[str, Any] | None = None,
+    structured_output: bool | None = None,
+    task_support: str | None = None,
+) -> Callable[[F], F]: ...
+def mcp_tool(name: Any = None, **options: Any) -> Any:
+    """Expose a method as a tool.
+
+    The name defaults to the method's name, the description to its docstring, the input
+    schema to what its type hints say. ``timeout`` (seconds) bounds one call; ``input_schema``
+    given verbatim replaces the derived one (arguments then arrive unvalidated as keywords).
+    ``annotations`` are MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ...).
+    """
+    if callable(name):
+        return _mark(TOOL_ATTR, ToolSpec())(name)
+    options["icons"] = tuple(options.get("icons") or ())
+    return _mark(TOOL_ATTR, ToolSpec(name=name, **options))
+
+
+def mcp_resource(
+    uri: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    annotations: dict[str, Any] | None = None,
+    icons: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Callable[[F], F]:
+    """Expose a method as a resource. ``uri`` with ``{var}`` expressions (RFC 6570) makes a
+    resource template whose variables arrive as keyword arguments."""
+    spec = ResourceSpec(
+        uri, name, title, description, mime_type, size, annotations, tuple(icons or ()), meta
+    )
+    return _mark(RESOURCE_ATTR, spec)
+
+
+@overload
+def mcp_prompt(fn: F, /) -> F: ...
+@overload
+def mcp_prompt(
+    name: str | None = None,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    icons: list[dict[str, Any]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> Callable[[F], F]: ...
+def mcp_prompt(name: Any = None, **options: Any) -> Any:
+    """Expose a method as a prompt; its parameters are the prompt's arguments."""
+    if callable(name):
+        return _mark(PROMPT_ATTR, PromptSpec())(name)
+    options["icons"] = tuple(options.get("icons") or ())
+    return _mark(PROMPT_ATTR, PromptSpec(name=name, **options))
+
+
+def mcp_completion(
+    *, prompt: str | None = None, resource: str | None = None, argument: str | None = None
+) -> Callable[[F], F]:
+    """Provide ``completion/complete`` values for a prompt's or resource template's argument.
+
+    The method receives ``value`` (the partial input), and optionally ``argument`` (its name)
+    and ``context`` (already-resolved arguments); it returns a list of strings.
+    """
+    if (prompt is None) == (resource is None):
+        raise ValueError("mcp_completion needs exactly one of prompt= or resource=")
+    return _mark(COMPLETION_ATTR, CompletionSpec(prompt, resource, argument))
+
+
+def mcp_lifespan(fn: F) -> F:
+    """Mark an async generator method that runs around the server's life: code before its
+    ``yield`` runs at start-up, after it at shutdown; the yielded value is available to tools
+    as ``McpToolContext.lifespan_context``."""
+    setattr(fn, LIFESPAN_ATTR, True)
+    return fn
+
+
+def _append(attr: str, items: tuple[Any, ...]) -> Callable[[Any], Any]:
+    def mark(target: Any) -> Any:
+        existing = target.__dict__.get(attr, ()) if isinstance(target, type) else getattr(target, attr, ())
+        setattr(target, attr, tuple(existing) + items)
+        return target
+
+    return mark
+
+
+def use_guards(*guards: Any) -> Callable[[Any], Any]:
+    """Run guards before a tool, resource or prompt (on a method) or before every one of a
+    server class. A guard is a callable or class with ``can_activate(ctx)`` taking an
+    ``McpExecutionContext`` and returning (or awaiting) a bool; False refuses the call."""
+    return _append(GUARDS_ATTR, guards)
+
+
+def use_interceptors(*interceptors: Any) -> Callable[[Any], Any]:
+    """Wrap calls: an interceptor is ``async (ctx, call_next) -> result`` or a class with an
+    ``intercept(ctx, call_next)`` method; the first listed is the outermost."""
+    return _append(INTERCEPTORS_ATTR, interceptors)
+
+
+def use_exception_handlers(*handlers: Any) -> Callable[[Any], Any]:
+    """Turn exceptions a call raises into results. A handler is ``(exc, ctx) -> result`` or a
+    class with ``catch(exc, ctx)``; an optional ``handles`` tuple of exception types limits
+    it. A handler that re-raises passes the exception on to the next one."""
+    return _append(EXCEPTION_HANDLERS_ATTR, handlers)
+
+
+def set_metadata(key: str, value: Any) -> Callable[[Any], Any]:
+    """Attach metadata readable by guards and interceptors via ``ctx.get_metadata(key)``."""
+
+    def mark(target: Any) -> Any:
+        own = target.__dict__.get(METADATA_ATTR) if isinstance(target, type) else getattr(target, METADATA_ATTR, None)
+        merged = dict(own or {})
+        merged[key] = value
+        setattr(target, METADATA_ATTR, merged)
+        return target
+
+    return mark
+
+
+@dataclass(slots=True)
+class Pipeline:
+    """Guards, interceptors, exception handlers and metadata in force for one callable."""
+
+    guards: tuple[Any, ...] = ()
+    interceptors: tuple[Any, ...] = ()
+    exception_handlers: tuple[Any, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.guards or self.interceptors or self.exception_handlers)

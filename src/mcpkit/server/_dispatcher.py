@@ -1,0 +1,176 @@
+"""Body-based routing of JSON-RPC requests to method handlers.
+
+The dispatcher is one per server app, shared by every connection. It tracks in-flight
+requests by (connection, request id) so that ``notifications/cancelled`` reaches exactly the
+request it names and two connections using the same ids never touch each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable
+
+from mcpkit._exceptions import InternalError, InvalidRequestError, MethodNotFoundError, ProtocolError
+from mcpkit.protocol._jsonrpc import (
+    JsonRpcNotification,
+    JsonRpcRequest,
+    RequestId,
+    error_response,
+    result_response,
+)
+from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
+
+logger = logging.getLogger("mcpkit.server")
+
+Handler = Callable[[JsonRpcRequest, TransportBinding], Awaitable[dict[str, Any]]]
+NotificationHandler = Callable[[JsonRpcNotification, TransportBinding], Awaitable[None]]
+
+#: Requests one connection may have running at once; past it a request is refused at once.
+DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION = 128
+
+#: Methods a handshake-era client may send before ``initialize`` has been answered.
+_BEFORE_INITIALIZE = frozenset({"initialize", "ping"})
+
+_InFlightKey = tuple[str, RequestId]
+
+
+class McpDispatcher:
+    """Routes requests by ``method`` and tracks them for cancellation."""
+
+    def __init__(
+        self, *, max_in_flight_per_connection: int = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION
+    ) -> None:
+        self.max_in_flight_per_connection = max_in_flight_per_connection
+        self._handlers: dict[str, Handler] = {}
+        self._notification_handlers: dict[str, NotificationHandler] = {}
+        self._in_flight: dict[_InFlightKey, asyncio.Task[Any]] = {}
+        self._per_connection: dict[str, int] = {}
+        self._cancel_requested: set[_InFlightKey] = set()
+        self.on_notification("notifications/cancelled", self._on_cancelled)
+        self.on_notification("$/cancelRequest", self._on_cancelled)
+
+    # registration -----------------------------------------------------------------------
+
+    def register(self, method: str, handler: Handler) -> None:
+        """Route requests for ``method`` to ``handler(request, binding) -> result``."""
+        self._handlers[method] = handler
+
+    def on_notification(self, method: str, handler: NotificationHandler) -> None:
+        self._notification_handlers[method] = handler
+
+    def has_method(self, method: str) -> bool:
+        return method in self._handlers
+
+    # requests ---------------------------------------------------------------------------
+
+    async def dispatch(
+        self, request: JsonRpcRequest, binding: TransportBinding | None = None
+    ) -> dict[str, Any] | None:
+        """Run one request to its wire response; None when the client cancelled it.
+
+        Must run in a task of its own (the transport's): cancelling the request cancels it.
+        """
+        if binding is None:
+            binding = CURRENT_BINDING.get() or TransportBinding()
+        refusal = self._refusal(request, binding)
+        if refusal is not None:
+            return error_response(request.id, refusal)
+        key = (binding.connection_key, request.id)
+        task = asyncio.current_task()
+        assert task is not None, "dispatch() runs inside a task"
+        self._track(key, task)
+        try:
+            result = await self._handlers[request.method](request, binding)
+        except ProtocolError as exc:
+            return None if key in self._cancel_requested else error_response(request.id, exc)
+        except asyncio.CancelledError:
+            if key not in self._cancel_requested:
+                raise
+            task.uncancel()
+            return None
+        except Exception as exc:  # a handler bug must not take the connection down
+            logger.exception("handler for %s failed", request.method)
+            return error_response(request.id, InternalError(f"Internal error: {exc}"))
+        finally:
+            self._untrack(key)
+        if key in self._cancel_requested:
+            return None
+        return result_response(request.id, result)
+
+    def _refusal(self, request: JsonRpcRequest, binding: TransportBinding) -> ProtocolError | None:
+        if request.method not in self._handlers:
+            return MethodNotFoundError(f"Method not found: {request.method}")
+        session = binding.session
+        if (
+            session is not None
+            and not session.initialize_seen
+            and request.method not in _BEFORE_INITIALIZE
+        ):
+            return InvalidRequestError("Session not initialized: send initialize first")
+        key = (binding.connection_key, request.id)
+        if key in self._in_flight:
+            return InvalidRequestError(f"Request id {request.id!r} is already in use")
+        if self._per_connection.get(binding.connection_key, 0) >= self.max_in_flight_per_connection:
+            return InternalError("Server busy: too many requests in flight on this connection")
+        return None
+
+    def _track(self, key: _InFlightKey, task: asyncio.Task[Any]) -> None:
+        self._in_flight[key] = task
+        self._per_connection[key[0]] = self._per_connection.get(key[0], 0) + 1
+
+    def _untrack(self, key: _InFlightKey) -> None:
+        self._in_flight.pop(key, None)
+        self._cancel_requested.discard(key)
+        remaining = self._per_connection.get(key[0], 1) - 1
+        if remaining:
+            self._per_connection[key[0]] = remaining
+        else:
+            self._per_connection.pop(key[0], None)
+
+    # cancellation -----------------------------------------------------------------------
+
+    def cancel(self, connection_key: str, request_id: RequestId) -> bool:
+        """Cancel the running request ``request_id`` of one connection; False if none runs."""
+        key = (connection_key, request_id)
+        task = self._in_flight.get(key)
+        if task is None or task.done():
+            return False
+        self._cancel_requested.add(key)
+        task.cancel()
+        return True
+
+    def cancel_connection(self, connection_key: str) -> int:
+        """Cancel every request of a connection that went away; returns how many."""
+        keys = [key for key in self._in_flight if key[0] == connection_key]
+        return sum(self.cancel(*key) for key in keys)
+
+    def is_cancel_requested(self, connection_key: str, request_id: RequestId) -> bool:
+        return (connection_key, request_id) in self._cancel_requested
+
+    def in_flight_count(self, connection_key: str | None = None) -> int:
+        if connection_key is None:
+            return len(self._in_flight)
+        return self._per_connection.get(connection_key, 0)
+
+    async def _on_cancelled(self, note: JsonRpcNotification, binding: TransportBinding) -> None:
+        params = note.params or {}
+        request_id = params.get("requestId", params.get("id"))
+        if isinstance(request_id, (str, int)) and not isinstance(request_id, bool):
+            self.cancel(binding.connection_key, request_id)
+
+    # notifications ----------------------------------------------------------------------
+
+    async def notify(
+        self, note: JsonRpcNotification, binding: TransportBinding | None = None
+    ) -> None:
+        """Handle a client notification; unknown ones are ignored, as JSON-RPC asks."""
+        handler = self._notification_handlers.get(note.method)
+        if handler is None:
+            return
+        if binding is None:
+            binding = CURRENT_BINDING.get() or TransportBinding()
+        try:
+            await handler(note, binding)
+        except Exception:
+            logger.exception("notification handler for %s failed", note.method)

@@ -1,0 +1,153 @@
+"""Catalog entries: one registered tool, resource, resource template, prompt or completion,
+with its wire description and the callable that serves it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mcpkit.protocol._uri_template import UriTemplate
+from mcpkit.server._decorators import Pipeline
+
+
+def _drop_none(pairs: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in pairs.items() if value is not None and value != ()}
+
+
+@dataclass(slots=True)
+class ToolEntry:
+    name: str
+    fn: Callable[..., Any]
+    input_schema: dict[str, Any]
+    description: str | None = None
+    title: str | None = None
+    output_schema: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+    timeout: float | None = None
+    signature: Any = None  # CallableSignature; None when the input schema was given verbatim
+    injected: dict[str, type] = field(default_factory=dict)
+    pipeline: Pipeline = field(default_factory=Pipeline)
+    method_name: str = ""
+    server_class: type | None = None
+    task_support: str | None = None
+    _wire: dict[str, Any] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        if self._wire is None:
+            wire = _drop_none({
+                "name": self.name,
+                "title": self.title,
+                "description": self.description,
+                "inputSchema": self.input_schema,
+                "outputSchema": self.output_schema,
+                "annotations": self.annotations,
+                "icons": list(self.icons) or None,
+                "_meta": self.meta,
+            })
+            if self.task_support:
+                wire["execution"] = {"taskSupport": self.task_support}
+            self._wire = wire
+        return self._wire
+
+
+@dataclass(slots=True)
+class ResourceEntry:
+    uri: str
+    name: str
+    fn: Callable[..., Any]
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+    injected: dict[str, type] = field(default_factory=dict)
+    pipeline: Pipeline = field(default_factory=Pipeline)
+    method_name: str = ""
+    server_class: type | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({
+            "uri": self.uri,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+            "size": self.size,
+            "annotations": self.annotations,
+            "icons": list(self.icons) or None,
+            "_meta": self.meta,
+        })
+
+
+@dataclass(slots=True)
+class ResourceTemplateEntry:
+    template: UriTemplate
+    name: str
+    fn: Callable[..., Any]
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: dict[str, Any] | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+    injected: dict[str, type] = field(default_factory=dict)
+    pipeline: Pipeline = field(default_factory=Pipeline)
+    method_name: str = ""
+    server_class: type | None = None
+
+    @property
+    def uri_template(self) -> str:
+        return self.template.template
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({
+            "uriTemplate": self.template.template,
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "mimeType": self.mime_type,
+            "annotations": self.annotations,
+            "icons": list(self.icons) or None,
+            "_meta": self.meta,
+        })
+
+
+@dataclass(slots=True)
+class PromptEntry:
+    name: str
+    fn: Callable[..., Any]
+    arguments: list[dict[str, Any]]
+    title: str | None = None
+    description: str | None = None
+    icons: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] | None = None
+    signature: Any = None
+    injected: dict[str, type] = field(default_factory=dict)
+    pipeline: Pipeline = field(default_factory=Pipeline)
+    method_name: str = ""
+    server_class: type | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return _drop_none({
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "arguments": self.arguments,
+            "icons": list(self.icons) or None,
+            "_meta": self.meta,
+        })
+
+
+@dataclass(slots=True)
+class CompletionEntry:
+    """Completes arguments of the prompt or resource template named by ``ref_type``/``ref``."""
+
+    ref_type: str  # "ref/prompt" or "ref/resource"
+    ref: str
+    argument: str | None
+    fn: Callable[..., Any]
+    accepts: frozenset[str] = frozenset()

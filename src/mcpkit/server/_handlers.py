@@ -1,0 +1,323 @@
+"""The handshake-era method handlers: lifecycle, tools, resources, prompts, completion,
+logging. Each takes (request, binding) and returns the result dict or raises a
+``ProtocolError``."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import TYPE_CHECKING, Any
+
+from mcpkit._exceptions import (
+    InvalidParamsError,
+    InvalidRequestError,
+    MissingCapabilityError,
+    ProtocolError,
+    ResourceNotFoundError,
+)
+from mcpkit.protocol._jsonrpc import JsonRpcNotification, JsonRpcRequest
+from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, V2024_11_05, negotiate_version
+from mcpkit.server._binding import TransportBinding
+from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._pagination import paginate
+from mcpkit.server._pipeline import run_pipeline
+from mcpkit.server._results import (
+    error_result,
+    is_call_tool_result,
+    prompt_messages,
+    resource_contents,
+    structured_tool_result,
+    tool_result,
+)
+from mcpkit.server._session import LOG_LEVELS
+
+if TYPE_CHECKING:
+    from mcpkit.server._app import McpServerApp
+
+logger = logging.getLogger("mcpkit.server")
+
+#: Most values one completion/complete answer carries (spec: at most 100).
+MAX_COMPLETION_VALUES = 100
+
+
+def _params(request: JsonRpcRequest) -> dict[str, Any]:
+    return request.params or {}
+
+
+def _require_str(params: dict[str, Any], key: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str):
+        raise InvalidParamsError(f'"{key}" must be a string', {"param": key})
+    return value
+
+
+class MethodHandlers:
+    """Binds every handshake-era method of the dispatcher to the app's catalog."""
+
+    def __init__(self, app: McpServerApp) -> None:
+        self.app = app
+        self.catalog = app.catalog
+
+    def install(self) -> None:
+        d = self.app.dispatcher
+        for method, handler in {
+            "initialize": self.initialize,
+            "ping": self.ping,
+            "tools/list": self.list_tools,
+            "tools/call": self.call_tool,
+            "resources/list": self.list_resources,
+            "resources/templates/list": self.list_resource_templates,
+            "resources/read": self.read_resource,
+            "resources/subscribe": self.subscribe,
+            "resources/unsubscribe": self.unsubscribe,
+            "prompts/list": self.list_prompts,
+            "prompts/get": self.get_prompt,
+            "completion/complete": self.complete,
+            "logging/setLevel": self.set_level,
+        }.items():
+            d.register(method, handler)
+        d.on_notification("notifications/initialized", self.initialized)
+
+    # lifecycle --------------------------------------------------------------------------
+
+    async def initialize(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        params = _params(request)
+        session = binding.session
+        if session is None:
+            raise InvalidRequestError("initialize needs a session-bearing transport")
+        if session.initialize_seen:
+            raise InvalidRequestError("initialize was already received on this session")
+        version = negotiate_version(params.get("protocolVersion"), HANDSHAKE_VERSIONS)
+        session.protocol_version = version
+        session.client_info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else None
+        caps = params.get("capabilities")
+        session.client_capabilities = caps if isinstance(caps, dict) else {}
+        session.initialize_seen = True
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": self.app.capabilities(version),
+            "serverInfo": self.app.server_info(version),
+        }
+        if self.app.instructions:
+            result["instructions"] = self.app.instructions
+        return result
+
+    async def initialized(self, note: JsonRpcNotification, binding: TransportBinding) -> None:
+        if binding.session is not None:
+            binding.session.initialized = True
+
+    async def ping(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        return {}
+
+    async def set_level(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        level = _params(request).get("level")
+        if level not in LOG_LEVELS:
+            raise InvalidParamsError(f"Unknown log level: {level!r}", {"levels": list(LOG_LEVELS)})
+        if binding.session is not None:
+            binding.session.log_level = level
+        return {}
+
+    # invocation -------------------------------------------------------------------------
+
+    async def invoke(
+        self,
+        entry: Any,
+        kind: str,
+        target: str,
+        kwargs: dict[str, Any],
+        request: JsonRpcRequest,
+        binding: TransportBinding,
+    ) -> Any:
+        """Call an entry's function with its injected context, through its pipeline."""
+        if entry.injected:
+            ctx = McpToolContext(binding, request, self.app.dispatcher, self.app.lifespan_context)
+            for name in entry.injected:
+                kwargs[name] = ctx
+        if entry.pipeline.empty:
+            value = entry.fn(**kwargs)
+            return await value if inspect.isawaitable(value) else value
+        exec_ctx = McpExecutionContext(
+            tool_name=target,
+            method_name=entry.method_name,
+            server_class=entry.server_class,
+            headers=binding.headers,
+            execution_context=binding.execution_context,
+            session_id=binding.session_id,
+            metadata=entry.pipeline.metadata,
+            tool_use_id=request.id,
+            kind=kind,
+            arguments=kwargs,
+            binding=binding,
+        )
+
+        async def call() -> Any:
+            value = entry.fn(**kwargs)
+            return await value if inspect.isawaitable(value) else value
+
+        return await run_pipeline(entry.pipeline, exec_ctx, call)
+
+    # tools ------------------------------------------------------------------------------
+
+    async def list_tools(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        page, cursor = paginate(self.catalog.tool_wire_list(), _params(request).get("cursor"), self.app.page_size)
+        result: dict[str, Any] = {"tools": list(page)}
+        if cursor:
+            result["nextCursor"] = cursor
+        return result
+
+    async def call_tool(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        params = _params(request)
+        name = params.get("name")
+        entry = self.catalog.get_tool(name) if isinstance(name, str) else None
+        if entry is None:
+            raise InvalidParamsError(f"Unknown tool: {name}", {"name": name})
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise InvalidParamsError('"arguments" must be an object')
+        signature = entry.signature
+        kwargs = signature.validate(arguments) if signature is not None else dict(arguments or {})
+        try:
+            if entry.timeout is None:
+                value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
+            else:
+                async with asyncio.timeout(entry.timeout):
+                    value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
+        except MissingCapabilityError as exc:
+            return error_result(exc.message)
+        except ProtocolError:
+            raise
+        except TimeoutError:
+            return error_result(f"Tool '{entry.name}' timed out after {entry.timeout} s")
+        except Exception as exc:
+            logger.debug("tool %s raised", entry.name, exc_info=True)
+            return error_result(f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc))
+        if (
+            entry.output_schema is not None
+            and signature is not None
+            and signature.output_schema is not None
+            and not is_call_tool_result(value)
+        ):
+            try:
+                structured = signature.structure_output(value)
+            except Exception as exc:
+                return error_result(f"Tool '{entry.name}' returned a value its output schema refuses: {exc}")
+            return structured_tool_result(structured, signature.wraps_output)
+        return tool_result(value)
+
+    # resources --------------------------------------------------------------------------
+
+    async def list_resources(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        entries = self.catalog.list_resources()
+        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
+        result: dict[str, Any] = {"resources": [entry.to_wire() for entry in page]}
+        if cursor:
+            result["nextCursor"] = cursor
+        return result
+
+    async def list_resource_templates(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
+        entries = self.catalog.list_resource_templates()
+        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
+        result: dict[str, Any] = {"resourceTemplates": [entry.to_wire() for entry in page]}
+        if cursor:
+            result["nextCursor"] = cursor
+        return result
+
+    async def read_resource(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        uri = _require_str(_params(request), "uri")
+        entry: Any = self.catalog.get_resource(uri)
+        kwargs: dict[str, Any] = {}
+        if entry is None:
+            found = self.catalog.match_template(uri)
+            if found is None:
+                raise ResourceNotFoundError(uri)
+            entry, kwargs = found
+            kwargs = dict(kwargs)
+            if "uri" in entry.injected or _accepts(entry.fn, "uri"):
+                kwargs.setdefault("uri", uri)
+        value = await self.invoke(entry, "resource", uri, kwargs, request, binding)
+        return {"contents": resource_contents(value, uri, entry.mime_type)}
+
+    async def subscribe(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        uri = _require_str(_params(request), "uri")
+        session = binding.session
+        if session is None or session.send is None:
+            raise InvalidRequestError("resources/subscribe needs a session with a channel to the client")
+        try:
+            self.app.subscriptions.subscribe(uri, session.key, session.send)
+        except ValueError as exc:
+            raise InvalidParamsError(str(exc)) from None
+        return {}
+
+    async def unsubscribe(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        uri = _require_str(_params(request), "uri")
+        if binding.session is not None:
+            self.app.subscriptions.unsubscribe(uri, binding.session.key)
+        return {}
+
+    # prompts ----------------------------------------------------------------------------
+
+    async def list_prompts(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        entries = self.catalog.list_prompts()
+        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
+        result: dict[str, Any] = {"prompts": [entry.to_wire() for entry in page]}
+        if cursor:
+            result["nextCursor"] = cursor
+        return result
+
+    async def get_prompt(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        params = _params(request)
+        name = _require_str(params, "name")
+        entry = self.catalog.get_prompt(name)
+        if entry is None:
+            raise InvalidParamsError(f"Unknown prompt: {name}", {"name": name})
+        arguments = params.get("arguments")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise InvalidParamsError('"arguments" must be an object')
+        kwargs = entry.signature.validate(arguments)
+        value = await self.invoke(entry, "prompt", name, kwargs, request, binding)
+        result = prompt_messages(value)
+        if entry.description and "description" not in result:
+            result["description"] = entry.description
+        return result
+
+    # completion -------------------------------------------------------------------------
+
+    async def complete(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        params = _params(request)
+        ref = params.get("ref")
+        argument = params.get("argument")
+        if not isinstance(ref, dict) or not isinstance(argument, dict):
+            raise InvalidParamsError('"ref" and "argument" must be objects')
+        ref_type = ref.get("type")
+        target = ref.get("name") if ref_type == "ref/prompt" else ref.get("uri")
+        if ref_type not in ("ref/prompt", "ref/resource") or not isinstance(target, str):
+            raise InvalidParamsError(f"Unknown completion reference: {ref_type!r}")
+        arg_name = argument.get("name")
+        value = argument.get("value", "")
+        entry = self.catalog.find_completion(ref_type, target, str(arg_name))
+        if entry is None:
+            return {"completion": {"values": [], "hasMore": False}}
+        context = (params.get("context") or {}).get("arguments") or {}
+        offered = {"value": value, "argument": arg_name, "context": context}
+        kwargs = {key: val for key, val in offered.items() if key in entry.accepts}
+        values = entry.fn(**kwargs)
+        values = list(await values if inspect.isawaitable(values) else values)
+        completion: dict[str, Any] = {
+            "values": [str(v) for v in values[:MAX_COMPLETION_VALUES]],
+            "total": len(values),
+            "hasMore": len(values) > MAX_COMPLETION_VALUES,
+        }
+        return {"completion": completion}
+
+
+def _accepts(fn: Any, name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+__all__ = ["MethodHandlers", "V2024_11_05"]

@@ -1,0 +1,77 @@
+"""Runs a call through its guards, interceptors and exception handlers (seed order:
+guards, then interceptors around the method, then exception handlers if it raised)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Awaitable, Callable
+
+from mcpkit._exceptions import McpForbiddenError, ProtocolError
+from mcpkit.server._context import McpExecutionContext
+from mcpkit.server._decorators import Pipeline
+
+Call = Callable[[], Awaitable[Any]]
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _name_of(component: Any) -> str:
+    if isinstance(component, type):
+        return component.__name__
+    return getattr(component, "__name__", None) or type(component).__name__
+
+
+async def run_guards(guards: tuple[Any, ...], ctx: McpExecutionContext) -> None:
+    """Raise ``McpForbiddenError`` at the first guard that refuses (returns falsy or raises)."""
+    for guard in guards:
+        check = getattr(guard, "can_activate", guard)
+        try:
+            allowed = await _maybe_await(check(ctx))
+        except McpForbiddenError:
+            raise
+        except Exception:
+            allowed = False
+        if not allowed:
+            raise McpForbiddenError(_name_of(guard), ctx.tool_name)
+
+
+def _intercepted(interceptors: tuple[Any, ...], ctx: McpExecutionContext, call: Call) -> Call:
+    for interceptor in reversed(interceptors):
+        intercept = getattr(interceptor, "intercept", interceptor)
+
+        def wrap(intercept: Any = intercept, inner: Call = call) -> Call:
+            async def run() -> Any:
+                return await _maybe_await(intercept(ctx, inner))
+
+            return run
+
+        call = wrap()
+    return call
+
+
+async def _handle(handlers: tuple[Any, ...], exc: Exception, ctx: McpExecutionContext) -> Any:
+    for handler in handlers:
+        handles = getattr(handler, "handles", (Exception,))
+        if not isinstance(exc, handles):
+            continue
+        catch = getattr(handler, "catch", handler)
+        try:
+            return await _maybe_await(catch(exc, ctx))
+        except Exception as passed_on:
+            exc = passed_on
+    raise exc
+
+
+async def run_pipeline(pipeline: Pipeline, ctx: McpExecutionContext, call: Call) -> Any:
+    """Guards, then the (intercepted) call; exceptions go through the exception handlers."""
+    await run_guards(pipeline.guards, ctx)
+    try:
+        return await _intercepted(pipeline.interceptors, ctx, call)()
+    except ProtocolError:
+        raise
+    except Exception as exc:
+        if not pipeline.exception_handlers:
+            raise
+        return await _handle(pipeline.exception_handlers, exc, ctx)

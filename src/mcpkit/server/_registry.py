@@ -1,0 +1,69 @@
+"""Every live connection's send function, for fan-out to all clients."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any, Awaitable, Callable
+
+logger = logging.getLogger("mcpkit.server")
+
+SendFn = Callable[[dict[str, Any]], Awaitable[None]]
+
+#: How long one connection may take to accept a broadcast before it is skipped.
+DEFAULT_BROADCAST_TIMEOUT = 5.0
+
+
+class McpConnectionRegistry:
+    """Tracks connections; a broadcast reaches all of them, a failing one is logged and skipped."""
+
+    def __init__(self, *, broadcast_timeout: float = DEFAULT_BROADCAST_TIMEOUT) -> None:
+        self._connections: dict[str, SendFn] = {}
+        self._ids = itertools.count(1)
+        self.broadcast_timeout = broadcast_timeout
+
+    def register(self, send_fn: SendFn, key: str | None = None) -> str:
+        """Add a connection; returns its opaque key."""
+        key = key or f"c{next(self._ids)}"
+        self._connections[key] = send_fn
+        return key
+
+    def unregister(self, key: str) -> None:
+        self._connections.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._connections)
+
+    def keys(self) -> list[str]:
+        return list(self._connections)
+
+    async def send_to(self, key: str, payload: dict[str, Any]) -> bool:
+        send = self._connections.get(key)
+        if send is None:
+            return False
+        return await self._deliver(key, send, payload)
+
+    async def _deliver(self, key: str, send: SendFn, payload: dict[str, Any]) -> bool:
+        try:
+            async with asyncio.timeout(self.broadcast_timeout):
+                await send(payload)
+            return True
+        except Exception:
+            logger.warning("could not deliver %s to connection %s", payload.get("method"), key, exc_info=True)
+            return False
+
+    async def broadcast(self, payload: dict[str, Any]) -> int:
+        """Send ``payload`` to every connection; returns how many took it."""
+        targets = list(self._connections.items())
+        if not targets:
+            return 0
+        results = await asyncio.gather(*(self._deliver(k, s, payload) for k, s in targets))
+        return sum(results)
+
+    async def broadcast_method(self, method: str, params: dict[str, Any] | None = None) -> int:
+        """Broadcast a notification by method name (e.g. ``notifications/tools/list_changed``)."""
+        payload: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            payload["params"] = params
+        return await self.broadcast(payload)

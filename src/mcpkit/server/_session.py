@@ -1,0 +1,122 @@
+"""One client connection's protocol state on the server side.
+
+Owns the handshake state, the negotiated version and capabilities, the per-session log
+level, and the server-to-client requests waiting for answers. Does not own I/O: it is given
+a ``send`` coroutine function by its transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from typing import Any
+
+from mcpkit._exceptions import ConnectionClosedError, McpCallError, RequestTimeoutError
+from mcpkit.protocol._jsonrpc import JsonRpcErrorResponse, JsonRpcResponse, RequestId
+from mcpkit.server._binding import SendMessage
+
+#: How long a server-to-client request (sampling, elicitation, roots) may wait for its answer.
+DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
+#: How many server-to-client requests one session may have outstanding at once.
+DEFAULT_MAX_PENDING_CLIENT_REQUESTS = 64
+
+LOG_LEVELS: tuple[str, ...] = (
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+)
+_LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+
+
+class McpSession:
+    """Protocol state of one connection (stdio pipe, WebSocket, HTTP session)."""
+
+    def __init__(
+        self,
+        send: SendMessage | None = None,
+        *,
+        session_id: str | None = None,
+        key: str | None = None,
+        client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+        max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+    ) -> None:
+        self.send = send
+        self.session_id = session_id
+        self.key = key or session_id or uuid.uuid4().hex
+        self.protocol_version: str | None = None
+        self.client_info: dict[str, Any] | None = None
+        self.client_capabilities: dict[str, Any] | None = None
+        self.initialize_seen = False
+        self.initialized = False
+        self.log_level: str | None = None
+        self.closed = False
+        self.client_request_timeout = client_request_timeout
+        self.max_pending_client_requests = max_pending_client_requests
+        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+
+    def should_log(self, level: str) -> bool:
+        """Whether a log message at ``level`` passes this session's ``logging/setLevel``."""
+        if self.log_level is None:
+            return True
+        return _LOG_RANK.get(level, 0) >= _LOG_RANK.get(self.log_level, 0)
+
+    def client_supports(self, capability: str) -> bool:
+        caps = self.client_capabilities or {}
+        return caps.get(capability) is not None
+
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        send: SendMessage | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """Send a server-to-client request and wait for the result.
+
+        Raises ``McpCallError`` when the client answers with an error, ``RequestTimeoutError``
+        past the timeout, ``ConnectionClosedError`` when the session closes first.
+        """
+        if self.closed:
+            raise ConnectionClosedError("session is closed")
+        if len(self._pending) >= self.max_pending_client_requests:
+            raise McpCallError("too many outstanding requests to the client", -32603)
+        channel = send or self.send
+        if channel is None:
+            raise ConnectionClosedError("no channel to reach the client")
+        request_id = f"s{next(self._ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await channel(message)
+            async with asyncio.timeout(timeout if timeout is not None else self.client_request_timeout):
+                return await future
+        except TimeoutError:
+            raise RequestTimeoutError(f"client did not answer {method} in time") from None
+        finally:
+            self._pending.pop(request_id, None)
+
+    def resolve(self, message: JsonRpcResponse | JsonRpcErrorResponse) -> bool:
+        """Deliver a client's answer to the request waiting for it; False when none waits."""
+        future = self._pending.get(message.id) if message.id is not None else None
+        if future is None or future.done():
+            return False
+        if isinstance(message, JsonRpcResponse):
+            future.set_result(message.result)
+        else:
+            error = message.error
+            future.set_exception(
+                McpCallError(str(error.get("message", "")), message.code, error.get("data"))
+            )
+        return True
+
+    def close(self) -> None:
+        """Fail every waiting server-to-client request; further requests are refused."""
+        self.closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionClosedError("session closed"))
+        self._pending.clear()

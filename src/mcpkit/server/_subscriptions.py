@@ -1,0 +1,72 @@
+"""Who subscribed to which resource URI, and the ``notifications/resources/updated`` fan-out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from mcpkit.server._registry import SendFn
+
+logger = logging.getLogger("mcpkit.server")
+
+#: Subscriptions one session may hold.
+DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000
+
+
+class ResourceSubscriptionManager:
+    """Per-URI subscribers; ``unsubscribe_all`` runs when a session goes away."""
+
+    def __init__(self, *, max_per_session: int = DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION) -> None:
+        self._by_uri: dict[str, dict[str, SendFn]] = {}
+        self._by_session: dict[str, set[str]] = {}
+        self.max_per_session = max_per_session
+
+    def subscribe(self, uri: str, session_key: str, send_fn: SendFn) -> None:
+        uris = self._by_session.setdefault(session_key, set())
+        if uri not in uris and len(uris) >= self.max_per_session:
+            raise ValueError(f"a session may hold at most {self.max_per_session} subscriptions")
+        uris.add(uri)
+        self._by_uri.setdefault(uri, {})[session_key] = send_fn
+
+    def unsubscribe(self, uri: str, session_key: str) -> None:
+        subscribers = self._by_uri.get(uri)
+        if subscribers is not None:
+            subscribers.pop(session_key, None)
+            if not subscribers:
+                del self._by_uri[uri]
+        uris = self._by_session.get(session_key)
+        if uris is not None:
+            uris.discard(uri)
+            if not uris:
+                del self._by_session[session_key]
+
+    def unsubscribe_all(self, session_key: str) -> None:
+        for uri in list(self._by_session.get(session_key, ())):
+            self.unsubscribe(uri, session_key)
+
+    def get_subscribers(self, uri: str) -> dict[str, SendFn]:
+        return dict(self._by_uri.get(uri, {}))
+
+    def subscriptions_of(self, session_key: str) -> set[str]:
+        return set(self._by_session.get(session_key, ()))
+
+    async def notify_updated(self, uri: str) -> int:
+        """Send ``notifications/resources/updated`` to every subscriber of ``uri``."""
+        payload: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": uri},
+        }
+        subscribers = list(self.get_subscribers(uri).items())
+        results = await asyncio.gather(*(self._deliver(key, send, payload) for key, send in subscribers))
+        return sum(results)
+
+    @staticmethod
+    async def _deliver(key: str, send: SendFn, payload: dict[str, Any]) -> bool:
+        try:
+            await send(payload)
+            return True
+        except Exception:
+            logger.warning("could not notify subscriber %s", key, exc_info=True)
+            return False

@@ -1,0 +1,19 @@
+"""The contract every message transport meets, server side and client side alike."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class MessageStream(Protocol):
+    """A bidirectional stream of whole JSON-RPC frames.
+
+    ``receive`` returns the next frame, or None at end of stream; it raises
+    ``MessageTooLargeError`` for a frame past the transport's bound (the stream stays usable).
+    """
+
+    async def send(self, frame: bytes) -> None: ...
+
+    async def receive(self) -> bytes | None: ...
+
+    async def aclose(self) -> None: ...

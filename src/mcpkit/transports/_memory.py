@@ -1,0 +1,52 @@
+"""In-process transport: two connected ``MessageStream`` ends, for tests and embedding."""
+
+from __future__ import annotations
+
+import asyncio
+
+from mcpkit._exceptions import ConnectionClosedError
+
+#: Frames one end may queue before ``send`` waits for the other end to read.
+DEFAULT_MAX_QUEUED_FRAMES = 1024
+
+_EOF = None
+
+
+class InMemoryTransport:
+    """One end of an in-memory pipe. Build a connected pair with ``InMemoryTransport.pair()``."""
+
+    def __init__(self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]) -> None:
+        self._inbox = inbox
+        self._outbox = outbox
+        self._closed = False
+
+    @classmethod
+    def pair(
+        cls, *, max_queued_frames: int = DEFAULT_MAX_QUEUED_FRAMES
+    ) -> tuple[InMemoryTransport, InMemoryTransport]:
+        """(client end, server end)."""
+        a: asyncio.Queue[bytes | None] = asyncio.Queue(max_queued_frames)
+        b: asyncio.Queue[bytes | None] = asyncio.Queue(max_queued_frames)
+        return cls(a, b), cls(b, a)
+
+    async def send(self, frame: bytes) -> None:
+        if self._closed:
+            raise ConnectionClosedError("in-memory transport is closed")
+        await self._outbox.put(bytes(frame))
+
+    async def receive(self) -> bytes | None:
+        if self._closed and self._inbox.empty():
+            return None
+        return await self._inbox.get()
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                self._outbox.put_nowait(_EOF)
+            except asyncio.QueueFull:
+                pass
+            try:
+                self._inbox.put_nowait(_EOF)
+            except asyncio.QueueFull:
+                pass
