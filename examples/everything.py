@@ -88,7 +88,7 @@ SEP1034_DEFAULTS_SCHEMA: dict[str, Any] = {
     "properties": {
         "name": {"type": "string", "description": "Your name", "default": "John Doe"},
         "age": {"type": "integer", "description": "Your age", "default": 30},
-        "score": {"type": "number", "description": "Your score", "default": 95.5},
+        "score": {"type": "number", "description": "Your score", "default": 95},
         "status": {
             "type": "string",
             "description": "Account status",
@@ -198,7 +198,9 @@ def _sampled_text(result: dict[str, Any]) -> str:
 @mcp_server(
     name="mcpkit-everything",
     version="0.1.0",
-    instructions="Conformance fixtures (test_*) plus a calculator, text statistics and a notes store.",
+    instructions=(
+        "Conformance fixtures (test_*) plus a calculator, text statistics and a notes store."
+    ),
 )
 class Everything:
     def __init__(self, catalog: McpCatalogManager, subs: ResourceSubscriptionManager) -> None:
@@ -253,7 +255,7 @@ class Everything:
         await asyncio.sleep(0.05)
         await ctx.info("Tool processing data")
         await asyncio.sleep(0.05)
-        await ctx.info("Tool execution completed")
+        await ctx.debug("Tool execution completed")
         return "Tool with logging executed successfully"
 
     @mcp_tool(description="Reports progress 0, 50 and 100 of 100")
@@ -262,7 +264,6 @@ class Everything:
         await asyncio.sleep(0.05)
         await ctx.report_progress(50, 100)
         await asyncio.sleep(0.05)
-        await ctx.report_progress(100, 100)
         return "Tool with progress executed successfully"
 
     @mcp_tool(description="Always fails, so its result has isError set")
@@ -289,17 +290,23 @@ class Everything:
         answer = await ctx.elicit(message, ELICITATION_SCHEMA)
         return f"User response: action={answer.action}, content={json.dumps(answer.data)}"
 
-    @mcp_tool(description="Elicitation whose schema has defaults for every primitive type (SEP-1034)")
+    @mcp_tool(description="Elicitation with defaults for every primitive type (SEP-1034)")
     async def test_elicitation_sep1034_defaults(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Please review and update the form fields with defaults", SEP1034_DEFAULTS_SCHEMA)
+        answer = await ctx.elicit(
+            "Please review and update the form fields with defaults", SEP1034_DEFAULTS_SCHEMA
+        )
         return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.data)}"
 
-    @mcp_tool(description="Elicitation with every enum form: titled/untitled, single/multi, legacy (SEP-1330)")
+    @mcp_tool(description="Elicitation with all five enum forms (SEP-1330)")
     async def test_elicitation_sep1330_enums(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Please select options from the enum fields", SEP1330_ENUMS_SCHEMA)
+        answer = await ctx.elicit(
+            "Please select options from the enum fields", SEP1330_ENUMS_SCHEMA
+        )
         return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.data)}"
 
-    @mcp_tool(description="Tool with JSON Schema 2020-12 features", input_schema=JSON_SCHEMA_2020_12)
+    @mcp_tool(
+        description="Tool with JSON Schema 2020-12 features", input_schema=JSON_SCHEMA_2020_12
+    )
     def json_schema_2020_12_tool(self, **arguments: Any) -> str:
         return f"Received arguments: {json.dumps(arguments, sort_keys=True)}"
 
@@ -312,7 +319,10 @@ class Everything:
     async def update_watched_resource(self) -> str:
         self.watched_version += 1
         delivered = await self.subs.notify_updated(WATCHED_URI)
-        return f"{WATCHED_URI} is now at version {self.watched_version}; {delivered} subscriber(s) notified"
+        return (
+            f"{WATCHED_URI} is now at version {self.watched_version}; "
+            f"{delivered} subscriber(s) notified"
+        )
 
     # ----------------------------------------------------------------- conformance resources
 
@@ -369,7 +379,7 @@ class Everything:
         return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
 
     @mcp_prompt(description="A prompt that embeds a resource")
-    def test_prompt_with_embedded_resource(self, resourceUri: str) -> list:  # noqa: N803 (wire name)
+    def test_prompt_with_embedded_resource(self, resourceUri: str) -> list:  # noqa: N803
         """A prompt that embeds a resource.
 
         Args:
@@ -387,14 +397,20 @@ class Everything:
                     },
                 },
             },
-            {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}},
+            {
+                "role": "user",
+                "content": {"type": "text", "text": "Please process the embedded resource above."},
+            },
         ]
 
     @mcp_prompt(description="A prompt with an image")
     def test_prompt_with_image(self) -> list:
         return [
             {"role": "user", "content": Image(PNG, "image/png").to_content()},
-            {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}},
+            {
+                "role": "user",
+                "content": {"type": "text", "text": "Please analyze the image above."},
+            },
         ]
 
     # ----------------------------------------------------------------- completions
@@ -479,7 +495,9 @@ class Everything:
             text: The note's content
         """
         if not _NOTE_KEY.match(key):
-            raise ValueError(f"Invalid note key {key!r}: use lowercase letters, digits, '-' and '_'")
+            raise ValueError(
+                f"Invalid note key {key!r}: use lowercase letters, digits, '-' and '_'"
+            )
         existed = key in self.notes
         self.notes[key] = text
         if existed:

@@ -154,7 +154,7 @@ class PyType:
     """A rendered annotation plus what the union logic needs to know about it."""
 
     text: str
-    #: "any", "object", "array", "scalar" or "null".
+    #: "any", "object", "array", "scalar", "null" or "union" (a mix of those).
     kind: str
     #: For kind "object": the struct names the value may be (empty for dicts).
     structs: tuple[str, ...] = ()
@@ -221,6 +221,8 @@ class ModuleGenerator:
         self.aliases: dict[str, AliasSpec] = {}
         self._alias_types: dict[str, PyType] = {}
         self._resolving: list[str] = []
+        #: Unions that fell back: (where, "dict" or "Any", member annotations).
+        self.fallbacks: list[tuple[str, str, list[str]]] = []
 
     # -- schema helpers -------------------------------------------------------------------
 
@@ -318,7 +320,9 @@ class ModuleGenerator:
 
     # -- types ----------------------------------------------------------------------------
 
-    def type_of(self, schema: Any, hint: str, *, prop: str = "", params_of_method: bool = False) -> PyType:
+    def type_of(
+        self, schema: Any, hint: str, *, prop: str = "", params_of_method: bool = False
+    ) -> PyType:
         """The annotation for a property/items/member schema.
 
         ``hint`` names a nested struct if one is needed; ``prop`` is the wire property name.
@@ -335,17 +339,17 @@ class ModuleGenerator:
         if "anyOf" in schema or "oneOf" in schema:
             members = schema.get("anyOf") or schema.get("oneOf")
             return self._union(
-                [self.type_of(m, f"{hint}Option{i}") for i, m in enumerate(members, 1)]
+                [self.type_of(m, f"{hint}Option{i}") for i, m in enumerate(members, 1)], hint
             )
-        if "const" in schema:
-            return PyType(f"Literal[{py_literal(schema['const'])}]", "scalar",
-                          scalars=(f"Literal[{py_literal(schema['const'])}]",))
-        if "enum" in schema:
-            text = f"Literal[{', '.join(py_literal(v) for v in schema['enum'])}]"
+        if "const" in schema or "enum" in schema:
+            options = [schema["const"]] if "const" in schema else schema["enum"]
+            text = f"Literal[{', '.join(py_literal(v) for v in options)}]"
             return PyType(text, "scalar", scalars=(text,))
         json_type = schema.get("type")
         if isinstance(json_type, list):
-            return self._union([self.type_of({**schema, "type": t}, hint, prop=prop) for t in json_type])
+            return self._union(
+                [self.type_of({**schema, "type": t}, hint, prop=prop) for t in json_type], hint
+            )
         if json_type == "string":
             return PyType("str", "scalar", scalars=("str",))
         if json_type == "integer":
@@ -365,8 +369,9 @@ class ModuleGenerator:
             return self._object_type(schema, hint, prop=prop, params_of_method=params_of_method)
         return ANY
 
-    def _object_type(self, schema: dict[str, Any], hint: str, *, prop: str,
-                     params_of_method: bool) -> PyType:
+    def _object_type(
+        self, schema: dict[str, Any], hint: str, *, prop: str, params_of_method: bool
+    ) -> PyType:
         properties = schema.get("properties") or {}
         additional = schema.get("additionalProperties")
         if prop == "_meta" or prop.endswith("Schema"):
@@ -387,8 +392,6 @@ class ModuleGenerator:
             raise ValueError(f"$ref to unknown definition {name!r}")
         if name in self.struct_defs:
             return PyType(name, "object", structs=(name,), refs=frozenset({name}))
-        if self._resolving and self._resolving[-1] in self.cyclic_aliases and name in self.cyclic_aliases:
-            return ANY
         target = self.alias_type(name)
         # Refer to the alias by name; keep what the union logic needs from its resolution.
         return PyType(name, target.kind, target.structs, frozenset({name}), target.scalars)
@@ -403,7 +406,7 @@ class ModuleGenerator:
         try:
             schema = self.defs[name]
             if name in self.cyclic_aliases:
-                resolved = self._cyclic_alias_type(schema, name)
+                resolved = self._cyclic_alias_type(schema)
             else:
                 resolved = self.type_of(schema, name)
         finally:
@@ -412,7 +415,8 @@ class ModuleGenerator:
         self.aliases[name] = AliasSpec(name, schema.get("description"), resolved)
         return resolved
 
-    def _cyclic_alias_type(self, schema: dict[str, Any], name: str) -> PyType:
+    @staticmethod
+    def _cyclic_alias_type(schema: dict[str, Any]) -> PyType:
         # A self-referential JSON value: keep the container shape, Any below it.
         if schema.get("type") == "object":
             return DICT_ANY
@@ -420,9 +424,10 @@ class ModuleGenerator:
             return PyType("list[Any]", "array")
         return ANY
 
-    def _union(self, members: list[PyType]) -> PyType:
+    def _union(self, members: list[PyType], where: str) -> PyType:
         """Combine union members, or fall back when msgspec could not tell them apart."""
         if any(m.kind in ("any", "union") for m in members):
+            self.fallbacks.append((where, "Any", [m.text for m in members]))
             return ANY  # nested mixed unions: not worth flattening, Any decodes them all
         objects = [m for m in members if m.kind == "object"]
         arrays = [m for m in members if m.kind == "array"]
@@ -444,12 +449,16 @@ class ModuleGenerator:
                 and len({t[0] for t in tags if t}) == 1
                 and len({t[1] for t in tags if t}) == len(tags)
             ):
+                self.fallbacks.append(
+                    (where, "Any" if arrays or scalars else "dict", [m.text for m in members])
+                )
                 if arrays or scalars:
                     return ANY
                 text = DICT_ANY.text + (" | None" if nullable else "")
                 return PyType(text, "object")
             objects = [PyType(s, "object", (s,), frozenset({s})) for s in struct_names]
         if len(arrays) > 1:
+            self.fallbacks.append((where, "Any", [m.text for m in members]))
             return ANY
 
         scalar_texts: list[str] = []
@@ -483,7 +492,9 @@ class ModuleGenerator:
 
     # -- structs --------------------------------------------------------------------------
 
-    def _inline_struct(self, merged: dict[str, Any], hint: str, *, params_of_method: bool) -> PyType:
+    def _inline_struct(
+        self, merged: dict[str, Any], hint: str, *, params_of_method: bool
+    ) -> PyType:
         name = self._unique_struct_name(hint)
         self.structs[name] = StructSpec(name, None)  # reserve the name before recursing
         spec = self._build_struct(name, merged, params_of_method=params_of_method)
@@ -492,7 +503,9 @@ class ModuleGenerator:
         self.struct_tags[name] = spec.tag
         return PyType(name, "object", (name,), frozenset({name}))
 
-    def _build_struct(self, name: str, merged: dict[str, Any], *, params_of_method: bool = False) -> StructSpec:
+    def _build_struct(
+        self, name: str, merged: dict[str, Any], *, params_of_method: bool = False
+    ) -> StructSpec:
         properties: dict[str, Any] = dict(merged["properties"])
         required = set(merged["required"])
         if params_of_method and "_meta" not in properties:
@@ -520,7 +533,8 @@ class ModuleGenerator:
                     prop_schema, name + pascal_case(wire.rpartition("/")[2]), prop=wire,
                     params_of_method=(wire == "params" and "method" in properties),
                 )
-            doc = short_doc(prop_schema.get("description") if isinstance(prop_schema, dict) else None)
+            description = prop_schema.get("description") if isinstance(prop_schema, dict) else None
+            doc = short_doc(description)
             spec.fields.append(FieldSpec(py, wire, ftype, wire in required, doc))
         return spec
 
@@ -553,7 +567,7 @@ class ModuleGenerator:
             f"# Generated from schema.json (sha256 {sha256}) — do not edit.",
             f"# MCP specification {version}; regenerate with `python tools/gen_types.py`.",
             "# ruff: noqa: E501",
-            f'"""MCP {version} protocol types as msgspec Structs (generated from the spec\'s schema)."""',
+            f'"""MCP {version} protocol types as msgspec Structs, generated from its schema."""',
             "",
             "from __future__ import annotations",
             "",
@@ -608,7 +622,8 @@ class ModuleGenerator:
             kwargs += [f'tag_field="{spec.tag[0]}"', f"tag={py_literal(spec.tag[1])}"]
         renames = [(f.py_name, f.wire_name) for f in spec.fields if f.py_name != f.wire_name]
         if renames:
-            kwargs.append("rename={" + ", ".join(f'"{p}": {json.dumps(w)}' for p, w in renames) + "}")
+            pairs = ", ".join(f'"{p}": {json.dumps(w)}' for p, w in renames)
+            kwargs.append("rename={" + pairs + "}")
         header = f"class {spec.name}(msgspec.Struct, {', '.join(kwargs)}):"
         lines = ["", ""]
         if len(header) <= _LINE:
@@ -727,7 +742,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec-dir", type=Path, default=DEFAULT_SPEC_DIR)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR)
     parser.add_argument("--check", action="store_true", help="exit 1 if any file is stale")
+    parser.add_argument(
+        "--list-fallbacks",
+        action="store_true",
+        help="print the unions that fell back to dict/Any, write nothing",
+    )
     args = parser.parse_args(argv)
+
+    if args.list_fallbacks:
+        for version in discover_versions(args.spec_dir):
+            path = args.spec_dir / version / "schema" / "schema.json"
+            generator = ModuleGenerator(json.loads(path.read_bytes()))
+            generator.build()
+            for where, fallback, members in generator.fallbacks:
+                print(f"{version}  {where} -> {fallback}  ({' | '.join(members)})")
+        return 0
 
     files = generate_all(args.spec_dir)
     if not files:

@@ -6,7 +6,7 @@ import asyncio
 import json
 import sys
 from enum import Enum
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -30,9 +30,18 @@ def run(
 
     server = load_app(target)
     try:
-        asyncio.run(serve_stdio(server))
+        run_async(serve_stdio(server))
     except KeyboardInterrupt:
         pass
+
+
+def run_async(main: Any) -> Any:
+    """Run a coroutine on uvloop when it is installed (``mcpkit[speed]``), else asyncio."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 async def _with_client(target: str, action):  # type: ignore[no-untyped-def]

@@ -51,6 +51,15 @@ async def _call(callback: Callable[..., Any], *args: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+class _Expired(Exception):
+    """Internal: a request's timer fired before its response arrived."""
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(_Expired())
+
+
 @dataclass(slots=True)
 class _Pending:
     future: asyncio.Future[Any]
@@ -82,7 +91,12 @@ class ClientSession:
         self._closed: BaseException | None = None
 
     def start(self) -> None:
-        if self._reader is None:
+        """Begin routing inbound frames: pushed by the stream when it offers ``bind``,
+        else read in a loop."""
+        bind = getattr(self.stream, "bind", None)
+        if bind is not None:
+            bind(self.feed, lambda: self._fail_all(ConnectionClosedError("server closed the connection")))
+        elif self._reader is None:
             self._reader = asyncio.create_task(self._read_loop())
 
     # outbound ---------------------------------------------------------------------------
@@ -118,24 +132,30 @@ class ClientSession:
             params = dict(params or {})
             params["_meta"] = {**(params.get("_meta") or {}), "progressToken": request_id}
             self._progress[request_id] = progress
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
         self._pending[request_id] = _Pending(future, progress)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
+        # A timer handle is cheaper than asyncio.timeout() on this hot path.
+        timer = loop.call_later(
+            timeout if timeout is not None else self.request_timeout, _expire, future
+        )
         try:
             await self.send(message)
-            async with asyncio.timeout(timeout if timeout is not None else self.request_timeout):
-                return await future
-        except TimeoutError:
+            return await future
+        except _Expired:
             await self._cancel_remote(request_id, "timed out")
             raise RequestTimeoutError(f"{method} got no response in time") from None
         except asyncio.CancelledError:
             await asyncio.shield(self._cancel_remote(request_id, "cancelled by the caller"))
             raise
         finally:
+            timer.cancel()
             self._pending.pop(request_id, None)
-            self._progress.pop(request_id, None)
+            if progress is not None:
+                self._progress.pop(request_id, None)
 
     async def _cancel_remote(self, request_id: RequestId, reason: str) -> None:
         if self._closed is None and request_id in self._pending:
@@ -231,7 +251,8 @@ class ClientSession:
         task.add_done_callback(self._tasks.discard)  # type: ignore[arg-type]
 
     def _fail_all(self, exc: BaseException) -> None:
-        self._closed = exc
+        if self._closed is None:
+            self._closed = exc
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(ConnectionClosedError(str(exc)))

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
+from mcpkit._exceptions import ConnectionClosedError
+from mcpkit.protocol._framing import OVERSIZED, LineFramer
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
-from mcpkit.transports._stdio import PipeStream
+from mcpkit.transports._pipes import DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER
 
 #: Seconds a closing server gets to exit after its stdin closes, before it is terminated.
 DEFAULT_SHUTDOWN_TIMEOUT = 2.0
@@ -35,52 +38,127 @@ class StdioClientTransportOptions:
         return self.name or "stdio"
 
 
+class _ProcessProtocol(asyncio.SubprocessProtocol):
+    def __init__(self, owner: StdioClientTransport) -> None:
+        self.owner = owner
+        self.framer = LineFramer(owner.options.max_message_bytes)
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd != 1:
+            return
+        for frame in self.framer.feed(data):
+            if frame is not OVERSIZED:
+                self.owner._deliver(frame)
+
+    def pipe_connection_lost(self, fd: int, exc: BaseException | None) -> None:
+        if fd == 1:
+            self.owner._closed()
+
+    def process_exited(self) -> None:
+        self.owner._closed()
+
+    def pause_writing(self) -> None:
+        self.owner._set_reading(False)
+
+    def resume_writing(self) -> None:
+        self.owner._set_reading(True)
+
+
 class StdioClientTransport:
-    """A ``MessageStream`` to a server process it starts and stops."""
+    """A push-style stream to a server process it starts and stops.
+
+    ``bind(on_frame, on_close)`` delivers frames straight from the pipe; without a binding
+    ``receive()`` reads them from a bounded queue.
+    """
 
     def __init__(self, options: StdioClientTransportOptions) -> None:
         self.options = options
-        self.process: asyncio.subprocess.Process | None = None
-        self._stream: PipeStream | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._on_frame: Callable[[bytes], None] | None = None
+        self._on_close: Callable[[], None] | None = None
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(1024)
+        self._is_closed = False
 
     async def start(self) -> None:
         opts = self.options
         env = dict(os.environ) if opts.inherit_environment_variables else {}
         env.update(opts.environment_variables)
-        self.process = await asyncio.create_subprocess_exec(
+        loop = asyncio.get_running_loop()
+        self._transport, _ = await loop.subprocess_exec(
+            lambda: _ProcessProtocol(self),
             opts.command,
             *opts.arguments,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            stderr=None,
             cwd=opts.working_directory or None,
             env=env,
-            limit=2**31 - 1,
         )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self._stream = PipeStream(
-            self.process.stdout, self.process.stdin, max_message_bytes=opts.max_message_bytes
-        )
+        stdin = self._transport.get_pipe_transport(0)
+        stdin.set_write_buffer_limits(DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER)  # type: ignore[union-attr]
+
+    @property
+    def pid(self) -> int | None:
+        return self._transport.get_pid() if self._transport is not None else None
+
+    def bind(self, on_frame: Callable[[bytes], None], on_close: Callable[[], None]) -> None:
+        self._on_frame, self._on_close = on_frame, on_close
+
+    def _deliver(self, frame: bytes) -> None:
+        if self._on_frame is not None:
+            self._on_frame(frame)
+        else:
+            self._queue.put_nowait(frame)
+
+    def _closed(self) -> None:
+        if self._is_closed:
+            return
+        self._is_closed = True
+        if self._on_close is not None:
+            self._on_close()
+        else:
+            self._queue.put_nowait(None)
+
+    def _set_reading(self, on: bool) -> None:
+        if self._transport is None:
+            return
+        stdout: Any = self._transport.get_pipe_transport(1)
+        if stdout is None or stdout.is_closing():
+            return
+        if on and not stdout.is_reading():
+            stdout.resume_reading()
+        elif not on and stdout.is_reading():
+            stdout.pause_reading()
 
     async def send(self, frame: bytes) -> None:
-        assert self._stream is not None, "start() first"
-        await self._stream.send(frame)
+        if self._transport is None or self._is_closed:
+            raise ConnectionClosedError("server process is not running")
+        stdin: Any = self._transport.get_pipe_transport(0)
+        if stdin is None or stdin.is_closing():
+            raise ConnectionClosedError("server process closed its input")
+        stdin.write(frame + b"\n")
 
     async def receive(self) -> bytes | None:
-        assert self._stream is not None, "start() first"
-        return await self._stream.receive()
+        return await self._queue.get()
 
     async def aclose(self) -> None:
-        process = self.process
-        if process is None:
+        transport = self._transport
+        if transport is None:
             return
-        if process.stdin is not None and not process.stdin.is_closing():
-            process.stdin.close()
+        stdin: Any = transport.get_pipe_transport(0)
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
         try:
-            await asyncio.wait_for(process.wait(), self.options.shutdown_timeout)
+            await asyncio.wait_for(self._wait_exit(), self.options.shutdown_timeout)
         except TimeoutError:
-            process.terminate()
+            transport.terminate()
             try:
-                await asyncio.wait_for(process.wait(), self.options.shutdown_timeout)
+                await asyncio.wait_for(self._wait_exit(), self.options.shutdown_timeout)
             except TimeoutError:
-                process.kill()
-                await process.wait()
+                transport.kill()
+        transport.close()
+
+    async def _wait_exit(self) -> None:
+        assert self._transport is not None
+        while self._transport.get_returncode() is None:
+            await asyncio.sleep(0.01)

@@ -65,22 +65,31 @@ class ServerConnection:
         """Write one message to the client."""
         await self._write(encode_message(message))
 
-    async def receive(self, frame: bytes | str) -> None:
-        """Handle one inbound frame; bad input is answered, never raised."""
+    def feed(self, frame: bytes | str) -> None:
+        """Handle one inbound frame without waiting; bad input is answered, never raised.
+
+        Requests and notifications run as tasks in arrival order; responses to our own
+        requests resolve at once.
+        """
         try:
             decoded = decode_message(frame, max_bytes=self.max_message_bytes)
         except ProtocolError as exc:
-            await self._reply_error(getattr(exc, "request_id", None), exc)
+            self._spawn(self._reply_error(getattr(exc, "request_id", None), exc))
             return
         if isinstance(decoded, list):
-            await self._receive_batch(decoded)
+            self._spawn(self._receive_batch(decoded))
         else:
-            await self._route(decoded)
+            self._route(decoded)
 
-    async def reject_oversized(self) -> None:
+    def feed_oversized(self) -> None:
         """Answer a frame the transport dropped for its size."""
         limit = self.max_message_bytes
-        await self._reply_error(None, MessageTooLargeError(f"Message exceeds the limit of {limit} bytes"))
+        exc = MessageTooLargeError(f"Message exceeds the limit of {limit} bytes")
+        self._spawn(self._reply_error(None, exc))
+
+    async def receive(self, frame: bytes | str) -> None:
+        """``feed`` for transports that read in a loop."""
+        self.feed(frame)
 
     async def _reply_error(self, request_id: Any, exc: ProtocolError) -> None:
         try:
@@ -88,16 +97,24 @@ class ServerConnection:
         except Exception:
             logger.debug("could not send error reply", exc_info=True)
 
-    async def _route(self, message: Any) -> None:
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _route(self, message: Any) -> None:
         if isinstance(message, JsonRpcRequest):
-            if self.require_initialized and not self.session.initialized and message.method not in ("initialize", "ping"):
-                await self._reply_error(message.id, InvalidRequestError("Send notifications/initialized before requests"))
-                return
-            task = asyncio.create_task(self._serve(message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            if (
+                self.require_initialized
+                and not self.session.initialized
+                and message.method not in ("initialize", "ping")
+            ):
+                error = InvalidRequestError("Send notifications/initialized before requests")
+                self._spawn(self._reply_error(message.id, error))
+            else:
+                self._spawn(self._serve(message))
         elif isinstance(message, JsonRpcNotification):
-            await self.app.dispatcher.notify(message, self.binding)
+            self._spawn(self.app.dispatcher.notify(message, self.binding))
         elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
             if not self.session.resolve(message):
                 logger.debug("response %r matches no pending request", message.id)
@@ -124,10 +141,15 @@ class ServerConnection:
             elif isinstance(item, JsonRpcRequest):
                 calls.append(asyncio.ensure_future(self.app.dispatcher.dispatch(item, self.binding)))
             else:
-                await self._route(item)
+                self._route(item)
         replies.extend(r for r in await asyncio.gather(*calls) if r is not None)
         if replies:
             await self._write(encode_message(replies))
+
+    async def drain(self, timeout: float) -> None:
+        """Give requests still running up to ``timeout`` seconds to finish and answer."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
 
     async def close(self) -> None:
         """Cancel what still runs and forget the connection everywhere."""
@@ -165,10 +187,10 @@ async def serve_stream(
             try:
                 frame = await stream.receive()
             except MessageTooLargeError:
-                await connection.reject_oversized()
+                connection.feed_oversized()
                 continue
             if frame is None:
                 break
-            await connection.receive(frame)
+            connection.feed(frame)
     finally:
         await connection.close()

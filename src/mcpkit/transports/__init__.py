@@ -2,6 +2,7 @@
 
 from mcpkit.transports._base import MessageStream
 from mcpkit.transports._memory import InMemoryTransport
-from mcpkit.transports._stdio import PipeStream, serve_stdio
+from mcpkit.transports._pipes import FramedPipes
+from mcpkit.transports._stdio import serve_stdio
 
-__all__ = ["InMemoryTransport", "MessageStream", "PipeStream", "serve_stdio"]
+__all__ = ["FramedPipes", "InMemoryTransport", "MessageStream", "serve_stdio"]

@@ -1,7 +1,7 @@
 # Generated from schema.json (sha256 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce) — do not edit.
 # MCP specification 2024-11-05; regenerate with `python tools/gen_types.py`.
 # ruff: noqa: E501
-"""MCP 2024-11-05 protocol types as msgspec Structs (generated from the spec's schema)."""
+"""MCP 2024-11-05 protocol types as msgspec Structs, generated from its schema."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 # Generated from schema.json (sha256 e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131) — do not edit.
 # MCP specification 2025-03-26; regenerate with `python tools/gen_types.py`.
 # ruff: noqa: E501
-"""MCP 2025-03-26 protocol types as msgspec Structs (generated from the spec's schema)."""
+"""MCP 2025-03-26 protocol types as msgspec Structs, generated from its schema."""
 
 from __future__ import annotations
 

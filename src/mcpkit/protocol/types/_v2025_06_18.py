@@ -1,7 +1,7 @@
 # Generated from schema.json (sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01) — do not edit.
 # MCP specification 2025-06-18; regenerate with `python tools/gen_types.py`.
 # ruff: noqa: E501
-"""MCP 2025-06-18 protocol types as msgspec Structs (generated from the spec's schema)."""
+"""MCP 2025-06-18 protocol types as msgspec Structs, generated from its schema."""
 
 from __future__ import annotations
 

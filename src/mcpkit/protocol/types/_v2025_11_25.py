@@ -1,7 +1,7 @@
 # Generated from schema.json (sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7) — do not edit.
 # MCP specification 2025-11-25; regenerate with `python tools/gen_types.py`.
 # ruff: noqa: E501
-"""MCP 2025-11-25 protocol types as msgspec Structs (generated from the spec's schema)."""
+"""MCP 2025-11-25 protocol types as msgspec Structs, generated from its schema."""
 
 from __future__ import annotations
 

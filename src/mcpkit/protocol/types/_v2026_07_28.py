@@ -1,7 +1,7 @@
 # Generated from schema.json (sha256 ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203) — do not edit.
 # MCP specification 2026-07-28; regenerate with `python tools/gen_types.py`.
 # ruff: noqa: E501
-"""MCP 2026-07-28 protocol types as msgspec Structs (generated from the spec's schema)."""
+"""MCP 2026-07-28 protocol types as msgspec Structs, generated from its schema."""
 
 from __future__ import annotations
 

@@ -1,0 +1,180 @@
+"""Newline-framed JSON-RPC over a pair of pipes, push-style.
+
+Frames are handed to a callback straight from ``data_received`` (no reader task between
+the pipe and the engine), and a writer whose buffer passes its high-water mark pauses the
+reading side, so a peer that stops reading cannot make us buffer without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import threading
+from typing import IO, Any, Callable
+
+from mcpkit.protocol._framing import OVERSIZED, LineFramer
+from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
+
+#: Output buffered before reading pauses until the peer catches up.
+DEFAULT_WRITE_HIGH_WATER = 1024 * 1024
+DEFAULT_WRITE_LOW_WATER = 256 * 1024
+
+OnFrame = Callable[[bytes], None]
+OnEvent = Callable[[], None]
+
+
+class _ReadProtocol(asyncio.Protocol):
+    def __init__(self, pipes: FramedPipes) -> None:
+        self.pipes = pipes
+
+    def data_received(self, data: bytes) -> None:
+        pipes = self.pipes
+        for frame in pipes.framer.feed(data):
+            if frame is OVERSIZED:
+                pipes.on_oversized()
+            else:
+                pipes.on_frame(frame)
+
+    def eof_received(self) -> bool:
+        self.pipes._mark_closed()
+        return False
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.pipes._mark_closed()
+
+
+class _WriteProtocol(asyncio.Protocol):
+    def __init__(self, pipes: FramedPipes) -> None:
+        self.pipes = pipes
+
+    def pause_writing(self) -> None:
+        self.pipes._pause_reading()
+
+    def resume_writing(self) -> None:
+        self.pipes._resume_reading()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.pipes._mark_closed()
+
+
+class FramedPipes:
+    """Reads frames from one pipe into ``on_frame``; writes frames to another."""
+
+    def __init__(
+        self,
+        on_frame: OnFrame,
+        *,
+        on_oversized: OnEvent = lambda: None,
+        max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
+        self.on_frame = on_frame
+        self.on_oversized = on_oversized
+        self.framer = LineFramer(max_message_bytes)
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._reader: asyncio.ReadTransport | None = None
+        self._writer: asyncio.WriteTransport | None = None
+
+    async def open(self, read_pipe: IO[bytes] | Any, write_pipe: IO[bytes] | Any) -> None:
+        """Start on two file objects. Regular files (``< in.jsonl``, ``> out.jsonl``) work
+        too: asyncio's pipe transports refuse them, so they get plain blocking I/O."""
+        loop = asyncio.get_running_loop()
+        # The writer first: the first frame read may be answered before open() returns.
+        if _is_regular_file(write_pipe):
+            self._writer = _FileWriter(write_pipe)
+        else:
+            self._writer, _ = await loop.connect_write_pipe(lambda: _WriteProtocol(self), write_pipe)
+            self._writer.set_write_buffer_limits(DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER)
+        if _is_regular_file(read_pipe):
+            self._reader = _FileReader(read_pipe, _ReadProtocol(self))
+        else:
+            self._reader, _ = await loop.connect_read_pipe(lambda: _ReadProtocol(self), read_pipe)
+
+    def attach(self, reader: asyncio.ReadTransport, writer: asyncio.WriteTransport) -> None:
+        """Use transports someone else opened (a subprocess's pipes)."""
+        self._reader, self._writer = reader, writer
+        writer.set_write_buffer_limits(DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER)
+
+    def write(self, frame: bytes) -> None:
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            raise ConnectionResetError("pipe is closed")
+        writer.write(frame + b"\n")
+
+    async def send(self, frame: bytes) -> None:
+        self.write(frame)
+
+    def _pause_reading(self) -> None:
+        if self._reader is not None and self._reader.is_reading():
+            self._reader.pause_reading()
+
+    def _resume_reading(self) -> None:
+        if self._reader is not None and not self._reader.is_reading() and not self._reader.is_closing():
+            self._reader.resume_reading()
+
+    def _mark_closed(self) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+    def close(self) -> None:
+        for transport in (self._reader, self._writer):
+            if transport is not None and not transport.is_closing():
+                transport.close()
+        self._mark_closed()
+
+
+def _is_regular_file(file: Any) -> bool:
+    return stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+
+
+class _FileWriter(asyncio.WriteTransport):
+    """Blocking writes to a regular file (never slow enough to need buffering)."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__()
+        self._file = file
+        self._closing = False
+
+    def write(self, data: bytes) -> None:  # type: ignore[override]
+        self._file.write(data)
+        self._file.flush()
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
+
+
+class _FileReader(asyncio.ReadTransport):
+    """Reads a regular file in a worker thread and feeds the protocol on the loop."""
+
+    def __init__(self, file: Any, protocol: _ReadProtocol) -> None:
+        super().__init__()
+        self._closing = False
+        loop = asyncio.get_running_loop()
+
+        def pump() -> None:
+            while not self._closing:
+                chunk = file.read(256 * 1024)
+                if not chunk:
+                    break
+                loop.call_soon_threadsafe(protocol.data_received, chunk)
+            loop.call_soon_threadsafe(protocol.eof_received)
+
+        threading.Thread(target=pump, name="mcpkit-file-reader", daemon=True).start()
+
+    def is_reading(self) -> bool:
+        return not self._closing
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
