@@ -88,7 +88,7 @@ SEP1034_DEFAULTS_SCHEMA: dict[str, Any] = {
     "properties": {
         "name": {"type": "string", "description": "Your name", "default": "John Doe"},
         "age": {"type": "integer", "description": "Your age", "default": 30},
-        "score": {"type": "number", "description": "Your score", "default": 95},
+        "score": {"type": "number", "description": "Your score", "default": 95.5},
         "status": {
             "type": "string",
             "description": "Account status",
@@ -255,7 +255,7 @@ class Everything:
         await asyncio.sleep(0.05)
         await ctx.info("Tool processing data")
         await asyncio.sleep(0.05)
-        await ctx.debug("Tool execution completed")
+        await ctx.info("Tool execution completed")
         return "Tool with logging executed successfully"
 
     @mcp_tool(description="Reports progress 0, 50 and 100 of 100")
@@ -264,6 +264,7 @@ class Everything:
         await asyncio.sleep(0.05)
         await ctx.report_progress(50, 100)
         await asyncio.sleep(0.05)
+        await ctx.report_progress(100, 100)
         return "Tool with progress executed successfully"
 
     @mcp_tool(description="Always fails, so its result has isError set")
