@@ -311,8 +311,9 @@ class Everything:
     def json_schema_2020_12_tool(self, **arguments: Any) -> str:
         return f"Received arguments: {json.dumps(arguments, sort_keys=True)}"
 
-    @mcp_tool(description="Answers after a short pause (SSE stream resumption, SEP-1699)")
-    async def test_reconnection(self) -> str:
+    @mcp_tool(description="Closes its SSE stream mid-call; the client resumes and gets the result (SEP-1699)")
+    async def test_reconnection(self, ctx: McpToolContext) -> str:
+        await ctx.close_sse_stream()  # a no-op off Streamable HTTP
         await asyncio.sleep(0.1)
         return "Reconnection test completed successfully"
 

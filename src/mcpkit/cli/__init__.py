@@ -15,6 +15,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="mcpkit: Mode
 
 class Transport(str, Enum):
     stdio = "stdio"
+    http = "http"
+    sse = "sse"
+    ws = "ws"
 
 
 @app.command()
@@ -23,16 +26,27 @@ def run(
     transport: Transport = typer.Option(Transport.stdio, "--transport", "-t", help="How clients connect"),
     host: str = typer.Option("127.0.0.1", help="Address to bind (network transports)"),
     port: int = typer.Option(3001, help="Port to bind (network transports)"),
+    endpoint: str = typer.Option("/mcp", help="Path of the MCP endpoint (network transports)"),
+    stateless: bool = typer.Option(False, help="Streamable HTTP without sessions"),
 ) -> None:
-    """Run a server."""
+    """Run a server. The network transports share one HTTP server: Streamable HTTP at
+    /mcp, legacy SSE at /mcp/sse, WebSocket at /mcp/ws."""
     from mcpkit.cli._loader import load_app
-    from mcpkit.transports._stdio import serve_stdio
 
     server = load_app(target)
-    try:
-        run_async(serve_stdio(server))
-    except KeyboardInterrupt:
-        pass
+    if transport is Transport.stdio:
+        from mcpkit.transports._stdio import serve_stdio
+
+        try:
+            run_async(serve_stdio(server))
+        except KeyboardInterrupt:
+            pass
+        return
+    from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
+
+    options = StreamableHttpServerOptions(host=host, port=port, endpoint=endpoint, stateless=stateless)
+    typer.echo(f"mcpkit: serving {server.name} on http://{host}:{port}{endpoint}", err=True)
+    serve_http(server, options)
 
 
 def run_async(main: Any) -> Any:

@@ -201,6 +201,13 @@ class McpToolContext:
             "notifications/elicitation/complete", {"elicitationId": elicitation_id}
         )
 
+    async def close_sse_stream(self) -> None:
+        """End this call's SSE response now; the client reconnects (``Last-Event-ID``) and
+        gets the rest, result included (SEP-1699 polling). No-op on other transports."""
+        close = self.binding.extras.get("close_sse_stream")
+        if close is not None:
+            await close()
+
     async def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
         self._require("roots")

@@ -86,7 +86,7 @@ class MethodHandlers:
         session = binding.session
         if session is None:
             raise InvalidRequestError("initialize needs a session-bearing transport")
-        if session.initialize_seen:
+        if session.initialize_seen and not session.ephemeral:
             raise InvalidRequestError("initialize was already received on this session")
         version = negotiate_version(params.get("protocolVersion"), HANDSHAKE_VERSIONS)
         session.protocol_version = version

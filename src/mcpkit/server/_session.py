@@ -49,6 +49,8 @@ class McpSession:
         self.initialized = False
         self.log_level: str | None = None
         self.closed = False
+        # One request's worth of state (stateless HTTP): initialize may come at any time.
+        self.ephemeral = False
         self.client_request_timeout = client_request_timeout
         self.max_pending_client_requests = max_pending_client_requests
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}

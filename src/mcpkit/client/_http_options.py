@@ -1,0 +1,368 @@
+"""Options for the HTTP client transports, and the HTTP plumbing they configure.
+
+``HttpClientTransportOptions`` describes one HTTP server (Streamable HTTP, legacy HTTP+SSE,
+or "find out"). ``HttpRequester`` is what the transports send through: it builds the
+headers (static ones, then the per-request hook), follows redirects by hand under the
+configured policy, and reports every response to the challenge observer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from mcpkit._exceptions import MessageTooLargeError, TransportError
+from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
+from mcpkit.protocol._sse import DEFAULT_MAX_SSE_EVENT_BYTES
+
+logger = logging.getLogger("mcpkit.client.http")
+
+__all__ = [
+    "DEFAULT_HTTP_TIMEOUT",
+    "HttpClientTransportOptions",
+    "HttpRedirectPolicy",
+    "HttpRequestHeaderContext",
+    "HttpRequester",
+    "HttpResponseChallengeContext",
+    "HttpStatusError",
+    "HttpTransportMode",
+    "same_origin",
+]
+
+#: Seconds one HTTP exchange may take to connect, send, and answer without streaming.
+DEFAULT_HTTP_TIMEOUT = 30.0
+#: Consecutive failed reconnects of one SSE stream before it is given up.
+DEFAULT_MAX_RECONNECT_ATTEMPTS = 6
+#: Backoff of SSE reconnects the server gave no ``retry`` for: first delay, and cap (s).
+DEFAULT_RECONNECT_DELAY = 0.5
+DEFAULT_MAX_RECONNECT_DELAY = 30.0
+#: Frames received but not yet read by the client engine, per transport.
+DEFAULT_MAX_QUEUED_FRAMES = 1024
+#: HTTP connections one transport may hold open at once (each open SSE stream holds one).
+DEFAULT_MAX_CONNECTIONS = 100
+
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+#: Headers never carried across a redirect to another origin.
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "dpop"})
+#: How much of an error body is kept for the error message.
+_ERROR_BODY_PREVIEW = 4096
+
+
+class HttpTransportMode(enum.Enum):
+    """Which HTTP transport a client speaks."""
+
+    #: Try Streamable HTTP (POST initialize); on 400/404/405 fall back to legacy HTTP+SSE.
+    AUTO_DETECT = "auto"
+    #: Streamable HTTP (2025-03-26 and later).
+    STREAMABLE_HTTP = "streamable-http"
+    #: The legacy HTTP+SSE transport of 2024-11-05 (GET an SSE stream, POST to its endpoint).
+    SSE = "sse"
+
+
+class HttpRedirectPolicy(enum.Enum):
+    """Which 3xx redirects the client follows (at most ``max_redirects`` hops)."""
+
+    FOLLOW_ALL = "follow-all"
+    SAME_ORIGIN_ONLY = "same-origin-only"
+    NO_FOLLOW = "no-follow"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequestHeaderContext:
+    """What ``apply_per_request_headers`` is told about the request about to be sent."""
+
+    method: str
+    url: str
+    #: 0 for the first send of a request; counts redirect hops after that.
+    attempt: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HttpResponseChallengeContext:
+    """What ``observe_response_challenge`` is told about each response (2xx and SSE too)."""
+
+    method: str
+    url: str
+    status_code: int
+    www_authenticate: str | None = None
+    dpop_nonce: str | None = None
+
+
+@dataclass(slots=True)
+class HttpClientTransportOptions:
+    """How to reach one MCP server over HTTP.
+
+    ``enable_listen_stream`` left at None opens the GET listen stream unless ``stateless``.
+    ``stateless`` is for purely stateless peers: no ``Mcp-Session-Id`` or ``Last-Event-ID``
+    is sent, and the session is not DELETEd on close. ``request_timeout`` bounds connecting,
+    sending, and reading answers that do not stream (acknowledgements, DELETE); waiting for a
+    request's result is bounded by the client's own per-request timeout instead.
+    ``known_session_id`` is sent on requests before an ``initialize`` answer names a session
+    (resuming a session opened elsewhere); a new ``initialize`` replaces it.
+
+    ``apply_per_request_headers(context, headers)`` may add headers to every request sent
+    (redirect hops included; it runs after ``additional_headers``);
+    ``observe_response_challenge(context)`` sees every response's status and challenge
+    headers. ``auth_challenge_handler`` is reserved for the OAuth support.
+    """
+
+    endpoint: str
+    transport_mode: HttpTransportMode = HttpTransportMode.AUTO_DETECT
+    name: str = ""
+    known_session_id: str = ""
+    additional_headers: dict[str, str] = field(default_factory=dict)
+    enable_listen_stream: bool | None = None
+    stateless: bool = False
+    max_sse_event_bytes: int | None = DEFAULT_MAX_SSE_EVENT_BYTES
+    redirect_policy: HttpRedirectPolicy = HttpRedirectPolicy.SAME_ORIGIN_ONLY
+    max_redirects: int = 5
+    request_timeout: float | None = DEFAULT_HTTP_TIMEOUT
+    auth_challenge_handler: Callable[[str], str] | None = None
+    apply_per_request_headers: Callable[[HttpRequestHeaderContext, dict[str, str]], None] | None = None
+    observe_response_challenge: Callable[[HttpResponseChallengeContext], None] | None = None
+    #: Bound on a JSON (non-streamed) response body.
+    max_response_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES
+    #: Consecutive failed reconnects of one SSE stream before it is given up.
+    max_reconnect_attempts: int = DEFAULT_MAX_RECONNECT_ATTEMPTS
+    #: Frames received but not yet taken by the client engine.
+    max_queued_frames: int = DEFAULT_MAX_QUEUED_FRAMES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.endpoint
+
+    @property
+    def listen_stream_enabled(self) -> bool:
+        if self.enable_listen_stream is None:
+            return not self.stateless
+        return self.enable_listen_stream
+
+
+class HttpStatusError(TransportError):
+    """The server answered an HTTP request with an error status."""
+
+    def __init__(self, message: str, status_code: int, body: bytes = b"") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.body = body
+
+
+def origin_of(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) with the scheme's default port filled in."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def same_origin(a: str, b: str) -> bool:
+    return origin_of(a) == origin_of(b)
+
+
+def new_http_client(options: HttpClientTransportOptions) -> httpx.AsyncClient:
+    """The ``httpx.AsyncClient`` a transport owns when it is not handed one."""
+    timeout = options.request_timeout
+    return httpx.AsyncClient(
+        follow_redirects=False,  # HttpRequester follows them under the configured policy
+        timeout=httpx.Timeout(timeout),
+        limits=httpx.Limits(
+            max_connections=options.max_connections,
+            max_keepalive_connections=min(20, options.max_connections),
+        ),
+    )
+
+
+class HttpRequester:
+    """Sends one HTTP request the way the options say, following redirects by hand."""
+
+    def __init__(self, options: HttpClientTransportOptions, client: httpx.AsyncClient) -> None:
+        self.options = options
+        self.client = client
+
+    def timeout(self, *, streaming: bool) -> httpx.Timeout:
+        """``request_timeout`` everywhere, except reads of a response that may stream."""
+        t = self.options.request_timeout
+        return httpx.Timeout(t, read=None) if streaming else httpx.Timeout(t)
+
+    def _headers(self, method: str, url: str, hop: int, headers: Mapping[str, str]) -> dict[str, str]:
+        merged = dict(self.options.additional_headers)
+        merged.update(headers)
+        hook = self.options.apply_per_request_headers
+        if hook is not None:
+            hook(HttpRequestHeaderContext(method, url, hop), merged)
+        return merged
+
+    def _observe(self, method: str, url: str, response: httpx.Response) -> None:
+        hook = self.options.observe_response_challenge
+        if hook is not None:
+            hook(
+                HttpResponseChallengeContext(
+                    method,
+                    url,
+                    response.status_code,
+                    response.headers.get("www-authenticate"),
+                    response.headers.get("dpop-nonce"),
+                )
+            )
+
+    async def open(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        *,
+        content: bytes | None = None,
+        streaming: bool = True,
+    ) -> httpx.Response:
+        """Send the request and return the response with its body not yet read.
+
+        The caller must ``aclose()`` it. Redirects are followed per ``redirect_policy``; a
+        refused or excess redirect raises ``TransportError``; with ``NO_FOLLOW`` the 3xx
+        response itself is returned. Connection failures raise ``TransportError``.
+        """
+        opts = self.options
+        start_url = url
+        for hop in range(opts.max_redirects + 1):
+            request = self.client.build_request(
+                method,
+                url,
+                headers=self._headers(method, url, hop, headers),
+                content=content,
+                timeout=self.timeout(streaming=streaming),
+            )
+            try:
+                response = await self.client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                raise TransportError(f"{method} {url} failed: {exc!r}") from exc
+            self._observe(method, url, response)
+            location = response.headers.get("location")
+            if (
+                response.status_code not in _REDIRECT_STATUSES
+                or not location
+                or opts.redirect_policy is HttpRedirectPolicy.NO_FOLLOW
+            ):
+                return response
+            await response.aclose()
+            target = urljoin(url, location)
+            if urlsplit(target).scheme not in ("http", "https"):
+                raise TransportError(f"refused a redirect from {url} to {target}: not HTTP")
+            cross = not same_origin(url, target)
+            if cross and opts.redirect_policy is HttpRedirectPolicy.SAME_ORIGIN_ONLY:
+                raise TransportError(
+                    f"refused a redirect from {url} to {target}: another origin "
+                    "(redirect_policy is SAME_ORIGIN_ONLY)"
+                )
+            if cross:
+                headers = {k: v for k, v in headers.items() if k.lower() not in _CREDENTIAL_HEADERS}
+            if response.status_code == 303 and method != "GET":
+                method, content = "GET", None  # "See Other": fetch the result, do not resend
+            logger.debug("%s: following %d redirect to %s", opts.display_name, response.status_code, target)
+            url = target
+        raise TransportError(f"more than {opts.max_redirects} redirects from {start_url}")
+
+
+async def read_body(response: httpx.Response, limit: int | None) -> bytes:
+    """The whole body, or ``MessageTooLargeError`` past ``limit`` bytes (the rest unread)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if limit is not None and size > limit:
+            raise MessageTooLargeError(f"HTTP response body exceeds {limit} bytes", {"limit": limit})
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def error_body(response: httpx.Response) -> bytes:
+    """The start of an error response's body, for the error message; never raises."""
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= _ERROR_BODY_PREVIEW:
+                break
+        return b"".join(chunks)[:_ERROR_BODY_PREVIEW]
+    except Exception:
+        return b""
+
+
+def content_type(response: httpx.Response) -> str:
+    return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def describe_status(response: httpx.Response, body: bytes = b"") -> str:
+    text = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+    snippet = body[:300].decode("utf-8", "replace").strip()
+    return f"{text}: {snippet}" if snippet else text
+
+
+def status_error(method: str, url: str, response: httpx.Response, body: bytes) -> HttpStatusError:
+    return HttpStatusError(
+        f"{method} {url} answered {describe_status(response, body)}", response.status_code, body
+    )
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """A ``Retry-After`` given in seconds, if any (HTTP dates are ignored)."""
+    value = response.headers.get("retry-after", "").strip()
+    return float(value) if value.isdigit() else None
+
+
+def backoff_delay(failures: int) -> float:
+    """Exponential backoff for the ``failures``-th consecutive failed reconnect (0-based)."""
+    return min(DEFAULT_RECONNECT_DELAY * (2 ** min(failures, 16)), DEFAULT_MAX_RECONNECT_DELAY)
+
+
+_END = object()
+
+
+class FrameInbox:
+    """Frames received and not yet taken by the client engine: a bounded queue with an end.
+
+    ``put`` waits while the queue is full (back-pressure onto the network read). ``close``
+    ends the stream: ``get`` returns what is queued, then None, or raises the close error
+    (so the engine fails its pending requests with that reason).
+    """
+
+    def __init__(self, maxsize: int = DEFAULT_MAX_QUEUED_FRAMES) -> None:
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize)
+        self._closed = False
+        self._error: BaseException | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def put(self, frame: bytes) -> None:
+        if not self._closed:
+            await self._queue.put(frame)
+
+    def close(self, error: BaseException | None = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._error = error
+        if self._queue.empty():
+            self._queue.put_nowait(_END)  # wakes a waiting get(); a full queue has none
+
+    async def get(self) -> bytes | None:
+        if self._closed and self._queue.empty():
+            return self._end()
+        item = await self._queue.get()
+        if item is _END:
+            return self._end()
+        return item  # type: ignore[no-any-return]
+
+    def _end(self) -> None:
+        if self._error is not None:
+            raise self._error
+        return None

@@ -1,0 +1,62 @@
+"""Options of the HTTP server transports: one value object, every bound named."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Largest POST body accepted; larger bodies get 413.
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+#: Live sessions at once; initialize past it gets 503.
+DEFAULT_MAX_SESSIONS = 10_000
+#: Seconds a session may sit unused before it expires.
+DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0
+#: Milliseconds clients wait before reconnecting a closed SSE stream (SEP-1699 ``retry``).
+DEFAULT_RETRY_MS = 1000
+#: Seconds a call whose stream dropped keeps running, waiting for the client to resume it.
+DEFAULT_RESUME_GRACE = 30.0
+#: Messages buffered for one SSE stream whose client is momentarily slow.
+DEFAULT_MAX_QUEUED_MESSAGES = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class TransportSecuritySettings:
+    """DNS-rebinding protection: which Host and Origin values a request may carry.
+
+    ``enable_dns_rebinding_protection=None`` turns it on when the server binds a loopback
+    address. Empty ``allowed_hosts`` / ``allowed_origins`` admit only localhost, 127.0.0.1
+    and [::1] (any port).
+    """
+
+    enable_dns_rebinding_protection: bool | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class StreamableHttpServerOptions:
+    """How the HTTP server listens and behaves (Streamable HTTP, legacy SSE, WebSocket)."""
+
+    port: int = 3001
+    endpoint: str = "/mcp"
+    host: str = "127.0.0.1"
+    stateless: bool = False
+    enable_legacy_sse: bool = True
+    enable_websocket: bool = True
+    sse_keep_alive_ms: int = 15_000
+    event_store: Any = None  # EventStore; None → InMemoryEventStore
+    session_store: Any = None  # StreamableSessionStore; None → in memory
+    server_name: str | None = None
+    server_version: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
+    retry_ms: int = DEFAULT_RETRY_MS
+    resume_grace: float = DEFAULT_RESUME_GRACE
+    max_queued_messages: int = DEFAULT_MAX_QUEUED_MESSAGES
+    transport_security: TransportSecuritySettings = field(default_factory=TransportSecuritySettings)
+    bearer_auth: Any = None  # BearerAuthConfig (authorization issue)
+
+    @property
+    def base_path(self) -> str:
+        return self.endpoint.rstrip("/")

@@ -1,0 +1,60 @@
+"""DNS-rebinding guard: Host on every request, Origin when present, Content-Type on POST."""
+
+from __future__ import annotations
+
+from typing import Mapping
+from urllib.parse import urlsplit
+
+from mcpkit.transports.http._options import TransportSecuritySettings
+
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+
+
+def is_loopback_bind(host: str) -> bool:
+    return host in _LOOPBACK_HOSTS or host.startswith("127.")
+
+
+def _hostname(host_header: str) -> str:
+    if host_header.startswith("["):
+        return host_header[: host_header.find("]") + 1]
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+class TransportSecurityGuard:
+    """Decides per request whether Host/Origin/Content-Type are acceptable.
+
+    ``check`` returns None to admit, or (status, reason) to refuse.
+    """
+
+    def __init__(self, settings: TransportSecuritySettings, bind_host: str) -> None:
+        enabled = settings.enable_dns_rebinding_protection
+        self.enabled = is_loopback_bind(bind_host) if enabled is None else enabled
+        self.allowed_hosts = frozenset(h.lower() for h in settings.allowed_hosts)
+        self.allowed_origins = frozenset(o.lower().rstrip("/") for o in settings.allowed_origins)
+
+    def _host_ok(self, host: str) -> bool:
+        host = host.lower()
+        if self.allowed_hosts:
+            return host in self.allowed_hosts or _hostname(host) in self.allowed_hosts
+        return _hostname(host) in _LOOPBACK_HOSTS
+
+    def _origin_ok(self, origin: str) -> bool:
+        origin = origin.lower().rstrip("/")
+        if self.allowed_origins:
+            return origin in self.allowed_origins
+        return (urlsplit(origin).hostname or "") in {"localhost", "127.0.0.1", "::1"}
+
+    def check(self, method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
+        if method == "POST":
+            content_type = headers.get("content-type", "")
+            if not content_type.lower().startswith("application/json"):
+                return 415, "Content-Type must be application/json"
+        if not self.enabled:
+            return None
+        host = headers.get("host")
+        if host is None or not self._host_ok(host):
+            return 421, f"Host not allowed: {host}"
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_ok(origin):
+            return 403, f"Origin not allowed: {origin}"
+        return None
