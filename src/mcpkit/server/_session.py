@@ -30,6 +30,12 @@ _LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 class McpSession:
     """Protocol state of one connection (stdio pipe, WebSocket, HTTP session)."""
 
+    __slots__ = (
+        "send", "session_id", "key", "protocol_version", "client_info", "client_capabilities",
+        "initialize_seen", "initialized", "log_level", "closed", "ephemeral",
+        "client_request_timeout", "max_pending_client_requests", "_pending", "_ids",
+    )
+
     def __init__(
         self,
         send: SendMessage | None = None,
@@ -53,8 +59,8 @@ class McpSession:
         self.ephemeral = False
         self.client_request_timeout = client_request_timeout
         self.max_pending_client_requests = max_pending_client_requests
-        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
-        self._ids = itertools.count(1)
+        self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
+        self._ids: itertools.count[int] | None = None
 
     def should_log(self, level: str) -> bool:
         """Whether a log message at ``level`` passes this session's ``logging/setLevel``."""
@@ -81,12 +87,14 @@ class McpSession:
         """
         if self.closed:
             raise ConnectionClosedError("session is closed")
+        if self._pending is None:
+            self._pending, self._ids = {}, itertools.count(1)
         if len(self._pending) >= self.max_pending_client_requests:
             raise McpCallError("too many outstanding requests to the client", -32603)
         channel = send or self.send
         if channel is None:
             raise ConnectionClosedError("no channel to reach the client")
-        request_id = f"s{next(self._ids)}"
+        request_id = f"s{next(self._ids)}"  # type: ignore[arg-type]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -99,11 +107,13 @@ class McpSession:
         except TimeoutError:
             raise RequestTimeoutError(f"client did not answer {method} in time") from None
         finally:
-            self._pending.pop(request_id, None)
+            if self._pending is not None:
+                self._pending.pop(request_id, None)
 
     def resolve(self, message: JsonRpcResponse | JsonRpcErrorResponse) -> bool:
         """Deliver a client's answer to the request waiting for it; False when none waits."""
-        future = self._pending.get(message.id) if message.id is not None else None
+        pending = self._pending
+        future = pending.get(message.id) if pending is not None and message.id is not None else None
         if future is None or future.done():
             return False
         if isinstance(message, JsonRpcResponse):
@@ -118,7 +128,7 @@ class McpSession:
     def close(self) -> None:
         """Fail every waiting server-to-client request; further requests are refused."""
         self.closed = True
-        for future in self._pending.values():
+        for future in (self._pending or {}).values():
             if not future.done():
                 future.set_exception(ConnectionClosedError("session closed"))
-        self._pending.clear()
+        self._pending = None

@@ -6,6 +6,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from mcpkit._runtime import freeze_startup_objects
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 from mcpkit.transports._pipes import FramedPipes
 
@@ -39,6 +40,7 @@ async def serve_stdio(
 
     pipes = FramedPipes(on_frame, on_oversized=on_oversized, max_message_bytes=max_message_bytes)
     async with app.running():
+        freeze_startup_objects()
         connection = ServerConnection(app, pipes.send, max_message_bytes=max_message_bytes)
         await pipes.open(stdin, stdout)
         try:

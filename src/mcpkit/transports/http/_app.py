@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from mcpkit._runtime import freeze_startup_objects
 from mcpkit.transports.http._asgi import Receive, Send, header_map, send_text
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
@@ -21,8 +22,11 @@ logger = logging.getLogger("mcpkit.http")
 class McpAsgiApp:
     """``McpAsgiApp(app, options)`` is a plain ASGI callable: mount it anywhere."""
 
-    def __init__(self, app: McpServerApp, options: StreamableHttpServerOptions | None = None) -> None:
+    def __init__(
+        self, app: McpServerApp, options: StreamableHttpServerOptions | None = None, *, freeze_gc: bool = False
+    ) -> None:
         self.app = app
+        self.freeze_gc = freeze_gc
         self.options = options or StreamableHttpServerOptions()
         if self.options.server_name:
             app.name = self.options.server_name
@@ -88,6 +92,8 @@ class McpAsgiApp:
                     logger.exception("startup failed")
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
+                if self.freeze_gc:
+                    freeze_startup_objects()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.streamable.close()
@@ -110,4 +116,4 @@ def serve_http(app: McpServerApp, options: StreamableHttpServerOptions | None = 
     options = options or StreamableHttpServerOptions()
     config = {"host": options.host or "0.0.0.0", "port": options.port, "log_level": "warning", "lifespan": "on"}
     config.update(uvicorn_options)
-    uvicorn.run(create_asgi_app(app, options), **config)
+    uvicorn.run(McpAsgiApp(app, options, freeze_gc=True), **config)

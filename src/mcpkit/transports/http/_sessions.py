@@ -23,6 +23,8 @@ class SessionLimitReached(Exception):
 class StreamableSession:
     """One Streamable HTTP session."""
 
+    __slots__ = ("session_id", "standalone", "mcp", "streams", "last_seen", "closed")
+
     def __init__(self, session_id: str, event_store: EventStore | None, retry_ms: int) -> None:
         self.session_id = session_id
         self.standalone = SseStream("_get", session_id, event_store, retry_ms)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidRequestError, ProtocolError
@@ -87,6 +88,45 @@ class _Call:
             await self.stream.prime()
 
 
+class _WatchList:
+    """Calls that may outlive their client. One sweeper task looks for calls running longer
+    than ``DISCONNECT_WATCH_DELAY`` and starts a disconnect watcher for each; quick calls
+    cost a dict insert and delete (no timer per request: cancelled timers linger in the
+    loop's heap, keep their calls alive and make the garbage collector work hard)."""
+
+    def __init__(self, watch: Any) -> None:
+        self._watch = watch
+        self._calls: dict[int, tuple[float, Any]] = {}
+        self._watchers: dict[int, asyncio.Task[None]] = {}
+        self._ids = itertools.count()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def add(self, *call: Any) -> int:
+        token = next(self._ids)
+        self._calls[token] = (time.monotonic(), call)
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        return token
+
+    def remove(self, token: int) -> None:
+        self._calls.pop(token, None)
+        watcher = self._watchers.pop(token, None)
+        if watcher is not None:
+            watcher.cancel()
+
+    async def _sweep(self) -> None:
+        try:
+            while self._calls:
+                await asyncio.sleep(DISCONNECT_WATCH_DELAY)
+                cutoff = time.monotonic() - DISCONNECT_WATCH_DELAY
+                loop = asyncio.get_running_loop()
+                for token, (started, call) in list(self._calls.items()):
+                    if started <= cutoff and token not in self._watchers:
+                        self._watchers[token] = loop.create_task(self._watch(*call))
+        finally:
+            self._sweeper = None
+
+
 class _Replayer:
     """Writes replayed events to a resuming GET and remembers the last one sent."""
 
@@ -116,6 +156,7 @@ class StreamableHttpHandler:
         self._stateless_ids = itertools.count(1)
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
+        self._watch_list = _WatchList(self._watch)
 
     # dispatch by HTTP method --------------------------------------------------------------
 
@@ -269,17 +310,11 @@ class StreamableHttpHandler:
             binding.extras["close_sse_stream"] = lambda: self._close_stream(call, binding, request)
             if session is not None:
                 session.streams[stream.stream_id] = stream
-        loop = asyncio.get_running_loop()
-        watcher: list[asyncio.Task[None]] = []
-        timer = loop.call_later(
-            DISCONNECT_WATCH_DELAY, self._start_watcher, watcher, receive, call, binding, request
-        )
+        token = self._watch_list.add(receive, call, binding, request)
         try:
             response = await self.app.dispatcher.dispatch(request, binding)
         finally:
-            timer.cancel()
-            for task in watcher:
-                task.cancel()
+            self._watch_list.remove(token)
             call.finished = True
         try:
             await self._finish(call, response, session, response_headers)
@@ -319,9 +354,6 @@ class StreamableHttpHandler:
         await call.open_sse()
         await call.stream.end_response()
         self._cancel_later(call, binding, request)
-
-    def _start_watcher(self, holder: list[asyncio.Task[None]], receive: Receive, call: _Call, binding: TransportBinding, request: JsonRpcRequest) -> None:
-        holder.append(asyncio.get_running_loop().create_task(self._watch(receive, call, binding, request)))
 
     async def _watch(self, receive: Receive, call: _Call, binding: TransportBinding, request: JsonRpcRequest) -> None:
         while True:

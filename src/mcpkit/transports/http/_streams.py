@@ -19,18 +19,26 @@ logger = logging.getLogger("mcpkit.http")
 class SseStream:
     """Numbered, resumable events over a replaceable HTTP response."""
 
+    __slots__ = ("stream_id", "session_id", "store", "retry_ms", "_writer", "_finished", "closed", "lock")
+
     def __init__(self, stream_id: str, session_id: str | None, store: EventStore | None, retry_ms: int) -> None:
         self.stream_id = stream_id
         self.session_id = session_id
         self.store = store if session_id is not None else None
         self.retry_ms = retry_ms
         self._writer: Send | None = None
-        self.finished = asyncio.Event()
-        self.detached = asyncio.Event()
+        self._finished: asyncio.Event | None = None  # made on first use: sessions are many
         self.closed = False
         # Held while an event is stored and written, and while a resuming client replays
         # and attaches, so no event falls between the replay and the live feed.
         self.lock = asyncio.Lock()
+
+    @property
+    def finished(self) -> asyncio.Event:
+        """Set when the stream is over (its call answered, or its session closed)."""
+        if self._finished is None:
+            self._finished = asyncio.Event()
+        return self._finished
 
     @property
     def attached(self) -> bool:
@@ -42,14 +50,12 @@ class SseStream:
 
     def attach(self, writer: Send) -> None:
         self._writer = writer
-        self.detached.clear()
 
     def detach(self, writer: Send | None = None) -> None:
         """Drop the attached response (only if it is still ``writer``, when given)."""
         if writer is not None and self._writer is not writer:
             return
         self._writer = None
-        self.detached.set()
 
     async def prime(self) -> None:
         """SEP-1699 priming event: an id with empty data, and the reconnect delay."""
@@ -83,7 +89,6 @@ class SseStream:
                 await send_chunk(writer, b"", more=False)
             except Exception:
                 pass
-        self.detached.set()
 
     async def _emit(self, data: bytes) -> None:
         writer = self._writer
