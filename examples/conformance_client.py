@@ -26,7 +26,7 @@ import os
 import sys
 from typing import Any
 
-from mcpkit.client._http_factory import connect_http
+from mcpkit import McpClient
 from mcpkit.client._http_options import HttpClientTransportOptions, HttpTransportMode
 
 #: Bound on one whole run; the suite itself gives a client 30 s.
@@ -82,7 +82,7 @@ async def run(url: str, scenario: str) -> None:
     options = HttpClientTransportOptions(
         endpoint=url, transport_mode=HttpTransportMode.AUTO_DETECT, name=f"conformance:{scenario}"
     )
-    client = connect_http(
+    client = McpClient.http(
         options,
         client_name="mcpkit-conformance-client",
         client_version="0.1.0",

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fixtures_2026 import Conformance2026
 from mcpkit import (
     Audio,
     Image,
@@ -526,4 +527,4 @@ class Everything:
         return dict(self.notes)
 
 
-app = McpServerApp(Everything)
+app = McpServerApp(Everything, Conformance2026)

@@ -282,6 +282,20 @@ class McpClient:
         if self.on_notification is not None:
             await _maybe_await(self.on_notification(method, params))
 
+    @classmethod
+    def http(cls, options: Any, **kwargs: Any) -> McpClient:
+        """A client for a server over HTTP (``HttpClientTransportOptions``, or a URL: auto-detect)."""
+        from mcpkit.client._http_factory import connect_http
+
+        return connect_http(options, client_cls=cls, **kwargs)
+
+    @classmethod
+    def websocket(cls, url: str, **kwargs: Any) -> McpClient:
+        """A client for a server at a ``ws://`` or ``wss://`` URL (subprotocol ``mcp``)."""
+        from mcpkit.client._http_factory import connect_websocket
+
+        return connect_websocket(url, client_cls=cls, **kwargs)
+
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value

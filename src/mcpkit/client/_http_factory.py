@@ -202,15 +202,20 @@ def create_http_transport(
     return AutoDetectHttpTransport(options, http_client=http_client)
 
 
-def connect_http(options: HttpClientTransportOptions | str, **client_kwargs: Any) -> McpClient:
+def connect_http(
+    options: HttpClientTransportOptions | str,
+    *,
+    client_cls: type[McpClient] = McpClient,
+    **client_kwargs: Any,
+) -> McpClient:
     """A client for the MCP server at ``options.endpoint`` (a bare URL means AUTO_DETECT).
 
-    ``client_kwargs`` go to ``McpClient`` (handlers, ``request_timeout``...).
+    ``client_kwargs`` go to ``client_cls`` (handlers, ``request_timeout``...).
     """
     if isinstance(options, str):
         options = HttpClientTransportOptions(endpoint=options)
     transport = create_http_transport(options)
-    client = McpClient(transport, **client_kwargs)
+    client = client_cls(transport, **client_kwargs)
     client._starter = transport.start  # type: ignore[attr-defined]
     return client
 
@@ -221,12 +226,16 @@ def connect_websocket(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     open_timeout: float | None = DEFAULT_HTTP_TIMEOUT,
+    client_cls: type[McpClient] = McpClient,
     **client_kwargs: Any,
 ) -> McpClient:
-    """A client for the MCP server at the WebSocket ``url`` (``ws://`` or ``wss://``)."""
+    """A client for the MCP server at the WebSocket ``url`` (``ws://`` or ``wss://``).
+
+    ``client_kwargs`` go to ``client_cls``.
+    """
     transport = WebSocketClientTransport(
         url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
     )
-    client = McpClient(transport, **client_kwargs)
+    client = client_cls(transport, **client_kwargs)
     client._starter = transport.start  # type: ignore[attr-defined]
     return client

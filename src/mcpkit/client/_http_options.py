@@ -191,9 +191,16 @@ class HttpRequester:
         t = self.options.request_timeout
         return httpx.Timeout(t, read=None) if streaming else httpx.Timeout(t)
 
-    def _headers(self, method: str, url: str, hop: int, headers: Mapping[str, str]) -> dict[str, str]:
-        merged = dict(self.options.additional_headers)
+    def _headers(
+        self, method: str, url: str, hop: int, headers: Mapping[str, str], *, crossed: bool
+    ) -> dict[str, str]:
+        """Static headers, then the transport's (replacing same-named ones whatever their
+        case), without credentials once a redirect left the first origin, then the hook."""
+        own = {k.lower() for k in headers}
+        merged = {k: v for k, v in self.options.additional_headers.items() if k.lower() not in own}
         merged.update(headers)
+        if crossed:
+            merged = {k: v for k, v in merged.items() if k.lower() not in _CREDENTIAL_HEADERS}
         hook = self.options.apply_per_request_headers
         if hook is not None:
             hook(HttpRequestHeaderContext(method, url, hop), merged)
@@ -229,11 +236,12 @@ class HttpRequester:
         """
         opts = self.options
         start_url = url
+        crossed = False
         for hop in range(opts.max_redirects + 1):
             request = self.client.build_request(
                 method,
                 url,
-                headers=self._headers(method, url, hop, headers),
+                headers=self._headers(method, url, hop, headers, crossed=crossed),
                 content=content,
                 timeout=self.timeout(streaming=streaming),
             )
@@ -259,8 +267,7 @@ class HttpRequester:
                     f"refused a redirect from {url} to {target}: another origin "
                     "(redirect_policy is SAME_ORIGIN_ONLY)"
                 )
-            if cross:
-                headers = {k: v for k, v in headers.items() if k.lower() not in _CREDENTIAL_HEADERS}
+            crossed = crossed or cross
             if response.status_code == 303 and method != "GET":
                 method, content = "GET", None  # "See Other": fetch the result, do not resend
             logger.debug("%s: following %d redirect to %s", opts.display_name, response.status_code, target)

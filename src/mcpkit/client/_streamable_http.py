@@ -63,6 +63,8 @@ DELETE_TIMEOUT = 5.0
 #: Seconds ``notifications/initialized`` waits for the listen stream's GET to be answered,
 #: so the stream is there before the first request (and its messages are not missed).
 LISTEN_READY_TIMEOUT = 2.0
+#: Longest ``Retry-After`` honoured, in seconds.
+MAX_RETRY_AFTER = 60.0
 
 
 class ListenStreamState:
@@ -77,6 +79,20 @@ class ListenStreamState:
     CLOSED = "closed"
 
 
+def _reconnect_delay(failures: int, retry_ms: int | None, retry_after_s: float | None) -> float:
+    """Seconds before reconnecting an SSE stream after ``failures`` consecutive failures.
+
+    The server's ``retry`` is obeyed exactly for a reconnect after a stream that worked
+    (SEP-1699: the client MUST wait that long); after failures the wait backs off, never
+    below ``retry``. A ``Retry-After`` (408/429/5xx) sets the wait for the next attempt.
+    """
+    if retry_after_s is not None:
+        return min(retry_after_s, MAX_RETRY_AFTER)
+    if failures == 0:
+        return retry_ms / 1000 if retry_ms is not None else backoff_delay(0)
+    return max((retry_ms or 0) / 1000, backoff_delay(failures - 1))
+
+
 # -- a cheap look at JSON-RPC frames --------------------------------------------------------
 
 
@@ -89,12 +105,15 @@ class _Peek(msgspec.Struct):
 
     @property
     def is_request(self) -> bool:
-        return self.method is not None and self.id is not msgspec.UNSET and self.id is not None
+        return self.method is not None and isinstance(self.id, (int, str))
 
     @property
     def is_response(self) -> bool:
-        return self.method is None and (
-            self.result is not msgspec.UNSET or self.error is not msgspec.UNSET
+        """A response with an id this client could have used (never a list or an object)."""
+        return (
+            self.method is None
+            and isinstance(self.id, (int, str))
+            and (self.result is not msgspec.UNSET or self.error is not msgspec.UNSET)
         )
 
 
@@ -403,12 +422,10 @@ class StreamableHttpClientTransport:
             )
             return
         failures = 0
+        hint: float | None = None
         while not record.answered:
-            if failures == 0 and retry_ms is not None:
-                delay = retry_ms / 1000
-            else:
-                delay = max((retry_ms or 0) / 1000, backoff_delay(failures))
-            await asyncio.sleep(delay)
+            await asyncio.sleep(_reconnect_delay(failures, retry_ms, hint))
+            hint = None
             if record.answered:
                 return
             headers = self._headers()
@@ -440,11 +457,9 @@ class StreamableHttpClientTransport:
                         body = await error_body(response)
                         self._session_expired(response, body)
                         return
-                    elif status in (408, 429) or status >= 500 or 200 <= status < 300:
+                    elif status in (408, 429) or status >= 500 or 200 < status < 300:
                         failures += 1
                         hint = retry_after(response)
-                        if hint is not None:
-                            retry_ms = int(min(hint, 60.0) * 1000)
                     else:
                         body = await error_body(response)
                         await self._fail(record, status_error("GET", self.endpoint, response, body))
@@ -570,6 +585,7 @@ class StreamableHttpClientTransport:
         last_event_id: str | None = None
         retry_ms: int | None = None
         while not self._closed:
+            hint: float | None = None
             headers = self._headers()
             headers["Accept"] = SSE
             if last_event_id and not self.options.stateless:
@@ -602,11 +618,9 @@ class StreamableHttpClientTransport:
                             retry_ms = decoder.retry
                         failures = 0 if events else failures + 1
                         self.listen_state = ListenStreamState.RECONNECTING
-                    elif status in (408, 429) or status >= 500 or 200 <= status < 300:
+                    elif status in (408, 429) or status >= 500 or 200 < status < 300:
                         failures += 1
                         hint = retry_after(response)
-                        if hint is not None:
-                            retry_ms = int(min(hint, 60.0) * 1000)
                     else:
                         logger.debug("%s: no listen stream (%s)", name, describe_status(response))
                         self.listen_state = ListenStreamState.UNSUPPORTED
@@ -618,8 +632,4 @@ class StreamableHttpClientTransport:
                 self.listen_state = ListenStreamState.FAILED
                 return
             self.listen_state = ListenStreamState.RECONNECTING
-            if failures == 0 and retry_ms is not None:
-                delay = retry_ms / 1000
-            else:
-                delay = max((retry_ms or 0) / 1000, backoff_delay(max(failures - 1, 0)))
-            await asyncio.sleep(delay)
+            await asyncio.sleep(_reconnect_delay(failures, retry_ms, hint))

@@ -3,12 +3,13 @@ handlers that serve them. Transports take an app and feed it messages."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import logging
 from typing import Any, AsyncIterator, Callable, Iterable
 
-from mcpkit.protocol._versions import V2024_11_05
+from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05
 from mcpkit.server._builder import EntryBuilder
 from mcpkit.server._catalog import McpCatalogManager
 from mcpkit.server._context import McpToolContext
@@ -29,6 +30,8 @@ from mcpkit.server._decorators import (
 from mcpkit.server._dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
 from mcpkit.server._entries import CompletionEntry
 from mcpkit.server._handlers import MethodHandlers
+from mcpkit.server._modern import ModernEra
+from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
@@ -36,6 +39,19 @@ from mcpkit.server._subscriptions import ResourceSubscriptionManager
 logger = logging.getLogger("mcpkit.server")
 
 SDK_VERSION = "0.1.0"
+#: ``ttlMs`` on cacheable results of the 2026-07-28 era (SEP-2549).
+DEFAULT_CACHE_TTL_MS = 60_000
+
+
+def _members_in_declaration_order(cls: type) -> list[tuple[str, Any]]:
+    """Class members base-first, each class in the order its body declares them: lists
+    come out in a stable, author-chosen order (2026-07-28 asks for a deterministic one)."""
+    seen: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        for name, value in vars(klass).items():
+            seen.pop(name, None)
+            seen[name] = value
+    return [(name, getattr(cls, name, value)) for name, value in seen.items()]
 
 
 class McpServerApp:
@@ -56,6 +72,9 @@ class McpServerApp:
         providers: Iterable[Any] = (),
         page_size: int = DEFAULT_PAGE_SIZE,
         max_in_flight_per_connection: int = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION,
+        cache_ttl_ms: int = DEFAULT_CACHE_TTL_MS,
+        cache_scope: str = "public",
+        request_state_secret: bytes | None = None,
     ) -> None:
         self.catalog = McpCatalogManager()
         self.connections = McpConnectionRegistry()
@@ -88,6 +107,10 @@ class McpServerApp:
             self._collect(instance)
         MethodHandlers(self).install()
         self.catalog.set_broadcast_fn(self.connections.broadcast_method)
+        self.dispatcher.modern = ModernEra(
+            self, ttl_ms=cache_ttl_ms, cache_scope=cache_scope, codec=RequestStateCodec(request_state_secret)
+        )
+        self._shutting_down: asyncio.Event | None = None
 
     # construction -----------------------------------------------------------------------
 
@@ -143,7 +166,7 @@ class McpServerApp:
 
     def _collect(self, instance: Any) -> None:
         cls = type(instance)
-        for attr_name, raw in inspect.getmembers(cls):
+        for attr_name, raw in _members_in_declaration_order(cls):
             fn = getattr(raw, "__func__", raw)
             if not callable(fn):
                 continue
@@ -185,14 +208,24 @@ class McpServerApp:
         }
         if version != V2024_11_05:
             caps["completions"] = {}
+        if version in MODERN_VERSIONS:
+            caps["resources"] = {"subscribe": True, "listChanged": True}
         return caps
 
     # life -------------------------------------------------------------------------------
+
+    @property
+    def shutting_down(self) -> asyncio.Event:
+        """Set when the app stops: long-lived requests (subscriptions) end gracefully."""
+        if self._shutting_down is None:
+            self._shutting_down = asyncio.Event()
+        return self._shutting_down
 
     async def start(self) -> None:
         """Run the lifespans' start-up halves (idempotent)."""
         if self._exit_stack is not None:
             return
+        self._shutting_down = None
         stack = contextlib.AsyncExitStack()
         contexts = []
         for lifespan in self._lifespans:
@@ -203,6 +236,7 @@ class McpServerApp:
 
     async def stop(self) -> None:
         """Run the lifespans' shutdown halves."""
+        self.shutting_down.set()
         stack, self._exit_stack = self._exit_stack, None
         if stack is not None:
             await stack.aclose()

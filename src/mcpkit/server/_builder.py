@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._decorators import Pipeline, PromptSpec, ResourceSpec, ToolSpec
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
@@ -35,10 +36,15 @@ class EntryBuilder:
         output_schema = spec.output_schema
         if output_schema is None and spec.structured_output is not False:
             output_schema = signature.output_schema
+        input_schema = spec.input_schema if verbatim else signature.input_schema
+        try:
+            header_params = header_annotations(input_schema)
+        except ValueError as exc:
+            raise ValueError(f"tool {spec.name or _name_of(fn)!r}: {exc}") from None
         return ToolEntry(
             name=spec.name or _name_of(fn),
             fn=fn,
-            input_schema=spec.input_schema if verbatim else signature.input_schema,
+            input_schema=input_schema,
             description=spec.description or signature.description,
             title=spec.title,
             output_schema=output_schema,
@@ -52,6 +58,7 @@ class EntryBuilder:
             method_name=_name_of(fn),
             server_class=server_class,
             task_support=spec.task_support,
+            header_params=header_params,
         )
 
     def resource(

@@ -114,6 +114,9 @@ class ServerConnection:
             else:
                 self._spawn(self._serve(message))
         elif isinstance(message, JsonRpcNotification):
+            if message.method == "notifications/initialized":
+                # At once, not in the task: a request right behind it must see it.
+                self.session.initialized = True
             self._spawn(self.app.dispatcher.notify(message, self.binding))
         elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
             if not self.session.resolve(message):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from mcpkit._exceptions import MissingCapabilityError
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import ElicitResult, build_elicitation_schema, structure_content
+from mcpkit.server._mrtr import InputRequired, capability_for
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
@@ -130,7 +131,10 @@ class McpToolContext:
 
     def _require(self, capability: str) -> None:
         session = self.binding.session
-        if session is not None and not session.client_supports(capability):
+        if session is None:
+            return
+        too_old = capability == "elicitation" and (session.protocol_version or "9") < "2025-06-18"
+        if too_old or not session.client_supports(capability):
             raise MissingCapabilityError(capability)
 
     async def sample(
@@ -147,13 +151,13 @@ class McpToolContext:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: dict[str, Any] | None = None,
         timeout: float | None = None,
+        key: str | None = None,
     ) -> dict[str, Any]:
         """Ask the client's model for a completion (``sampling/createMessage``).
 
         ``messages`` may be one user text. Returns the ``CreateMessageResult`` dict
         (``role``, ``content``, ``model``, ``stopReason``).
         """
-        self._require("sampling")
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
         params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens}
@@ -168,31 +172,32 @@ class McpToolContext:
             "toolChoice": tool_choice,
         }
         params.update({key: value for key, value in optional.items() if value is not None})
-        return await self.binding.client_rpc("sampling/createMessage", params, timeout=timeout)
+        return await self._ask("sampling/createMessage", params, key, timeout)
 
     async def elicit(
-        self, message: str, schema: Any, *, timeout: float | None = None
+        self, message: str, schema: Any, *, timeout: float | None = None, key: str | None = None
     ) -> ElicitResult:
         """Ask the user for structured input (form mode).
 
         ``schema`` is a flat JSON object schema, or a dataclass / TypedDict / pydantic model /
         msgspec Struct; on ``accept`` the content is converted to that type.
         """
-        self._require("elicitation")
         requested = build_elicitation_schema(schema)
         params = {"mode": "form", "message": message, "requestedSchema": requested}
         if self.protocol_version in ("2025-06-18",):
             params.pop("mode")
-        raw = await self.binding.client_rpc("elicitation/create", params, timeout=timeout)
+        raw = await self._ask("elicitation/create", params, key, timeout)
         return ElicitResult.from_wire(raw, structure_content(schema, raw))
 
     async def elicit_url(
-        self, message: str, url: str, elicitation_id: str, *, timeout: float | None = None
+        self, message: str, url: str, elicitation_id: str | None = None, *, timeout: float | None = None, key: str | None = None
     ) -> ElicitResult:
-        """Send the user to ``url`` (URL mode, 2025-11-25); the answer says whether they agreed."""
-        self._require("elicitation")
-        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
-        raw = await self.binding.client_rpc("elicitation/create", params, timeout=timeout)
+        """Send the user to ``url`` (URL mode, 2025-11-25); the answer says whether they agreed.
+        (2026-07-28 drops ``elicitationId``: the retry itself tells the outcome.)"""
+        params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
+        if elicitation_id is not None and not self.binding.extras.get("modern"):
+            params["elicitationId"] = elicitation_id
+        raw = await self._ask("elicitation/create", params, key, timeout)
         return ElicitResult.from_wire(raw, None)
 
     async def complete_url_elicitation(self, elicitation_id: str) -> None:
@@ -208,8 +213,61 @@ class McpToolContext:
         if close is not None:
             await close()
 
-    async def list_roots(self, *, timeout: float | None = None) -> list[dict[str, Any]]:
+    async def list_roots(self, *, timeout: float | None = None, key: str | None = None) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
-        self._require("roots")
-        result = await self.binding.client_rpc("roots/list", None, timeout=timeout)
+        result = await self._ask("roots/list", None, key, timeout)
         return list(result.get("roots", []))
+
+    # input from the client, in either era -----------------------------------------------
+
+    async def _ask(self, method: str, params: dict[str, Any] | None, key: str | None, timeout: float | None) -> dict[str, Any]:
+        """Handshake era: a server-to-client request. 2026-07-28: the answer from this
+        round's ``inputResponses``, or ``InputRequired`` so the client retries with it."""
+        capability = capability_for(method)
+        inputs = self.binding.extras.get("mrtr")
+        if inputs is None:
+            self._require(capability)
+            return await self.binding.client_rpc(method, params, timeout=timeout)
+        key = key or inputs.next_key(method)
+        answer = inputs.answer(key, method)
+        if answer is not None:
+            return answer
+        self._require(capability)
+        request: dict[str, Any] = {"method": method}
+        if params is not None:
+            request["params"] = params
+        raise InputRequired({key: request})
+
+    async def gather_inputs(self, requests: dict[str, tuple[str, dict[str, Any] | None]]) -> dict[str, dict[str, Any]]:
+        """Ask for several inputs at once: ``{key: (method, params)}`` → ``{key: answer}``.
+
+        In the 2026-07-28 era every missing answer goes out in one ``InputRequiredResult``;
+        requests the client has no capability for are skipped (absent from the answers).
+        In the handshake era they are sent to the client one after the other.
+        """
+        caps = self.client_capabilities
+        wanted = {k: (m, p) for k, (m, p) in requests.items() if caps.get(capability_for(m)) is not None}
+        inputs = self.binding.extras.get("mrtr")
+        if inputs is None:
+            return {key: await self.binding.client_rpc(m, p) for key, (m, p) in wanted.items()}
+        answers = {key: inputs.answer(key, m) for key, (m, _) in wanted.items()}
+        missing = {
+            key: {"method": m, **({"params": p} if p is not None else {})}
+            for key, (m, p) in wanted.items() if answers[key] is None
+        }
+        if missing:
+            raise InputRequired(missing)
+        return answers  # type: ignore[return-value]
+
+    @property
+    def request_state(self) -> Any:
+        """The call's own state across the rounds of a multi round-trip request (JSON
+        value; signed, so the client can't alter it). None in the handshake era."""
+        inputs = self.binding.extras.get("mrtr")
+        return inputs.state if inputs is not None else None
+
+    @request_state.setter
+    def request_state(self, value: Any) -> None:
+        inputs = self.binding.extras.get("mrtr")
+        if inputs is not None:
+            inputs.state = value

@@ -20,6 +20,7 @@ from mcpkit.protocol._jsonrpc import (
     result_response,
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._mrtr import InputRequired
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -47,6 +48,8 @@ class McpDispatcher:
         self._in_flight: dict[_InFlightKey, asyncio.Task[Any]] = {}
         self._per_connection: dict[str, int] = {}
         self._cancel_requested: set[_InFlightKey] = set()
+        #: The 2026-07-28 era (``ModernEra``), installed by the app; None serves only the handshake era.
+        self.modern: Any = None
         self.on_notification("notifications/cancelled", self._on_cancelled)
         self.on_notification("$/cancelRequest", self._on_cancelled)
 
@@ -73,6 +76,14 @@ class McpDispatcher:
         """
         if binding is None:
             binding = CURRENT_BINDING.get() or TransportBinding()
+        era = self.modern
+        if era is not None and era.applies(request.params, binding):
+            try:
+                binding = era.enter(request, binding)
+            except ProtocolError as exc:
+                return error_response(request.id, exc)
+        else:
+            era = None
         refusal = self._refusal(request, binding)
         if refusal is not None:
             return error_response(request.id, refusal)
@@ -82,7 +93,15 @@ class McpDispatcher:
         self._track(key, task)
         try:
             result = await self._handlers[request.method](request, binding)
+            if era is not None:
+                result = era.leave(request.method, result)
+        except InputRequired as needed:
+            if era is None:
+                return error_response(request.id, InternalError("input requests need the 2026-07-28 era"))
+            result = era.input_required(binding, needed.requests)
         except ProtocolError as exc:
+            if era is not None:
+                exc = era.convert_error(exc)
             return None if key in self._cancel_requested else error_response(request.id, exc)
         except asyncio.CancelledError:
             if key not in self._cancel_requested:

@@ -32,6 +32,7 @@ class ToolEntry:
     method_name: str = ""
     server_class: type | None = None
     task_support: str | None = None
+    header_params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # x-mcp-header
     _wire: dict[str, Any] | None = None
 
     def to_wire(self) -> dict[str, Any]:

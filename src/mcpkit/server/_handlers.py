@@ -17,9 +17,17 @@ from mcpkit._exceptions import (
     ResourceNotFoundError,
 )
 from mcpkit.protocol._jsonrpc import JsonRpcNotification, JsonRpcRequest
-from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, V2024_11_05, negotiate_version
+from mcpkit.protocol._versions import (
+    HANDSHAKE_VERSIONS,
+    LATEST_VERSION,
+    SUPPORTED_VERSIONS,
+    V2024_11_05,
+    negotiate_version,
+)
+from mcpkit.server._listen import Subscription
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._mrtr import InputRequired
 from mcpkit.server._pagination import paginate
 from mcpkit.server._pipeline import run_pipeline
 from mcpkit.server._results import (
@@ -75,6 +83,8 @@ class MethodHandlers:
             "prompts/get": self.get_prompt,
             "completion/complete": self.complete,
             "logging/setLevel": self.set_level,
+            "server/discover": self.discover,
+            "subscriptions/listen": self.listen,
         }.items():
             d.register(method, handler)
         d.on_notification("notifications/initialized", self.initialized)
@@ -102,6 +112,22 @@ class MethodHandlers:
         if self.app.instructions:
             result["instructions"] = self.app.instructions
         return result
+
+    async def discover(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        """``server/discover`` (2026-07-28): versions, capabilities, identity."""
+        result: dict[str, Any] = {
+            "supportedVersions": list(SUPPORTED_VERSIONS),
+            "capabilities": self.app.capabilities(LATEST_VERSION),
+            "serverInfo": self.app.server_info(),
+        }
+        if self.app.instructions:
+            result["instructions"] = self.app.instructions
+        return result
+
+    async def listen(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+        """``subscriptions/listen``: stream the change notifications the client opted in to
+        until it goes away (or the server shuts down, which answers the request)."""
+        return await Subscription(self.app, request, binding).run()
 
     async def initialized(self, note: JsonRpcNotification, binding: TransportBinding) -> None:
         if binding.session is not None:
@@ -183,7 +209,11 @@ class MethodHandlers:
             else:
                 async with asyncio.timeout(entry.timeout):
                     value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
+        except InputRequired:
+            raise
         except MissingCapabilityError as exc:
+            if binding.extras.get("modern"):
+                raise  # 2026-07-28: -32021, the request itself fails
             return error_result(exc.message)
         except ProtocolError:
             raise

@@ -32,7 +32,7 @@ class McpSession:
 
     __slots__ = (
         "send", "session_id", "key", "protocol_version", "client_info", "client_capabilities",
-        "initialize_seen", "initialized", "log_level", "closed", "ephemeral",
+        "initialize_seen", "initialized", "log_level", "closed", "ephemeral", "modern",
         "client_request_timeout", "max_pending_client_requests", "_pending", "_ids",
     )
 
@@ -57,6 +57,8 @@ class McpSession:
         self.closed = False
         # One request's worth of state (stateless HTTP): initialize may come at any time.
         self.ephemeral = False
+        # 2026-07-28: no handshake; logging only when the request named a level.
+        self.modern = False
         self.client_request_timeout = client_request_timeout
         self.max_pending_client_requests = max_pending_client_requests
         self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
@@ -65,7 +67,7 @@ class McpSession:
     def should_log(self, level: str) -> bool:
         """Whether a log message at ``level`` passes this session's ``logging/setLevel``."""
         if self.log_level is None:
-            return True
+            return not self.modern
         return _LOG_RANK.get(level, 0) >= _LOG_RANK.get(self.log_level, 0)
 
     def client_supports(self, capability: str) -> bool:

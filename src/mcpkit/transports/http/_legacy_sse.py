@@ -185,7 +185,10 @@ class LegacySseHandler:
             return
         session_id = self._session_id(scope, headers)
         if session_id is None:
-            await self._fail(send, 400, ErrorCode.INVALID_REQUEST, "session_id query parameter (or Mcp-Session-Id header) is required")
+            await self._fail(
+                send, 400, ErrorCode.INVALID_REQUEST,
+                "session_id query parameter (or Mcp-Session-Id header) is required",
+            )
             return
         session = self.sessions.get(session_id)
         if session is None or session.closed or session.connection is None:
@@ -212,7 +215,9 @@ class LegacySseHandler:
 
     # helpers ------------------------------------------------------------------------------
 
-    async def _fail(self, send: Send, status: int, code: int, message: str, data: Any = None, allow: str | None = None) -> None:
+    async def _fail(
+        self, send: Send, status: int, code: int, message: str, data: Any = None, allow: str | None = None
+    ) -> None:
         extra = encode_headers([("allow", allow)]) if allow else None
         await send_json(send, status, _error_body(code, message, data), extra)
 

@@ -56,6 +56,9 @@ class StreamableHttpServerOptions:
     max_queued_messages: int = DEFAULT_MAX_QUEUED_MESSAGES
     transport_security: TransportSecuritySettings = field(default_factory=TransportSecuritySettings)
     bearer_auth: Any = None  # BearerAuthConfig (authorization issue)
+    #: Connection-level check on a WebSocket upgrade, ``(headers) -> bool`` (or awaitable);
+    #: False refuses before the handshake.
+    websocket_guard: Any = None
 
     @property
     def base_path(self) -> str:

@@ -24,11 +24,20 @@ from mcpkit.protocol._jsonrpc import (
     decode_message,
     error_response,
 )
+from mcpkit.protocol._headers import check_request_headers
 from mcpkit.protocol._versions import (
     LATEST_HANDSHAKE_VERSION,
+    LATEST_VERSION,
+    MODERN_VERSIONS,
     SUPPORTED_VERSIONS,
     V2025_03_26,
     V2025_11_25,
+)
+from mcpkit.server._modern import (
+    HeaderMismatchError,
+    UnsupportedProtocolVersionError,
+    check_request_meta,
+    modern_version,
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._session import McpSession
@@ -58,6 +67,15 @@ logger = logging.getLogger("mcpkit.http")
 #: Seconds a call runs before we start watching for its client to disconnect (quick
 #: calls never pay for the watcher).
 DISCONNECT_WATCH_DELAY = 0.05
+
+
+#: HTTP statuses of 2026-07-28 errors (Streamable HTTP, "Protocol Version Header").
+_MODERN_ERROR_STATUS = {
+    ErrorCode.METHOD_NOT_FOUND: 404,
+    ErrorCode.HEADER_MISMATCH: 400,
+    ErrorCode.MISSING_REQUIRED_CAPABILITY: 400,
+    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
 
 
 def _error_body(code: int, message: str, data: Any = None, request_id: Any = None) -> dict[str, Any]:
@@ -162,14 +180,15 @@ class StreamableHttpHandler:
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
         method = scope["method"]
+        stateless = self.options.stateless or headers.get("mcp-protocol-version") in MODERN_VERSIONS
         if method == "POST":
             await self.post(receive, send, headers)
-        elif method == "GET" and not self.options.stateless:
+        elif method == "GET" and not stateless:
             await self.get(receive, send, headers)
-        elif method == "DELETE" and not self.options.stateless:
+        elif method == "DELETE" and not stateless:
             await self.delete(send, headers)
         else:
-            allow = "POST" if self.options.stateless else "GET, POST, DELETE"
+            allow = "POST" if stateless else "GET, POST, DELETE"
             await self._fail(
                 send, 405, ErrorCode.INVALID_REQUEST, f"Method {method} not allowed",
                 extra=encode_headers([("allow", allow)]),
@@ -184,9 +203,6 @@ class StreamableHttpHandler:
             await self._fail(send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow application/json or text/event-stream")
             return
         version = headers.get("mcp-protocol-version")
-        if version is not None and version not in SUPPORTED_VERSIONS:
-            await self._unsupported_version(send, version)
-            return
         try:
             body = await read_body(receive, self.options.max_body_bytes)
         except BodyTooLarge:
@@ -196,6 +212,12 @@ class StreamableHttpHandler:
             decoded = decode_message(body, max_bytes=None)
         except ProtocolError as exc:
             await send_json(send, 400, error_response(getattr(exc, "request_id", None), exc))
+            return
+        if self._is_modern(decoded, headers, version):
+            await self._post_modern(decoded, headers, version, wants_sse, send, receive)
+            return
+        if version is not None and version not in SUPPORTED_VERSIONS:
+            await self._unsupported_version(send, version, getattr(decoded, "id", None))
             return
         messages = decoded if isinstance(decoded, list) else [decoded]
         session, failure = self._session_for(messages, headers, version)
@@ -207,6 +229,65 @@ class StreamableHttpHandler:
             await self._fail(send, 400, ErrorCode.INVALID_REQUEST, "JSON-RPC batches are not supported in this protocol version")
             return
         await self._serve_messages(messages, session, headers, version, wants_sse, send, receive, isinstance(decoded, list))
+
+    # POST, 2026-07-28 ------------------------------------------------------------------------
+
+    @staticmethod
+    def _is_modern(decoded: Any, headers: dict[str, str], version: str | None) -> bool:
+        """The era of this POST: a modern version header, or modern ``_meta`` in the body,
+        or a version header we don't know on a request without a session (a modern
+        client's probe gets a modern error)."""
+        if version in MODERN_VERSIONS:
+            return True
+        params = getattr(decoded, "params", None)
+        if modern_version(params) is not None:
+            return True
+        return version is not None and version not in SUPPORTED_VERSIONS and "mcp-session-id" not in headers and (
+            isinstance(decoded, JsonRpcRequest) and decoded.method != "initialize"
+        )
+
+    async def _post_modern(
+        self, decoded: Any, headers: dict[str, str], version: str | None, wants_sse: bool, send: Send, receive: Receive
+    ) -> None:
+        """One stateless request: no session, headers checked against the body (SEP-2243)."""
+        if isinstance(decoded, list) or isinstance(decoded, (JsonRpcResponse, JsonRpcErrorResponse)):
+            await self._fail(send, 400, ErrorCode.INVALID_REQUEST, "2026-07-28 accepts one request or notification per POST")
+            return
+        if isinstance(decoded, JsonRpcNotification):
+            await send_response(send, 202, b"", [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())])
+            return
+        request: JsonRpcRequest = decoded
+        params = request.params
+        body_version = modern_version(params)
+        response_headers = self._modern_headers(headers, body_version or version)
+        problem: ProtocolError | None = None
+        if body_version is not None and version != body_version:
+            problem = HeaderMismatchError(
+                f"MCP-Protocol-Version header {version!r} does not match _meta protocolVersion {body_version!r}"
+            )
+        if problem is None:
+            problem = check_request_meta(params)
+        if problem is None:
+            tool = self.app.catalog.get_tool(params.get("name")) if request.method == "tools/call" and params else None
+            mismatch = check_request_headers(request.method, params, headers, tool.header_params if tool else [])
+            if mismatch is not None:
+                problem = HeaderMismatchError(f"Header mismatch: {mismatch}")
+        if problem is not None:
+            await send_json(send, 400, error_response(request.id, problem), response_headers)
+            return
+        binding = TransportBinding(
+            session=None, send=None, headers=headers,
+            connection_key=f"m{next(self._stateless_ids)}", extras={"modern": True},
+        )
+        await self._serve_request(request, None, binding, wants_sse, send, receive, response_headers, modern=True)
+
+    @staticmethod
+    def _modern_headers(headers: dict[str, str], version: str | None) -> list[tuple[bytes, bytes]]:
+        out = [(b"mcp-protocol-version", (version if version in MODERN_VERSIONS else LATEST_VERSION).encode())]
+        for name in ("mcp-method", "mcp-name"):
+            if name in headers:
+                out.append((name.encode(), headers[name].strip(" \t").encode("latin-1")))
+        return out
 
     def _session_for(
         self, messages: list[Any], headers: dict[str, str], version: str | None
@@ -293,6 +374,7 @@ class StreamableHttpHandler:
         send: Send,
         receive: Receive,
         response_headers: list[tuple[bytes, bytes]],
+        modern: bool = False,
     ) -> None:
         stream = None
         if wants_sse:
@@ -317,7 +399,7 @@ class StreamableHttpHandler:
             self._watch_list.remove(token)
             call.finished = True
         try:
-            await self._finish(call, response, session, response_headers)
+            await self._finish(call, response, session, response_headers, modern)
         finally:
             if stream is not None:
                 stream.finished.set()
@@ -333,7 +415,12 @@ class StreamableHttpHandler:
         return send_on_stream
 
     async def _finish(
-        self, call: _Call, response: dict[str, Any] | None, session: StreamableSession | None, headers: list[tuple[bytes, bytes]]
+        self,
+        call: _Call,
+        response: dict[str, Any] | None,
+        session: StreamableSession | None,
+        headers: list[tuple[bytes, bytes]],
+        modern: bool = False,
     ) -> None:
         if call.opened:
             stream = call.stream
@@ -344,8 +431,11 @@ class StreamableHttpHandler:
             return
         if response is None:  # cancelled: JSON-RPC sends nothing, HTTP still ends the exchange
             await send_response(call.send, 202, b"", headers)
-        else:
-            await send_json(call.send, 200, response, headers)
+            return
+        status = 200
+        if modern and "error" in response:
+            status = _MODERN_ERROR_STATUS.get(response["error"].get("code"), 200)
+        await send_json(call.send, status, response, headers)
 
     async def _close_stream(self, call: _Call, binding: TransportBinding, request: JsonRpcRequest) -> None:
         """SEP-1699: end the POST's SSE response mid-call; the client resumes with GET."""
@@ -378,13 +468,10 @@ class StreamableHttpHandler:
 
         asyncio.get_running_loop().call_later(self.options.resume_grace, expire)
 
-    async def _unsupported_version(self, send: Send, version: str) -> None:
-        await self._fail(
-            send, 400,
-            ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-            f"Unsupported protocol version: {version}",
-            {"supported": list(SUPPORTED_VERSIONS), "requested": version},
-        )
+    async def _unsupported_version(self, send: Send, version: str, request_id: Any = None) -> None:
+        error = UnsupportedProtocolVersionError(version)
+        headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode())]
+        await send_json(send, 400, error_response(request_id, error), headers)
 
     async def _fail(
         self, send: Send, status: int, code: int, message: str, data: Any = None, extra: list[tuple[bytes, bytes]] | None = None

@@ -120,6 +120,11 @@ async def serve_websocket(
                 connection.feed_oversized()
             else:
                 connection.feed(data)
+            # Let the task just spawned for this frame take its first step before the next
+            # frame is routed: ServerConnection applies the initialized gate when it routes
+            # a request, while ``notifications/initialized`` takes effect in its own task,
+            # so without this a request sent right behind that notification is refused.
+            await asyncio.sleep(0)
     finally:
         open_ = False
         await connection.close()

@@ -1,0 +1,57 @@
+"""The ceiling: a bare ASGI app, no framework, no MCP. It reads the POST body and answers
+with a fixed JSON-RPC ``tools/call`` result; the only other answers are what the session
+scenarios need: a fixed initialize result when the body names ``initialize``, 202 for a
+notification (no ``"id"``), 200 for DELETE; every response carries a fixed
+``mcp-session-id``."""
+
+RESULT = (
+    b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"3"}],'
+    b'"structuredContent":{"result":3},"isError":false}}'
+)
+INIT_RESULT = (
+    b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},'
+    b'"serverInfo":{"name":"bare","version":"0"}}}'
+)
+
+
+def _headers(body: bytes) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"mcp-session-id", b"bare-session"),
+    ]
+
+
+JSON_HEADERS = _headers(RESULT)
+INIT_HEADERS = _headers(INIT_RESULT)
+EMPTY_HEADERS = [(b"content-length", b"0"), (b"mcp-session-id", b"bare-session")]
+
+
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] != "http":
+        return
+    body = b""
+    more = True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    if scope["method"] == "POST" and b'"id"' in body:
+        if b'"initialize"' in body:
+            await send({"type": "http.response.start", "status": 200, "headers": INIT_HEADERS})
+            await send({"type": "http.response.body", "body": INIT_RESULT})
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": JSON_HEADERS})
+        await send({"type": "http.response.body", "body": RESULT})
+    else:  # a notification, or DELETE
+        status = 202 if scope["method"] == "POST" else 200
+        await send({"type": "http.response.start", "status": status, "headers": EMPTY_HEADERS})
+        await send({"type": "http.response.body", "body": b""})

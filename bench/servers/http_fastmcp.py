@@ -1,0 +1,18 @@
+"""FastMCP over Streamable HTTP: ``FastMCP.http_app`` with JSON responses, stateless or
+stateful by ``BENCH_MODE``. Runs from bench/.venv-peers."""
+
+import os
+
+from fastmcp import FastMCP
+
+mcp = FastMCP("bench-fastmcp")
+
+
+@mcp.tool
+async def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+STATELESS = os.environ.get("BENCH_MODE", "stateless") == "stateless"
+app = mcp.http_app(path="/mcp", json_response=True, stateless_http=STATELESS)

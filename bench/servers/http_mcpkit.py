@@ -1,0 +1,19 @@
+"""mcpkit over Streamable HTTP: ``create_asgi_app`` with default options, stateless or
+stateful by ``BENCH_MODE`` (``stateless`` | ``stateful``). Runs from the project venv."""
+
+import os
+
+from mcpkit import McpServerApp, mcp_server, mcp_tool
+from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
+
+
+@mcp_server(name="bench-mcpkit")
+class Bench:
+    @mcp_tool()
+    async def add(self, a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+
+STATELESS = os.environ.get("BENCH_MODE", "stateless") == "stateless"
+app = create_asgi_app(McpServerApp(Bench), StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS))

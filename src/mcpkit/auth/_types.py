@@ -1,0 +1,91 @@
+"""What a token verifier answers, and the identity a verified request carries."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from mcpkit._exceptions import MCPError
+
+
+@dataclass(frozen=True, slots=True)
+class AuthResult:
+    """A verifier's verdict on one access token.
+
+    ``resource`` is the audience the token carries (a string, or several for a JWT with a
+    list ``aud``); ``jkt`` is the SHA-256 JWK thumbprint the token is bound to (``cnf.jkt``,
+    RFC 9449) when it is a DPoP-bound token. ``error_description`` is sent back to the
+    client in the challenge when ``ok`` is false, so it must not leak secrets.
+    """
+
+    ok: bool
+    scopes: Sequence[str] = ()
+    resource: str | Sequence[str] | None = None
+    subject: str | None = None
+    client_id: str | None = None
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    jkt: str | None = None
+    expires_at: float | None = None
+    error_description: str | None = None
+
+    @classmethod
+    def reject(cls, description: str | None = None) -> AuthResult:
+        return cls(ok=False, error_description=description)
+
+    @property
+    def audiences(self) -> tuple[str, ...]:
+        if self.resource is None:
+            return ()
+        if isinstance(self.resource, str):
+            return (self.resource,)
+        return tuple(self.resource)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthInfo:
+    """The verified identity of a request, as handlers, guards and tools see it."""
+
+    subject: str | None
+    scopes: tuple[str, ...]
+    token: str
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    client_id: str | None = None
+    resource: str | Sequence[str] | None = None
+    expires_at: float | None = None
+    #: The thumbprint of the DPoP key the request proved possession of (DPoP requests only).
+    dpop_jkt: str | None = None
+
+    def has_scopes(self, *scopes: str) -> bool:
+        granted = set(self.scopes)
+        return all(scope in granted for scope in scopes)
+
+    def __repr__(self) -> str:  # never print the token
+        return (
+            f"AuthInfo(subject={self.subject!r}, scopes={self.scopes!r}, client_id={self.client_id!r}, "
+            f"dpop={self.dpop_jkt is not None})"
+        )
+
+
+#: The identity of the request being served, set by the HTTP auth gate around the handler.
+CURRENT_AUTH: ContextVar[AuthInfo | None] = ContextVar("mcp_auth", default=None)
+
+#: The ASGI scope key the gate stores the ``AuthInfo`` under.
+SCOPE_KEY = "mcp.auth"
+
+
+def current_auth() -> AuthInfo | None:
+    """The ``AuthInfo`` of the HTTP request being served (None without auth)."""
+    return CURRENT_AUTH.get()
+
+
+class OAuthError(MCPError):
+    """An OAuth step failed (discovery, registration, authorization, token request)."""
+
+    def __init__(self, message: str, *, error: str | None = None, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.error = error
+        self.status_code = status_code
+
+
+__all__ = ["AuthInfo", "AuthResult", "CURRENT_AUTH", "OAuthError", "SCOPE_KEY", "current_auth"]

@@ -1,0 +1,169 @@
+"""The 2026-07-28 era on the engine side: no handshake, no session; every request names
+its protocol version and client capabilities in ``_meta`` and every result says what it
+is (``resultType``) and who answered (``serverInfo``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpkit._codes import ErrorCode
+from mcpkit._exceptions import InvalidParamsError, ProtocolError
+from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
+
+PREFIX = "io.modelcontextprotocol/"
+PROTOCOL_VERSION_KEY = PREFIX + "protocolVersion"
+CLIENT_CAPABILITIES_KEY = PREFIX + "clientCapabilities"
+CLIENT_INFO_KEY = PREFIX + "clientInfo"
+LOG_LEVEL_KEY = PREFIX + "logLevel"
+SERVER_INFO_KEY = PREFIX + "serverInfo"
+SUBSCRIPTION_ID_KEY = PREFIX + "subscriptionId"
+
+#: Methods of the modern era; anything else (initialize, ping, logging/setLevel,
+#: resources/subscribe...) is "method not found" there.
+MODERN_METHODS = frozenset({
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+})
+
+#: Results that carry ``ttlMs`` and ``cacheScope`` (SEP-2549).
+CACHEABLE_METHODS = frozenset({
+    "server/discover", "tools/list", "prompts/list", "resources/list",
+    "resources/templates/list", "resources/read",
+})
+
+
+class UnsupportedProtocolVersionError(ProtocolError):
+    code = ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+
+    def __init__(self, requested: Any) -> None:
+        super().__init__(
+            f"Unsupported protocol version: {requested}",
+            {"supported": list(SUPPORTED_VERSIONS), "requested": str(requested)},
+        )
+
+
+class HeaderMismatchError(ProtocolError):
+    """SEP-2243: HTTP headers missing, malformed or disagreeing with the body."""
+
+    code = ErrorCode.HEADER_MISMATCH
+
+
+def request_meta(params: dict[str, Any] | None) -> dict[str, Any] | None:
+    meta = params.get("_meta") if params else None
+    return meta if isinstance(meta, dict) else None
+
+
+def modern_version(params: dict[str, Any] | None) -> Any:
+    """The ``_meta`` protocol version of a request, or None (a handshake-era request)."""
+    meta = request_meta(params)
+    return meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
+
+
+def check_request_meta(params: dict[str, Any] | None) -> ProtocolError | None:
+    """What is wrong with a modern request's ``_meta`` (None when it is fine)."""
+    meta = request_meta(params)
+    if meta is None:
+        return InvalidParamsError("Invalid _meta: a 2026-07-28 request must carry _meta", {"field": "_meta"})
+    version = meta.get(PROTOCOL_VERSION_KEY)
+    if version is None:
+        return InvalidParamsError(f"Invalid _meta: missing {PROTOCOL_VERSION_KEY}", {"field": PROTOCOL_VERSION_KEY})
+    if version not in MODERN_VERSIONS:
+        return UnsupportedProtocolVersionError(version)
+    if not isinstance(meta.get(CLIENT_CAPABILITIES_KEY), dict):
+        return InvalidParamsError(
+            f"Invalid _meta: missing {CLIENT_CAPABILITIES_KEY}", {"field": CLIENT_CAPABILITIES_KEY}
+        )
+    info = meta.get(CLIENT_INFO_KEY)
+    if info is not None and not isinstance(info, dict):
+        return InvalidParamsError(f"Invalid _meta: {CLIENT_INFO_KEY} must be an object", {"field": CLIENT_INFO_KEY})
+    return None
+
+
+def complete_result(result: dict[str, Any], method: str, server_info: dict[str, Any], ttl_ms: int, cache_scope: str) -> dict[str, Any]:
+    """Add what every modern result carries: ``resultType``, ``serverInfo`` in ``_meta``,
+    and for cacheable results ``ttlMs`` / ``cacheScope``."""
+    result = dict(result)
+    result.setdefault("resultType", "complete")
+    meta = dict(result.get("_meta") or {})
+    meta.setdefault(SERVER_INFO_KEY, server_info)
+    result["_meta"] = meta
+    if method in CACHEABLE_METHODS and result["resultType"] == "complete":
+        result.setdefault("ttlMs", ttl_ms)
+        result.setdefault("cacheScope", cache_scope)
+    return result
+
+
+class ModernEra:
+    """Turns a modern request's ``_meta`` into a per-request session and binding, and
+    dresses its result; installed on the dispatcher by the app."""
+
+    def __init__(self, app: Any, *, ttl_ms: int, cache_scope: str, codec: Any) -> None:
+        self.app = app
+        self.ttl_ms = ttl_ms
+        self.cache_scope = cache_scope
+        self.codec = codec
+
+    def applies(self, params: dict[str, Any] | None, binding: Any) -> bool:
+        return modern_version(params) is not None or binding.extras.get("modern", False)
+
+    def enter(self, request: Any, binding: Any) -> Any:
+        """A binding for this request alone; raises ``ProtocolError`` for a bad one."""
+        from mcpkit._exceptions import MethodNotFoundError
+        from mcpkit.server._binding import TransportBinding
+        from mcpkit.server._mrtr import RoundInputs
+        from mcpkit.server._session import McpSession
+
+        params = request.params or {}
+        problem = check_request_meta(params)
+        if problem is not None:
+            raise problem
+        if request.method not in MODERN_METHODS or request.method not in self.app.dispatcher._handlers:
+            raise MethodNotFoundError(f"Method not found: {request.method}")
+        meta = params["_meta"]
+        session = McpSession(None, key=binding.connection_key or None)
+        session.ephemeral = True
+        session.modern = True
+        session.initialize_seen = session.initialized = True
+        session.protocol_version = meta[PROTOCOL_VERSION_KEY]
+        session.client_capabilities = meta[CLIENT_CAPABILITIES_KEY]
+        session.client_info = meta.get(CLIENT_INFO_KEY)
+        session.log_level = meta.get(LOG_LEVEL_KEY)
+        extras = dict(binding.extras)
+        extras["modern"] = True
+        if request.method in ("tools/call", "prompts/get", "resources/read"):
+            extras["mrtr"] = RoundInputs.from_request(self.codec, request.method, params)
+        return TransportBinding(
+            session=session,
+            send=binding.send,
+            headers=binding.headers,
+            execution_context=binding.execution_context,
+            connection_key=binding.connection_key,
+            extras=extras,
+        )
+
+    def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
+        return complete_result(result, method, self.app.server_info(), self.ttl_ms, self.cache_scope)
+
+    def input_required(self, binding: Any, requests: dict[str, Any]) -> dict[str, Any]:
+        inputs = binding.extras["mrtr"]
+        return self.leave(inputs.method, inputs.result_for(self.codec, requests))
+
+    @staticmethod
+    def convert_error(exc: ProtocolError) -> ProtocolError:
+        """Resource not found is -32602 in this era (was -32002)."""
+        from mcpkit._exceptions import ResourceNotFoundError
+
+        if isinstance(exc, ResourceNotFoundError):
+            return InvalidParamsError(exc.message, exc.data)
+        return exc

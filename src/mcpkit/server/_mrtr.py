@@ -1,0 +1,139 @@
+"""Multi round-trip requests (SEP-2322): how a call asks the client for input in the
+2026-07-28 era, and the integrity-protected ``requestState`` that carries earlier answers
+across retries.
+
+A call that needs input raises ``InputRequired``; the handler answers with an
+``InputRequiredResult``. The client retries the same request with ``inputResponses``; the
+call runs again from the top and this time finds its answers. Earlier rounds' answers and
+the call's own state ride in ``requestState``, signed with HMAC-SHA256, so a client can
+neither forge nor alter them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from mcpkit._exceptions import InvalidParamsError
+
+#: Largest ``requestState`` accepted back from a client.
+DEFAULT_MAX_REQUEST_STATE_BYTES = 64 * 1024
+
+_CAPABILITY_OF = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+class InputRequired(Exception):
+    """Raised inside a call that cannot finish without the client's input."""
+
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        super().__init__(f"input required: {', '.join(requests)}")
+        self.requests = requests
+
+
+def capability_for(method: str) -> str:
+    return _CAPABILITY_OF.get(method, method)
+
+
+def valid_response(method: str, value: Any) -> bool:
+    """Whether a client's answer has the shape its request asks for."""
+    if not isinstance(value, dict):
+        return False
+    if method == "elicitation/create":
+        return value.get("action") in ("accept", "decline", "cancel")
+    if method == "sampling/createMessage":
+        return isinstance(value.get("content"), (dict, list)) and isinstance(value.get("role"), str)
+    if method == "roots/list":
+        return isinstance(value.get("roots"), list)
+    return True
+
+
+class RequestStateCodec:
+    """Signs and verifies ``requestState`` (HMAC-SHA256 over a compact JSON payload).
+
+    Instances behind a load balancer must share ``secret`` so any of them can verify.
+    """
+
+    def __init__(self, secret: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_REQUEST_STATE_BYTES) -> None:
+        self._key = secret or secrets.token_bytes(32)
+        self.max_bytes = max_bytes
+
+    def encode(self, payload: dict[str, Any]) -> str:
+        body = base64.urlsafe_b64encode(msgspec.json.encode(payload)).rstrip(b"=")
+        mac = base64.urlsafe_b64encode(hmac.new(self._key, body, hashlib.sha256).digest()).rstrip(b"=")
+        return (body + b"." + mac).decode()
+
+    def decode(self, state: Any) -> dict[str, Any]:
+        """The payload of a state we issued; ``InvalidParamsError`` for anything else."""
+        if not isinstance(state, str) or len(state) > self.max_bytes:
+            raise InvalidParamsError("Invalid requestState")
+        body, _, mac = state.encode().partition(b".")
+        expected = base64.urlsafe_b64encode(hmac.new(self._key, body, hashlib.sha256).digest()).rstrip(b"=")
+        if not mac or not hmac.compare_digest(mac, expected):
+            raise InvalidParamsError("Invalid requestState: it was altered or not issued by this server")
+        try:
+            payload = msgspec.json.decode(base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4)))
+        except (ValueError, msgspec.DecodeError):
+            raise InvalidParamsError("Invalid requestState") from None
+        if not isinstance(payload, dict):
+            raise InvalidParamsError("Invalid requestState")
+        return payload
+
+
+@dataclass(slots=True)
+class RoundInputs:
+    """The answers and state a call sees in this round of a multi round-trip request."""
+
+    method: str
+    target: str | None
+    responses: dict[str, Any] = field(default_factory=dict)  # key -> raw answer
+    state: Any = None
+    issued: dict[str, str] = field(default_factory=dict)  # key -> method asked earlier
+    counter: int = 0
+
+    def next_key(self, method: str) -> str:
+        self.counter += 1
+        return f"{method}#{self.counter}"
+
+    def answer(self, key: str, method: str) -> Any:
+        """The valid answer stored for ``key``; None when missing or malformed."""
+        value = self.responses.get(key)
+        return value if value is not None and valid_response(method, value) else None
+
+    @classmethod
+    def from_request(cls, codec: RequestStateCodec, method: str, params: dict[str, Any]) -> RoundInputs:
+        target = params.get("name") or params.get("uri")
+        inputs = cls(method, target if isinstance(target, str) else None)
+        state = params.get("requestState")
+        if state is not None:
+            payload = codec.decode(state)
+            if payload.get("m") != method or payload.get("t") != inputs.target:
+                raise InvalidParamsError("Invalid requestState: issued for another request")
+            inputs.responses.update(payload.get("r") or {})
+            inputs.issued.update(payload.get("i") or {})
+            inputs.state = payload.get("s")
+        responses = params.get("inputResponses")
+        if isinstance(responses, dict):
+            for key, value in responses.items():
+                if key in inputs.issued or state is None:
+                    inputs.responses[key] = value
+        return inputs
+
+    def result_for(self, codec: RequestStateCodec, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """The ``InputRequiredResult`` asking for ``requests`` (answers so far kept in state)."""
+        issued = {**self.issued, **{key: r["method"] for key, r in requests.items()}}
+        kept = {k: v for k, v in self.responses.items() if k in issued and valid_response(issued[k], v)}
+        payload = {"m": self.method, "t": self.target, "r": kept, "i": issued, "s": self.state}
+        result: dict[str, Any] = {"resultType": "input_required", "requestState": codec.encode(payload)}
+        if requests:
+            result["inputRequests"] = requests
+        return result
