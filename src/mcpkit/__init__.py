@@ -18,7 +18,13 @@ from mcpkit._exceptions import (
     TransportError,
     UrlElicitationRequiredError,
 )
-from mcpkit.client import McpClient, StdioClientTransportOptions
+from mcpkit.client import (
+    HttpClientTransportOptions,
+    HttpRedirectPolicy,
+    HttpTransportMode,
+    McpClient,
+    StdioClientTransportOptions,
+)
 from mcpkit.server import (
     CURRENT_BINDING,
     Audio,
@@ -53,6 +59,9 @@ __all__ = [
     "ConnectionClosedError",
     "ElicitResult",
     "Image",
+    "HttpClientTransportOptions",
+    "HttpRedirectPolicy",
+    "HttpTransportMode",
     "InMemoryTransport",
     "InternalError",
     "InvalidParamsError",

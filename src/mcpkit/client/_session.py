@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 from mcpkit._exceptions import (
     ConnectionClosedError,
     McpCallError,
+    TransportError,
     MessageTooLargeError,
     MethodNotFoundError,
     ProtocolError,
@@ -95,7 +96,7 @@ class ClientSession:
         else read in a loop."""
         bind = getattr(self.stream, "bind", None)
         if bind is not None:
-            bind(self.feed, lambda: self._fail_all(ConnectionClosedError("server closed the connection")))
+            bind(self.feed, self._stream_closed)
         elif self._reader is None:
             self._reader = asyncio.create_task(self._read_loop())
 
@@ -242,13 +243,17 @@ class ClientSession:
             reply = error_response(request.id, ProtocolError(str(exc)))
         try:
             await self.send(reply)
-        except ConnectionClosedError:
-            pass
+        except TransportError:
+            logger.debug("could not answer server request %s", request.method, exc_info=True)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)  # type: ignore[arg-type]
         task.add_done_callback(self._tasks.discard)  # type: ignore[arg-type]
+
+    def _stream_closed(self, reason: BaseException | None = None) -> None:
+        """A push-style stream ended; ``reason`` says why when the transport knows."""
+        self._fail_all(reason or ConnectionClosedError("server closed the connection"))
 
     def _fail_all(self, exc: BaseException) -> None:
         if self._closed is None:
