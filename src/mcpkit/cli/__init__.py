@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="mcpkit: Model Context Protocol servers and clients.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="mcpkit: Model Context Protocol servers and clients.")
 
 
 class Transport(str, Enum):
