@@ -58,16 +58,27 @@ def run_async(main: Any) -> Any:
     return uvloop.run(main)
 
 
-async def _with_client(target: str, action):  # type: ignore[no-untyped-def]
-    from mcpkit.client import McpClient
+def _client_for(target: str):  # type: ignore[no-untyped-def]
+    """A client for a URL (HTTP: Streamable HTTP or legacy SSE, detected; ws: WebSocket) or
+    for a file, served in-process."""
+    from mcpkit.client import HttpClientTransportOptions, McpClient
+
+    if target.startswith(("http://", "https://")):
+        return McpClient.http(HttpClientTransportOptions(endpoint=target))
+    if target.startswith(("ws://", "wss://")):
+        return McpClient.websocket(target)
     from mcpkit.cli._loader import load_app
 
-    async with McpClient.in_memory(load_app(target)) as client:
+    return McpClient.in_memory(load_app(target))
+
+
+async def _with_client(target: str, action):  # type: ignore[no-untyped-def]
+    async with _client_for(target) as client:
         return await action(client)
 
 
 @app.command()
-def inspect(target: str = typer.Argument(..., help="FILE[:OBJECT]")) -> None:
+def inspect(target: str = typer.Argument(..., help="FILE[:OBJECT] or a server URL (http://…, ws://…)")) -> None:
     """List a server's tools, resources, templates and prompts as JSON."""
     import msgspec
 
@@ -85,7 +96,7 @@ def inspect(target: str = typer.Argument(..., help="FILE[:OBJECT]")) -> None:
 
 @app.command()
 def call(
-    target: str = typer.Argument(..., help="FILE[:OBJECT]"),
+    target: str = typer.Argument(..., help="FILE[:OBJECT] or a server URL (http://…, ws://…)"),
     tool: str = typer.Argument(..., help="Tool name"),
     arguments: Optional[str] = typer.Argument(None, help="Arguments as a JSON object"),
 ) -> None:

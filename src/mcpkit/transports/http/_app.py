@@ -1,6 +1,11 @@
 """The ASGI application: routes the MCP endpoint (Streamable HTTP), the legacy SSE
 endpoints and the WebSocket endpoint, runs the app's lifespan, and refuses what the
-DNS-rebinding guard refuses before anything else runs."""
+DNS-rebinding guard refuses before anything else runs.
+
+With ``options.bearer_auth`` set, every request to an MCP endpoint then passes the auth
+gate (``mcpkit.auth``) before its handler runs, and the protected-resource metadata is
+served, without auth, at its well-known paths. The accepted identity travels in
+``scope["mcp.auth"]`` and the ``CURRENT_AUTH`` context variable."""
 
 from __future__ import annotations
 
@@ -44,6 +49,13 @@ class McpAsgiApp:
             self.routes[f"{base}/sse"] = legacy.get
             self.routes[f"{base}/messages"] = legacy.post
         self.websocket_path = f"{base}/ws"
+        self.auth: Any = None
+        if self.options.bearer_auth is not None:
+            from mcpkit.auth._server import BearerAuthGate
+
+            self.auth = BearerAuthGate(self.options.bearer_auth, base)
+            #: Routes served without auth: the metadata document.
+            self.public_routes = {path: self.auth.serve_metadata for path in self.auth.metadata_paths}
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -59,6 +71,10 @@ class McpAsgiApp:
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]
         handler = self.routes.get(path)
+        auth = self.auth
+        if handler is None and auth is not None:
+            handler = self.public_routes.get(path)
+            auth = None
         if handler is None:
             await send_text(send, 404, "Not Found")
             return
@@ -67,7 +83,26 @@ class McpAsgiApp:
         if refusal is not None:
             await send_text(send, refusal[0], refusal[1])
             return
-        await handler(scope, receive, send, headers)
+        if auth is None or scope["method"] == "OPTIONS":
+            await handler(scope, receive, send, headers)
+            return
+        outcome = await auth.authenticate(scope, headers)
+        if not hasattr(outcome, "auth"):
+            await auth.send_denial(send, outcome)
+            return
+        await self._run_authenticated(handler, outcome, scope, receive, send, headers)
+
+    @staticmethod
+    async def _run_authenticated(handler: Any, outcome: Any, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        from mcpkit.auth._server import with_extra_headers
+        from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
+
+        scope[SCOPE_KEY] = outcome.auth
+        token = CURRENT_AUTH.set(outcome.auth)
+        try:
+            await handler(scope, receive, with_extra_headers(send, outcome.response_headers), headers)
+        finally:
+            CURRENT_AUTH.reset(token)
 
     async def _websocket(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if not self.options.enable_websocket or scope["path"].rstrip("/") != self.websocket_path:
@@ -80,7 +115,38 @@ class McpAsgiApp:
             return
         from mcpkit.transports.http._websocket import serve_websocket
 
-        await serve_websocket(self.app, scope, receive, send, headers, self.options)
+        if self.auth is None:
+            await serve_websocket(self.app, scope, receive, send, headers, self.options)
+            return
+        # The upgrade is authorized like any request; a refusal is a real HTTP answer
+        # (401/403 with its challenge) where the server can send one, else close 1008.
+        first = await receive()
+        if first["type"] != "websocket.connect":
+            return
+        outcome = await self.auth.authenticate(scope, headers)
+        if not hasattr(outcome, "auth"):
+            if "websocket.http.response" in (scope.get("extensions") or {}):
+                await self.auth.send_denial(send, outcome, websocket=True)
+            else:
+                await send({"type": "websocket.close", "code": 1008, "reason": outcome.error or "unauthorized"})
+            return
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return first
+            return await receive()
+
+        from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
+
+        scope[SCOPE_KEY] = outcome.auth
+        token = CURRENT_AUTH.set(outcome.auth)
+        try:
+            await serve_websocket(self.app, scope, replay, send, headers, self.options)
+        finally:
+            CURRENT_AUTH.reset(token)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

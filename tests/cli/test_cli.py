@@ -1,0 +1,52 @@
+"""The ``mcpkit`` command: call and inspect against a file and against running servers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conformance._suite import running_server
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mcpkit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcpkit", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_call_runs_a_tool_of_a_file():
+    done = mcpkit("call", "examples/everything.py", "calculate", '{"a": 6, "b": 7, "operation": "multiply"}')
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["structuredContent"] == {"result": 42.0}
+
+
+def test_call_exits_non_zero_when_the_tool_fails():
+    done = mcpkit("call", "examples/everything.py", "test_error_handling")
+    assert done.returncode == 1 and json.loads(done.stdout)["isError"] is True
+
+
+def test_inspect_lists_a_file():
+    done = mcpkit("inspect", "examples/everything.py")
+    listing = json.loads(done.stdout)
+    assert {"test_simple_text", "calculate"} <= {tool["name"] for tool in listing["tools"]}
+    assert listing["resourceTemplates"][0]["uriTemplate"] == "test://template/{id}/data"
+
+
+@pytest.mark.parametrize("suffix", ["", "/sse", "/ws"], ids=["streamable-http", "legacy-sse", "websocket"])
+def test_call_and_inspect_reach_a_running_server(suffix):
+    with running_server() as url:
+        target = (url.replace("http://", "ws://") if suffix == "/ws" else url) + suffix
+        done = mcpkit("call", target, "test_simple_text")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["content"][0]["text"] == "This is a simple text response for testing."
+        listing = json.loads(mcpkit("inspect", target).stdout)
+        assert listing["server"]["serverInfo"]["name"] == "mcpkit-everything"
+
+
+def test_run_refuses_a_file_without_a_server():
+    done = mcpkit("run", "README.md")
+    assert done.returncode != 0
