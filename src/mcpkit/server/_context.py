@@ -69,6 +69,22 @@ class McpToolContext:
         return self.binding.headers
 
     @property
+    def traceparent(self) -> str | None:
+        """W3C trace context of the request (``_meta.traceparent``, SEP-414), if any."""
+        value = self.meta.get("traceparent")
+        return value if isinstance(value, str) else None
+
+    @property
+    def tracestate(self) -> str | None:
+        value = self.meta.get("tracestate")
+        return value if isinstance(value, str) else None
+
+    @property
+    def baggage(self) -> str | None:
+        value = self.meta.get("baggage")
+        return value if isinstance(value, str) else None
+
+    @property
     def progress_token(self) -> str | int | None:
         return self.meta.get("progressToken")
 
