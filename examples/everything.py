@@ -217,11 +217,11 @@ class Everything:
         return "This is a simple text response for testing."
 
     @mcp_tool(description="Returns a 1x1 PNG image")
-    def test_image_content(self) -> Any:  # TODO: `-> Image` once the engine sees it as content
+    def test_image_content(self) -> Image:
         return Image(PNG, "image/png")
 
     @mcp_tool(description="Returns a short silent WAV clip")
-    def test_audio_content(self) -> Any:  # TODO: `-> Audio` once the engine sees it as content
+    def test_audio_content(self) -> Audio:
         return Audio(WAV, "audio/wav")
 
     @mcp_tool(description="Returns an embedded text resource")

@@ -837,3 +837,16 @@ def test_callable_object_documented_on_class() -> None:
             return x
 
     assert inspect_callable(Tool()).description == "Class doc."
+
+
+def test_image_and_audio_returns_are_content_not_structured_output():
+    from mcpkit.server import Audio, Image
+
+    def picture() -> Image:
+        return Image(b"png")
+
+    def sound() -> Audio:
+        return Audio(b"wav")
+
+    assert inspect_callable(picture).output_schema is None
+    assert inspect_callable(sound).output_schema is None
