@@ -2,7 +2,8 @@
 every server under the same uvicorn, loaded by wrk.
 
     python bench/http_load.py [--duration S] [--connections 16] [--rounds R] [--only NAME...]
-                              [--scenarios NAME...] [--json PATH] [--profile SCENARIO]
+                              [--scenarios NAME...] [--mcpkit-source worktree|REV]
+                              [--retries N] [--max-wait F] [--json PATH] [--profile SCENARIO]
 
 Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
@@ -20,7 +21,10 @@ Each server runs as ``taskset -c 1 <python> -m uvicorn ... --workers 1 --log-lev
 --no-access-log --loop uvloop --http httptools`` (``--loop asyncio --http h11`` for all when
 either venv lacks uvloop or httptools), wrk as ``taskset -c 0 wrk -t1 -c16``. Rounds
 interleave servers and scenarios; each round runs every server once per scenario, and the
-ratios are taken inside a round, then the median over rounds is reported.
+ratios are taken inside a round, then the median over rounds is reported. The machine may be
+shared: a run in which the server or wrk waited more than --max-wait of the time for its core
+(schedstat) is "disturbed" and measured again (--retries), and the report gives the ratios of
+all rounds, of undisturbed pairs only, and per second of server CPU.
 
 The peers live in their own venv, bench/.venv-peers (created and filled here on first use),
 so their dependencies never touch the project's. The project venv's mcpkit and bare servers
@@ -58,8 +62,8 @@ try:
 except ImportError:  # pragma: no cover - depends on how it was started
     if PROJECT_PY.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve() and not os.environ.get("BENCH_REEXEC"):
         os.environ["BENCH_REEXEC"] = "1"
-        os.execv(str(PROJECT_PY), [str(PROJECT_PY), __file__, *sys.argv[1:]])
-    sys.exit("bench/http_load.py needs httpx: run it with the project venv (.venv/bin/python)")
+        os.execv(str(PROJECT_PY), [str(PROJECT_PY), *sys.argv])
+    sys.exit("the HTTP benches need httpx: run them with the project venv (.venv/bin/python)")
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned  # noqa: E402
@@ -178,10 +182,36 @@ def _imports(python: Path, modules: str, env: dict[str, str]) -> bool:
     return subprocess.run([str(python), "-c", f"import {modules}"], env=env, capture_output=True, check=False).returncode == 0
 
 
+#: set by use_mcpkit_snapshot(): a folder holding src/mcpkit of one git revision
+MCPKIT_SNAPSHOT: Path | None = None
+
+
+def use_mcpkit_snapshot(revision: str) -> str:
+    """Serve mcpkit from ``revision`` (``git archive`` into a temp folder, ahead of the editable
+    install on PYTHONPATH), so edits to the work tree during a run don't change what is measured.
+    Returns the commit."""
+    global MCPKIT_SNAPSHOT
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", revision],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    folder = Path(tempfile.mkdtemp(prefix=f"bench-mcpkit-{commit}-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src/mcpkit"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    MCPKIT_SNAPSHOT = folder
+    return commit
+
+
+def drop_mcpkit_snapshot() -> None:
+    if MCPKIT_SNAPSHOT is not None:
+        shutil.rmtree(MCPKIT_SNAPSHOT, ignore_errors=True)
+
+
 def project_env() -> dict[str, str]:
     env = dict(os.environ)
+    paths = [str(MCPKIT_SNAPSHOT / "src")] if MCPKIT_SNAPSHOT is not None else []
     if EXTRAS.exists():
-        env["PYTHONPATH"] = str(EXTRAS)
+        paths.append(str(EXTRAS))
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(paths)
     else:
         env.pop("PYTHONPATH", None)
     return env
@@ -198,11 +228,10 @@ def ensure_fast_http(choice: str, need_peers: bool) -> list[str]:
     if choice == "h11":
         return ["--loop", "asyncio", "--http", "h11"]
     if not _imports(PROJECT_PY, "httptools", project_env()):
-        if PEERS_PY.exists() or need_peers:
-            if not PEERS_PY.exists():
-                subprocess.run([sys.executable, "-m", "venv", str(PEERS)], check=True)
-            log("the project venv lacks httptools: installing it into bench/.venv-peers/project-extras")
-            _pip(PEERS_PY, ["--target", str(EXTRAS), "httptools"])
+        if not PEERS_PY.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(PEERS)], check=True)
+        log("the project venv lacks httptools: installing it into bench/.venv-peers/project-extras")
+        _pip(PEERS_PY, ["--target", str(EXTRAS), "httptools"])
     ok = _imports(PROJECT_PY, "uvloop, httptools", project_env())
     if need_peers:
         ok = ok and _imports(PEERS_PY, "uvloop, httptools", peers_env())
@@ -263,6 +292,13 @@ class Server:
         try:
             fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
+    def run_delay(self) -> float:
+        """Seconds the server's main thread was runnable but waiting for a CPU (schedstat)."""
+        try:
+            return int(Path(f"/proc/{self.proc.pid}/schedstat").read_text().split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             return float("nan")
 
@@ -338,22 +374,89 @@ def preflight(url: str, mode: str) -> str | None:
         return f"{type(exc).__name__}: {exc}"
 
 
+def cpu_busy() -> dict[int, float]:
+    """Busy seconds per CPU since boot (/proc/stat: all but idle and iowait)."""
+    out = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        for line in Path("/proc/stat").read_text().splitlines():
+            name, *values = line.split()
+            if name.startswith("cpu") and name != "cpu":
+                v = [int(x) for x in values]
+                out[int(name[3:])] = (sum(v[:8]) - v[3] - v[4]) / tick
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 # --- wrk -------------------------------------------------------------------------------------
 
 
-def run_wrk(wrk: str, url: str, script: str, seconds: float, connections: int) -> tuple[dict | None, str, float]:
-    """wrk's BENCH_RESULT, its raw output, and the CPU seconds it used."""
+def _schedstat_wait(pid: int) -> float | None:
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def run_wrk(wrk: str, url: str, script: str, seconds: float, connections: int) -> tuple[dict | None, str, float, float]:
+    """wrk's BENCH_RESULT, its raw output, the CPU seconds it used, and the seconds it was
+    runnable but waiting for its core (read from schedstat while it runs)."""
     command = pinned(
         [wrk, "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
          "-s", str(LUA_DIR / script), url, "--", str(connections)],
         WRK_CPU,
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait = 0.0
+    while proc.poll() is None:  # wrk's output is a few lines: the pipes cannot fill
+        wait = _schedstat_wait(proc.pid) or wait
+        time.sleep(0.1)
+    stdout, stderr = proc.communicate()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    match = re.search(r"^BENCH_RESULT (\{.*\})$", done.stdout, re.M)
-    return (json.loads(match.group(1)) if match else None), done.stdout + done.stderr, cpu
+    match = re.search(r"^BENCH_RESULT (\{.*\})$", stdout, re.M)
+    return (json.loads(match.group(1)) if match else None), stdout + stderr, cpu, wait
+
+
+def load_once(wrk: str, server: Server, scenario: str, args: argparse.Namespace) -> dict:
+    """One measured wrk run against a running server."""
+    _mode, script, _unit = SCENARIOS[scenario]
+    cpu0, delay0, busy0, t0 = server.cpu_seconds(), server.run_delay(), cpu_busy(), time.monotonic()
+    result, raw, wrk_cpu, wrk_wait = run_wrk(wrk, server.url, script, args.duration, args.connections)
+    elapsed = time.monotonic() - t0
+    server_cpu = server.cpu_seconds() - cpu0
+    server_wait = server.run_delay() - delay0
+    busy1 = cpu_busy()
+    if result is None:
+        return {"wrong": f"wrk gave no result: {raw.strip()[-300:]} / server: {server.log_tail()}"}
+    # what else ran on each core meanwhile: the noise of a shared machine
+    other = {
+        core: max(0.0, busy1.get(core, 0.0) - busy0.get(core, 0.0) - mine) / elapsed
+        for core, mine in ((SERVER_CPU, server_cpu), (WRK_CPU, wrk_cpu))
+    }
+    seconds = result["duration_us"] / 1e6
+    counted = result["cycles"] if scenario == "churn" else result["ok"]
+    errors = sum(result.get(k, 0) for k in ("bad", "non200", "setup_bad", "lost"))  # `codes`: which statuses
+    errors += sum(result[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
+    noise = max(server_wait, wrk_wait) / elapsed
+    return {
+        "rate": counted / seconds,
+        # the same work per second of server CPU: what a call costs, robust to a busy machine
+        "rate_per_cpu_s": counted / server_cpu if server_cpu > 0 else None,
+        "requests_per_s": result["requests"] / seconds,
+        "errors": errors,
+        "server_cpu": server_cpu / elapsed,
+        "server_wait": server_wait / elapsed,
+        "wrk_cpu": wrk_cpu / elapsed,
+        "wrk_wait": wrk_wait / elapsed,
+        "other_on_server_cpu": other[SERVER_CPU],
+        "other_on_wrk_cpu": other[WRK_CPU],
+        "noise": noise,
+        "disturbed": noise > args.max_wait,
+        "wrk": result,
+    }
 
 
 def measure(wrk: str, name: str, scenario: str, flags: list[str], args: argparse.Namespace) -> dict:
@@ -369,25 +472,21 @@ def measure(wrk: str, name: str, scenario: str, flags: list[str], args: argparse
             return row
         if args.warmup > 0:
             run_wrk(wrk, server.url, script, args.warmup, args.connections)
-        cpu0, t0 = server.cpu_seconds(), time.monotonic()
-        result, raw, wrk_cpu = run_wrk(wrk, server.url, script, args.duration, args.connections)
-        elapsed = time.monotonic() - t0
-        server_cpu = server.cpu_seconds() - cpu0
-        if result is None:
-            row["wrong"] = f"wrk gave no result: {raw.strip()[-300:]} / server: {server.log_tail()}"
+        samples = []
+        for attempt in range(1 + args.retries):
+            sample = load_once(wrk, server, scenario, args)
+            samples.append(sample)
+            if "wrong" in sample or not sample["disturbed"]:
+                break
+            if attempt < args.retries:
+                log(f"    {scenario} {name}: disturbed (server waited {sample['server_wait']:.0%}, wrk {sample['wrk_wait']:.0%}"
+                    f" of the run for a core): again")
+        good = [s for s in samples if "wrong" not in s]
+        if not good:
+            row.update(samples[-1])
             return row
-        seconds = result["duration_us"] / 1e6
-        counted = result["cycles"] if scenario == "churn" else result["ok"]
-        errors = sum(result.get(k, 0) for k in ("bad", "non200", "setup_bad", "lost"))
-        errors += sum(result[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
-        row.update(
-            rate=counted / seconds,
-            requests_per_s=result["requests"] / seconds,
-            errors=errors,
-            server_cpu=server_cpu / elapsed,
-            wrk_cpu=wrk_cpu / elapsed,
-            wrk=result,
-        )
+        row.update(min(good, key=lambda s: s["noise"]))
+        row["attempts"] = len(samples)
         if server.proc.poll() is not None:
             row["wrong"] = f"server died under load: {server.log_tail()}"
         return row
@@ -414,37 +513,54 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                 "rate_median": _median([r["rate"] for r in good]),
                 "rate_min": min((r["rate"] for r in good), default=None),
                 "rate_max": max((r["rate"] for r in good), default=None),
+                "rate_median_undisturbed": _median([r["rate"] for r in good if not r["disturbed"]]),
                 "requests_per_s_median": _median([r["requests_per_s"] for r in good]),
+                "rate_per_cpu_s_median": _median([r["rate_per_cpu_s"] for r in good if r["rate_per_cpu_s"]]),
                 "errors": sum(r["errors"] for r in good),
                 "server_cpu_median": _median([r["server_cpu"] for r in good]),
                 "wrk_cpu_median": _median([r["wrk_cpu"] for r in good]),
+                "server_wait_median": _median([r["server_wait"] for r in good]),
+                "wrk_wait_median": _median([r["wrk_wait"] for r in good]),
+                "disturbed_runs": sum(1 for r in good if r["disturbed"]),
+                "runs": len(good),
+                "other_on_server_cpu_median": _median([r["other_on_server_cpu"] for r in good]),
+                "other_on_wrk_cpu_median": _median([r["other_on_wrk_cpu"] for r in good]),
+                "statuses": ",".join(r["wrk"].get("codes", "") for r in good if r["wrk"].get("codes")),
                 "p50_ms_median": _median([r["wrk"]["lat_p50_us"] / 1000 for r in good]),
                 "p99_ms_median": _median([r["wrk"]["lat_p99_us"] / 1000 for r in good]),
                 "wrong": wrong[0] if wrong else None,
             }
-        # ratios inside each round, then the median over rounds
-        ratios: dict[str, list[float]] = {}
-        best_names: list[str] = []
-        for round_ in range(rounds):
-            rates = {
-                r["server"]: r["rate"] for r in rows
-                if r["scenario"] == scenario and r["round"] == round_ and "rate" in r and "wrong" not in r
-            }
-            if "mcpkit" not in rates:
-                continue
-            for other, rate in rates.items():
-                if other != "mcpkit" and rate > 0:
-                    ratios.setdefault(f"mcpkit/{other}", []).append(rates["mcpkit"] / rate)
-            peers = {p: rates[p] for p in PEER_NAMES if p in rates and rates[p] > 0}
-            if peers:
-                best = max(peers, key=peers.__getitem__)
-                best_names.append(best)
-                ratios.setdefault("mcpkit/best-peer", []).append(rates["mcpkit"] / peers[best])
-        summary[scenario] = {
-            "servers": per_server,
-            "ratios": {k: {"median": _median(v), "min": min(v), "max": max(v), "rounds": len(v)} for k, v in ratios.items()},
-            "best_peer": max(set(best_names), key=best_names.count) if best_names else None,
-        }
+        entry: dict = {"servers": per_server}
+        for metric, key, clean in (
+            ("rate", "ratios", False),
+            ("rate_per_cpu_s", "ratios_per_cpu_s", False),
+            ("rate", "ratios_undisturbed", True),
+        ):
+            # ratios inside each round, then the median over rounds; `clean`: only pairs of runs
+            # that were both undisturbed (and best-peer only when every peer's run was)
+            ratios: dict[str, list[float]] = {}
+            best_names: list[str] = []
+            for round_ in range(rounds):
+                measured = {
+                    r["server"]: r for r in rows
+                    if r["scenario"] == scenario and r["round"] == round_ and r.get(metric) and "wrong" not in r
+                }
+                rates = {name: r[metric] for name, r in measured.items() if not (clean and r.get("disturbed"))}
+                if "mcpkit" not in rates:
+                    continue
+                for other, rate in rates.items():
+                    if other != "mcpkit" and rate > 0:
+                        ratios.setdefault(f"mcpkit/{other}", []).append(rates["mcpkit"] / rate)
+                peers = {p: rates[p] for p in PEER_NAMES if p in rates and rates[p] > 0}
+                if clean and any(p in measured and p not in rates for p in PEER_NAMES):
+                    peers = {}
+                if peers:
+                    best = max(peers, key=peers.__getitem__)
+                    best_names.append(best)
+                    ratios.setdefault("mcpkit/best-peer", []).append(rates["mcpkit"] / peers[best])
+            entry[key] = {k: {"median": _median(v), "min": min(v), "max": max(v), "rounds": len(v)} for k, v in ratios.items()}
+            entry[key.replace("ratios", "best_peer")] = max(set(best_names), key=best_names.count) if best_names else None
+        summary[scenario] = entry
     return summary
 
 
@@ -454,8 +570,15 @@ def _fmt(value: float | None, spec: str = ",.0f") -> str:
 
 def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds: int) -> None:
     print()
-    print(f"rate = median over {rounds} round(s); [min..max]; req/s = all HTTP requests; CPU = share of one core")
-    header = f"{'scenario':<15} {'server':<9} {'rate':>10} {'unit':<8} {'[min..max]':>19} {'req/s':>8} {'errors':>6} {'srv CPU':>7} {'wrk CPU':>7} {'p50 ms':>7} {'p99 ms':>7}"
+    print(f"rate = median over {rounds} round(s), [min..max]; req/s = all HTTP requests; errors = non-200, wrong bodies,")
+    print("socket errors; srv / wrk = CPU used by the server / wrk (share of one core), each followed by its wait =")
+    print("share of the run it was runnable but its core was taken by other work; dist = runs still disturbed")
+    print("(wait > --max-wait) after the retries, of all runs; p50/p99 = wrk latency; per CPU-s = rate per")
+    print("second of server CPU")
+    header = (
+        f"{'scenario':<15} {'server':<9} {'rate':>10} {'unit':<8} {'[min..max]':>19} {'req/s':>8} {'errors':>6} "
+        f"{'srv':>5} {'wait':>5} {'wrk':>5} {'wait':>5} {'dist':>4} {'p50 ms':>7} {'p99 ms':>7} {'per CPU-s':>9}"
+    )
     print(header)
     print("-" * len(header))
     for scenario in scenarios:
@@ -468,113 +591,172 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
             spread = f"[{_fmt(s['rate_min'])}..{_fmt(s['rate_max'])}]"
             print(
                 f"{scenario:<15} {name:<9} {_fmt(s['rate_median']):>10} {unit:<8} {spread:>19} "
-                f"{_fmt(s['requests_per_s_median']):>8} {s['errors']:>6} {_fmt(s['server_cpu_median'], '.0%'):>7} "
-                f"{_fmt(s['wrk_cpu_median'], '.0%'):>7} {_fmt(s['p50_ms_median'], '.2f'):>7} {_fmt(s['p99_ms_median'], '.2f'):>7}"
+                f"{_fmt(s['requests_per_s_median']):>8} {s['errors']:>6} {_fmt(s['server_cpu_median'], '.0%'):>5} "
+                f"{_fmt(s['server_wait_median'], '.0%'):>5} "
+                f"{_fmt(s['wrk_cpu_median'], '.0%'):>5} {_fmt(s['wrk_wait_median'], '.0%'):>5} "
+                f"{str(s['disturbed_runs']) + '/' + str(s['runs']):>4} {_fmt(s['p50_ms_median'], '.2f'):>7} {_fmt(s['p99_ms_median'], '.2f'):>7} "
+                f"{_fmt(s['rate_per_cpu_s_median']):>9}"
             )
+            if s["statuses"]:
+                print(f"{'':<25} (unexpected statuses, code:count: {s['statuses'][:150]})")
             if s["wrong"]:
                 print(f"{'':<25} (a round failed: {s['wrong'][:150]})")
-    print()
-    print("ratios of mcpkit's rate, taken within each round (median [min..max])")
     keys = ["mcpkit/bare", "mcpkit/best-peer", *(f"mcpkit/{p}" for p in PEER_NAMES)]
-    print(f"{'scenario':<15} " + " ".join(f"{k:>22}" for k in keys))
-    for scenario in scenarios:
-        ratios = summary[scenario]["ratios"]
-        cells = []
-        for k in keys:
-            r = ratios.get(k)
-            if r is None:
-                cells.append(f"{'-':>22}")
-                continue
-            text = f"{r['median']:.2f} [{r['min']:.2f}..{r['max']:.2f}]"
-            if k == "mcpkit/best-peer" and summary[scenario]["best_peer"]:
-                text = f"{summary[scenario]['best_peer']}: {text}"
-            cells.append(f"{text:>22}")
-        print(f"{scenario:<15} " + " ".join(cells))
+    for key, best_key, title in (
+        ("ratios", "best_peer", "ratios of mcpkit's rate, taken within each round (median [min..max])"),
+        ("ratios_undisturbed", "best_peer_undisturbed",
+         "the same, from undisturbed pairs only (both runs of the pair waited <= --max-wait for their cores)"),
+        ("ratios_per_cpu_s", "best_peer_per_cpu_s",
+         "ratios of mcpkit's rate per server CPU-second (cost per call; less sensitive to a busy machine)"),
+    ):
+        print()
+        print(title)
+        print(f"{'scenario':<15} " + " ".join(f"{k:>24}" for k in keys))
+        for scenario in scenarios:
+            ratios = summary[scenario][key]
+            cells = []
+            for k in keys:
+                r = ratios.get(k)
+                if r is None:
+                    cells.append(f"{'-':>24}")
+                    continue
+                text = f"{r['median']:.2f} [{r['min']:.2f}..{r['max']:.2f}]"
+                if k == "mcpkit/best-peer" and summary[scenario][best_key]:
+                    text = f"{summary[scenario][best_key]}: {text}"
+                cells.append(f"{text:>24}")
+            print(f"{scenario:<15} " + " ".join(cells))
     print()
-    print("targets")
+    print("targets (all rounds | undisturbed pairs only | per server CPU-second)")
+
+    def trio(scenario: str, ratio: str) -> list[float | None]:
+        return [summary[scenario][k].get(ratio, {}).get("median") for k in ("ratios", "ratios_undisturbed", "ratios_per_cpu_s")]
+
+    def show(values: list[float | None], spec: str) -> str:
+        return " | ".join("-" if v is None else format(v, spec) for v in values)
+
     for scenario in ("call-stateless", "call-session"):
         if scenario not in summary:
             continue
-        ratios = summary[scenario]["ratios"]
-        bare = ratios.get("mcpkit/bare")
-        best = ratios.get("mcpkit/best-peer")
-        if bare:
-            print(f"  {scenario}: mcpkit >= 50% of bare ........ {bare['median']:.0%}  {'met' if bare['median'] >= 0.5 else 'NOT met'}")
-        if best:
-            print(f"  {scenario}: mcpkit >= 2x fastest peer .... {best['median']:.2f}x  {'met' if best['median'] >= 2 else 'NOT met'}")
+        bare = trio(scenario, "mcpkit/bare")
+        best = trio(scenario, "mcpkit/best-peer")
+        if bare[0] is not None:
+            verdict = "met" if min(v for v in bare if v is not None) >= 0.5 else "NOT met"
+            print(f"  {scenario}: mcpkit >= 50% of bare ........ {show(bare, '.0%')}  {verdict}")
+        if best[0] is not None:
+            verdict = "met" if min(v for v in best if v is not None) >= 2 else "NOT met"
+            print(f"  {scenario}: mcpkit >= 2x fastest peer .... {show(best, '.2f')}  {verdict}")
     if "churn" in summary:
-        rate = summary["churn"]["servers"].get("mcpkit", {}).get("rate_median")
-        if rate is not None:
-            print(f"  churn: mcpkit >= 5,000 cycles/s ......... {rate:,.0f}  {'met' if rate >= 5000 else 'NOT met'}")
+        s = summary["churn"]["servers"].get("mcpkit", {})
+        rates = [s.get("rate_median"), s.get("rate_median_undisturbed"), s.get("rate_per_cpu_s_median")]
+        if rates[0] is not None:
+            verdict = "met" if min(v for v in rates if v is not None) >= 5000 else "NOT met"
+            print(f"  churn: mcpkit >= 5,000 cycles/s ......... {show(rates, ',.0f')}  {verdict}")
     print("  memory per idle session: see bench/session_memory.py")
 
 
 # --- profiling -------------------------------------------------------------------------------
 
 
-def profile(wrk: str, scenario: str, flags: list[str], args: argparse.Namespace) -> None:
-    """mcpkit under ``scenario``'s load with py-spy attached: the top frames by own and total time."""
+def profile(wrk: str, name: str, scenario: str, flags: list[str], args: argparse.Namespace) -> None:
+    """One server (mcpkit unless ``--only`` names another) under ``scenario``'s load with
+    py-spy attached: where its CPU goes, by package, function and line."""
     py_spy = PEERS / "bin" / "py-spy"
     if not py_spy.exists():
         ensure_peers([], ["py-spy"], upgrade=False)
-    mode, script, _unit = SCENARIOS[scenario]
-    server = Server("mcpkit", mode, flags)
+    mode, script, unit = SCENARIOS[scenario]
+    server = Server(name, mode, flags)
     out = tempfile.NamedTemporaryFile(prefix="bench-pyspy-", suffix=".txt", delete=False)
     out.close()
     try:
         problem = server.wait_ready() or preflight(server.url, mode)
         if problem:
-            sys.exit(f"mcpkit is not answering {scenario}: {problem}")
+            sys.exit(f"{name} is not answering {scenario}: {problem}")
         run_wrk(wrk, server.url, script, args.warmup or 2, args.connections)
         spy = subprocess.Popen(
-            pinned([str(py_spy), "record", "--pid", str(server.proc.pid), "--format", "raw", "--rate", "250",
+            pinned([str(py_spy), "record", "--pid", str(server.proc.pid), "--format", "raw", "--rate", "200",
                     "--nonblocking", "--duration", str(int(args.duration)), "--output", out.name], WRK_CPU),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
-        result, _raw, _cpu = run_wrk(wrk, server.url, script, args.duration, args.connections)
+        cpu0 = server.cpu_seconds()
+        result, _raw, _cpu, _wait = run_wrk(wrk, server.url, script, args.duration, args.connections)
+        server_cpu = server.cpu_seconds() - cpu0
         spy.wait(args.duration + 30)
+        per_request_us = None
         if result:
             counted = result["cycles"] if scenario == "churn" else result["ok"]
-            print(f"mcpkit {scenario} under py-spy: {counted / (result['duration_us'] / 1e6):,.0f} {SCENARIOS[scenario][2]}")
-        print_profile(Path(out.name), args.top)
+            per_request_us = server_cpu / result["requests"] * 1e6 if result["requests"] else None
+            print(f"{name} {scenario} under py-spy: {counted / (result['duration_us'] / 1e6):,.0f} {unit},"
+                  f" {per_request_us:.1f} µs of server CPU per HTTP request")
+        print_profile(Path(out.name), args.top, per_request_us)
     finally:
         server.stop()
-        os.unlink(out.name)
+        if args.profile_out:
+            shutil.move(out.name, args.profile_out)
+            log(f"py-spy's raw stacks: {args.profile_out}")
+        else:
+            os.unlink(out.name)
 
 
-def print_profile(path: Path, top: int) -> None:
-    own: dict[str, int] = {}
-    total: dict[str, int] = {}
+def _frame_parts(frame: str) -> tuple[str, str, str]:
+    """py-spy's ``function (file:line)`` -> (function, file, line)."""
+    name, _, where = frame.rpartition(" (")
+    file, _, line = where.rstrip(")").rpartition(":")
+    return name, file, line
+
+
+def _area(file: str) -> str:
+    for key in ("mcpkit/", "uvicorn/", "asyncio/", "msgspec/", "httptools/", "uvloop/"):
+        if file.startswith(key) or f"/{key}" in file:
+            return key.rstrip("/")
+    return "other"
+
+
+def print_profile(path: Path, top: int, per_request_us: float | None = None) -> None:
+    own_line: dict[str, int] = {}
+    own_fn: dict[str, int] = {}
+    total_fn: dict[str, int] = {}
+    areas: dict[str, int] = {}
     samples = 0
     for line in path.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
         if not stack or not count_text.isdigit():
             continue
-        count = int(count_text)
-        samples += count
-        frames = stack.split(";")
-        frames = [f for f in frames if not f.startswith("process ") and not f.startswith("thread ")]
+        frames = [f for f in stack.split(";") if " (" in f and not f.startswith(("process ", "thread "))]
         if not frames:
             continue
-        own[frames[-1]] = own.get(frames[-1], 0) + count
-        for frame in set(frames):
-            total[frame] = total.get(frame, 0) + count
+        count = int(count_text)
+        samples += count
+        leaf = frames[-1]
+        name, file, _ = _frame_parts(leaf)
+        own_line[leaf] = own_line.get(leaf, 0) + count
+        own_fn[f"{name} ({file})"] = own_fn.get(f"{name} ({file})", 0) + count
+        areas[_area(file)] = areas.get(_area(file), 0) + count
+        seen = set()
+        for frame in frames:
+            n, f, _ = _frame_parts(frame)
+            key = f"{n} ({f})"
+            if key not in seen:
+                seen.add(key)
+                total_fn[key] = total_fn.get(key, 0) + count
     if not samples:
         print("py-spy recorded no samples")
         return
-
-    def short(frame: str) -> str:
-        return frame.replace(str(ROOT) + "/", "").replace(str(PEERS) + "/", "").replace(
-            str(ROOT / ".venv" / "lib" / "python3.11" / "site-packages") + "/", "site-packages/")
-
-    print(f"{samples} samples (on-CPU, 250/s)")
-    print(f"\ntop {top} by own time (the frame itself was running)")
-    for frame, count in sorted(own.items(), key=lambda kv: -kv[1])[:top]:
-        print(f"  {count / samples:6.1%}  {short(frame)}")
-    print(f"\ntop {top} mcpkit frames by total time (the frame or its callees)")
-    mine = [(f, c) for f, c in total.items() if "src/mcpkit/" in f]
-    for frame, count in sorted(mine, key=lambda kv: -kv[1])[:top]:
-        print(f"  {count / samples:6.1%}  {short(frame)}")
+    print(f"{samples} samples of the server's main thread while on CPU")
+    print("\nown time by package (the innermost Python frame; time in C code called from Python counts for its caller;")
+    print("'asyncio' = the event loop itself, uvloop's C code included)")
+    for area, count in sorted(areas.items(), key=lambda kv: -kv[1]):
+        us = f"  ~{count / samples * per_request_us:5.1f} µs/request" if per_request_us else ""
+        print(f"  {count / samples:6.1%}  {area:<10}{us}")
+    print(f"\ntop {top} functions by own time")
+    for key, count in sorted(own_fn.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {count / samples:6.1%}  {key}")
+    print(f"\ntop {top} lines by own time (file:line is the line running)")
+    for frame, count in sorted(own_line.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {count / samples:6.1%}  {frame}")
+    print(f"\ntop {top} mcpkit functions by total time (the function and everything it called)")
+    mine = [(k, c) for k, c in total_fn.items() if _area(k.rpartition(" (")[2].rstrip(")")) == "mcpkit"]
+    for key, count in sorted(mine, key=lambda kv: -kv[1])[:top]:
+        print(f"  {count / samples:6.1%}  {key}")
 
 
 # --- main ------------------------------------------------------------------------------------
@@ -585,21 +767,39 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured per server and scenario (default 10)")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds of unmeasured load first (default 2; 0 = none)")
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default 16)")
+    parser.add_argument("--max-wait", type=float, default=0.10,
+                        help="a run is 'disturbed' when the server or wrk waited longer than this share of it for "
+                             "their core (other work on the machine); default 0.10")
+    parser.add_argument("--retries", type=int, default=2,
+                        help="measure a disturbed run again, up to this many times, keeping the least disturbed (default 2)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported (default 3)")
     parser.add_argument("--only", nargs="+", choices=list(SERVERS), help="servers to run (default: all)")
     parser.add_argument("--scenarios", nargs="+", choices=list(SCENARIOS), help="scenarios to run (default: all)")
     parser.add_argument("--http", choices=["auto", "httptools", "h11"], default="auto",
                         help="uvicorn HTTP stack for every server (auto: uvloop+httptools where both venvs have them)")
+    parser.add_argument("--mcpkit-source", default="worktree", metavar="REV",
+                        help="serve mcpkit from the work tree (default) or from git revision REV, e.g. HEAD "
+                             "(a snapshot: edits made during the run don't change what is measured)")
     parser.add_argument("--upgrade-peers", action="store_true", help="reinstall the peers at their latest versions")
     parser.add_argument("--json", type=Path, help="also write the JSON results here (a path outside the repository)")
-    parser.add_argument("--profile", choices=list(SCENARIOS), help="instead: profile mcpkit under this scenario with py-spy")
+    parser.add_argument("--profile", choices=list(SCENARIOS),
+                        help="instead: profile mcpkit (or the first --only server) under this scenario with py-spy")
     parser.add_argument("--top", type=int, default=25, help="frames shown by --profile (default 25)")
+    parser.add_argument("--profile-out", type=Path, help="keep py-spy's raw (collapsed) stacks here, outside the repository")
     args = parser.parse_args()
-    if args.json is not None:
-        target = args.json.resolve()
-        if target == ROOT or ROOT in target.parents:
-            sys.exit("--json: results stay out of the repository; give a path outside it")
+    for option, value in (("--json", args.json), ("--profile-out", args.profile_out)):
+        if value is not None and (value.resolve() == ROOT or ROOT in value.resolve().parents):
+            sys.exit(f"{option}: results stay out of the repository; give a path outside it")
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally blocks: stop servers
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run(args)
+    finally:
+        drop_mcpkit_snapshot()
+
+
+def run(args: argparse.Namespace) -> None:
     wrk = ensure_wrk()
     pin_self(WRK_CPU)
     servers = args.only or list(SERVERS)
@@ -612,15 +812,21 @@ def main() -> None:
     servers = [s for s in servers if s not in PEER_NAMES or s in peer_versions]
     flags = ensure_fast_http(args.http, bool(wanted_peers))
 
+    if args.mcpkit_source != "worktree":
+        mcpkit_source = f"git {use_mcpkit_snapshot(args.mcpkit_source)} (snapshot)"
+    else:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "src"], capture_output=True, text=True, check=False)
+        mcpkit_source = "work tree at " + head.stdout.strip() + (" + uncommitted src changes" if dirty.stdout.strip() else "")
+    log(f"mcpkit served from the {mcpkit_source}")
+
     if args.profile:
-        profile(wrk, args.profile, flags, args)
+        profile(wrk, (args.only or ["mcpkit"])[0], args.profile, flags, args)
         return
 
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "src"], capture_output=True, text=True, check=False)
     versions = {
         "mcpkit": _versions(PROJECT_PY, ["mcpkit"]).get("mcpkit"),
-        "mcpkit source": head.stdout.strip() + (" + uncommitted src changes" if dirty.stdout.strip() else ""),
+        "mcpkit source": mcpkit_source,
         "uvicorn (project)": _versions(PROJECT_PY, ["uvicorn"]).get("uvicorn"),
         **({"uvicorn (peers)": _versions(PEERS_PY, ["uvicorn"]).get("uvicorn")} if wanted_peers else {}),
         **{p: v for p, v in peer_versions.items()},
@@ -642,7 +848,9 @@ def main() -> None:
                 else:
                     log(
                         f"round {round_ + 1}/{args.rounds} {scenario:<15} {name:<9} {row['rate']:>9,.0f} {SCENARIOS[scenario][2]}"
-                        f"  errors {row['errors']}  server CPU {row['server_cpu']:.0%}  wrk CPU {row['wrk_cpu']:.0%}"
+                        f"  errors {row['errors']}  server CPU {row['server_cpu']:.0%} (wait {row['server_wait']:.0%})"
+                        f"  wrk CPU {row['wrk_cpu']:.0%} (wait {row['wrk_wait']:.0%})"
+                        + ("  DISTURBED" if row["disturbed"] else "")
                     )
     summary = summarize(rows, scenarios, servers, args.rounds)
     print_report(summary, scenarios, servers, args.rounds)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fixtures_2026 import Conformance2026
+from fixtures_tasks import ConformanceTasks
 from mcpkit import (
     Audio,
     Image,
@@ -527,4 +528,4 @@ class Everything:
         return dict(self.notes)
 
 
-app = McpServerApp(Everything, Conformance2026)
+app = McpServerApp(Everything, Conformance2026, ConformanceTasks)

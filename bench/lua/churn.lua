@@ -16,6 +16,7 @@ local to_delete = {}     -- sessions whose tools/call answered
 local to_call = {}       -- tools/call request strings for sessions whose initialize answered
 local by_id = {}         -- tools/call id -> session
 local next_id = 0
+local RING = 4096        -- ids cycle; far more than the cycles ever in flight
 
 function setup(thread) C.setup(thread) end
 
@@ -32,7 +33,7 @@ function request()
     to_call[n] = nil
     return req
   end
-  next_id = next_id + 1
+  next_id = next_id % RING + 1
   return C.post(string.format(C.INIT, next_id))
 end
 
@@ -53,7 +54,7 @@ function response(status, headers, body)
       return
     end
     inits = inits + 1
-    next_id = next_id + 1
+    next_id = next_id % RING + 1
     by_id[next_id] = session
     to_call[#to_call + 1] = C.post(string.format(C.CALL, next_id), session)
     return

@@ -14,8 +14,11 @@
     │   └── UrlElicitationRequiredError   -32042
     ├── McpCallError             the peer answered a request with a JSON-RPC error
     ├── RequestTimeoutError      no answer within the request's timeout
-    └── TransportError           the connection failed or closed
-        └── ConnectionClosedError
+    ├── TransportError           the connection failed or closed
+    │   └── ConnectionClosedError
+    └── StoreError               a session, event or bus backend refused or failed
+        ├── StoreUnavailableError         the backend (Redis, SQLite) cannot be reached; HTTP 503
+        └── SessionLimitReached           the session cap is full; HTTP 503
 
 A ``ProtocolError`` raised inside a handler becomes the error reply of that request;
 ``to_error()`` gives the wire form.
@@ -142,3 +145,17 @@ class TransportError(MCPError):
 
 class ConnectionClosedError(TransportError):
     """The connection closed while a request was waiting."""
+
+
+class StoreError(MCPError):
+    """A store (sessions, events, the message bus) refused or failed an operation."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store's backend cannot be reached (Redis down, SQLite file locked): the request
+    that needed it fails with HTTP 503 and a JSON-RPC error; later requests retry it."""
+
+
+class SessionLimitReached(StoreError):
+    """The session cap is full (``max_sessions`` live sessions, across every instance that
+    shares the store); ``initialize`` gets HTTP 503."""

@@ -634,6 +634,8 @@ async def kit_client() -> AsyncIterator[tuple[McpClient, KitRecorder]]:
     options = StdioClientTransportOptions(command=sys.executable, arguments=[str(OFFICIAL_SERVER)])
     async with McpClient.stdio(
         options,
+        # the handshake era: the official 2.3.0 server also speaks 2026-07-28 ("auto" picks it)
+        protocol_mode="legacy",
         sampling_handler=recorder.on_sampling,
         logging_handler=recorder.on_log,
         request_timeout=10,

@@ -160,13 +160,13 @@ def _quote(value: str) -> str:
 def build_challenge(scheme: str, params: Iterable[tuple[str, str | None]]) -> str:
     """``scheme name="value", ...``; parameters whose value is None are left out.
 
-    Values must be header-safe: control characters are removed.
+    Values are made header-safe: control characters are dropped, non-ASCII ones become "?".
     """
     parts = []
     for name, value in params:
         if value is None:
             continue
-        clean = "".join(ch for ch in value if ch >= " " and ch != "\x7f")
+        clean = "".join(ch if ch < "\x7f" else "?" for ch in value if ch >= " " and ch != "\x7f")
         parts.append(f"{name}={_quote(clean)}")
     return f"{scheme} {', '.join(parts)}" if parts else scheme
 

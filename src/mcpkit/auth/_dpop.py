@@ -24,6 +24,7 @@ from urllib.parse import quote, unquote, urlsplit
 from joserfc import jws
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, OKPKey, RSAKey, import_key
+from joserfc.jws import JWSRegistry
 
 Clock = Callable[[], float]
 
@@ -42,6 +43,13 @@ DEFAULT_NONCE_LIFETIME = 300.0
 MAX_PROOF_BYTES = 8 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNRESERVED = "-._~"
+
+
+class _ProofRegistry(JWSRegistry):
+    """joserfc's limits, with room for an RSA public key in the header."""
+
+    max_header_length = 4096
+    max_payload_length = MAX_PROOF_BYTES
 
 
 def b64url(data: bytes) -> str:
@@ -225,7 +233,7 @@ class DPoPProofVerifier:
         if not proof or len(proof) > MAX_PROOF_BYTES:
             raise DPoPError("DPoP proof missing or too large")
         try:
-            compact = jws.extract_compact(proof.encode("ascii"))
+            compact = jws.extract_compact(proof.encode("ascii"), registry=_ProofRegistry())
         except (JoseError, ValueError, UnicodeError) as exc:
             raise DPoPError("DPoP proof is not a well-formed JWS") from exc
         header = compact.protected
@@ -243,7 +251,7 @@ class DPoPProofVerifier:
             raise DPoPError("DPoP proof jwk must not contain private key material")
         try:
             key = import_key(jwk)
-            verified = jws.deserialize_compact(proof, key, algorithms=[alg])
+            verified = jws.deserialize_compact(proof, key, registry=_ProofRegistry(algorithms=[alg]))
             claims = json.loads(verified.payload)
         except (JoseError, ValueError, TypeError) as exc:
             raise DPoPError("DPoP proof signature does not verify") from exc
@@ -317,7 +325,7 @@ class DPoPProofFactory:
             claims["nonce"] = nonce
         header = {"typ": "dpop+jwt", "alg": self.algorithm, "jwk": self.public_jwk}
         payload = json.dumps(claims, separators=(",", ":")).encode()
-        return jws.serialize_compact(header, payload, self.key, algorithms=[self.algorithm])
+        return jws.serialize_compact(header, payload, self.key, registry=_ProofRegistry(algorithms=[self.algorithm]))
 
 
 def _default_alg(key: Any) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 from joserfc import jws
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet, import_key
+from joserfc.jws import JWSRegistry
 
 from mcpkit.auth._types import AuthResult
 
@@ -32,6 +33,14 @@ DEFAULT_LEEWAY = 30.0
 #: Largest token looked at, in characters.
 MAX_TOKEN_LENGTH = 16 * 1024
 _KTY_OF_ALG = {"RS": "RSA", "PS": "RSA", "ES": "EC", "Ed": "OKP", "HS": "oct"}
+
+
+class _TokenRegistry(JWSRegistry):
+    """joserfc's limits, with room for larger headers (``x5c``) and many claims."""
+
+    max_header_length = 8192
+    max_payload_length = MAX_TOKEN_LENGTH
+    max_signature_length = 2048
 
 
 class JwksError(Exception):
@@ -198,7 +207,7 @@ class JwtVerifier:
         if not token or len(token) > MAX_TOKEN_LENGTH or token.count(".") != 2:
             return AuthResult.reject("the access token is not a JWT")
         try:
-            header = jws.extract_compact(token.encode("ascii")).protected
+            header = jws.extract_compact(token.encode("ascii"), registry=_TokenRegistry()).protected
         except (JoseError, ValueError, UnicodeError):
             return AuthResult.reject("the access token is not a well-formed JWT")
         alg = header.get("alg")
@@ -240,7 +249,7 @@ class JwtVerifier:
             if key.key_type != kty:
                 continue
             try:
-                payload = jws.deserialize_compact(token, key, algorithms=[alg]).payload
+                payload = jws.deserialize_compact(token, key, registry=_TokenRegistry(algorithms=[alg])).payload
                 claims = json.loads(payload)
             except (JoseError, ValueError, TypeError):
                 continue

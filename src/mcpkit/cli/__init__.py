@@ -28,6 +28,9 @@ def run(
     port: int = typer.Option(3001, help="Port to bind (network transports)"),
     endpoint: str = typer.Option("/mcp", help="Path of the MCP endpoint (network transports)"),
     stateless: bool = typer.Option(False, help="Streamable HTTP without sessions"),
+    redis_url: Optional[str] = typer.Option(
+        None, "--redis-url", help="Share sessions, events and broadcasts with the other instances using this Redis (mcpkit[redis])"
+    ),
 ) -> None:
     """Run a server. The network transports share one HTTP server: Streamable HTTP at
     /mcp, legacy SSE at /mcp/sse, WebSocket at /mcp/ws."""
@@ -44,7 +47,14 @@ def run(
         return
     from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
 
-    options = StreamableHttpServerOptions(host=host, port=port, endpoint=endpoint, stateless=stateless)
+    shared: dict[str, Any] = {}
+    if redis_url:
+        from mcpkit.stores import RedisHub, RedisTaskStore, redis_options
+
+        hub = RedisHub(redis_url)
+        shared = redis_options(hub)
+        server.tasks.store = RedisTaskStore(hub)
+    options = StreamableHttpServerOptions(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)
     typer.echo(f"mcpkit: serving {server.name} on http://{host}:{port}{endpoint}", err=True)
     serve_http(server, options)
 

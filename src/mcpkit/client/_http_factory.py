@@ -3,10 +3,12 @@
 ``connect_http(options)`` and ``connect_websocket(url)`` return an ``McpClient`` that is not
 connected yet (``async with`` it, or ``await client.connect()``), like ``McpClient.stdio``.
 
-``AUTO_DETECT`` follows the spec's backwards-compatibility recipe: POST ``initialize``
-(Streamable HTTP); on 400, 404 or 405 GET the same URL as a legacy HTTP+SSE stream instead.
-The mode found is remembered for the endpoint for the life of the process, so the next
-client goes straight to it (and still falls back when the server has changed since).
+``AUTO_DETECT`` follows the spec's backwards-compatibility recipe: the client first probes
+with a 2026-07-28 ``server/discover`` POST (see ``McpClient``, ``protocol_mode="auto"``); a
+server that is not modern gets POST ``initialize`` (Streamable HTTP); on 400, 404 or 405 GET
+the same URL as a legacy HTTP+SSE stream instead. The mode and era found are remembered for
+the endpoint for the life of the process, so the next client goes straight to them (and
+still falls back when the server has changed since).
 """
 
 from __future__ import annotations
@@ -15,21 +17,22 @@ import asyncio
 import logging
 from collections import OrderedDict
 from typing import Any, Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
 from mcpkit.client._client import McpClient
+from mcpkit.client._eras import endpoint_key, forget_detected_eras
 from mcpkit.client._http_options import (
     DEFAULT_HTTP_TIMEOUT,
+    FrameInbox,
     HttpClientTransportOptions,
     HttpStatusError,
     HttpTransportMode,
     new_http_client,
 )
 from mcpkit.client._legacy_sse import LegacySseClientTransport
-from mcpkit.client._streamable_http import StreamableHttpClientTransport
+from mcpkit.client._streamable_http import StreamableHttpClientTransport, _peek
 from mcpkit.client._websocket import WebSocketClientTransport
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 
@@ -56,8 +59,7 @@ _detected: OrderedDict[str, HttpTransportMode] = OrderedDict()
 def _cache_key(endpoint: str) -> str:
     # Keyed by the endpoint rather than the bare origin: one origin often hosts both a
     # Streamable HTTP endpoint (/mcp) and a legacy one (/sse).
-    parts = urlsplit(endpoint)
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+    return endpoint_key(endpoint)
 
 
 def detected_mode(endpoint: str) -> HttpTransportMode | None:
@@ -74,14 +76,19 @@ def _remember(endpoint: str, mode: HttpTransportMode) -> None:
 
 
 def forget_detected_modes() -> None:
+    """Forget every endpoint's detected transport and era."""
     _detected.clear()
+    forget_detected_eras()
 
 
 class AutoDetectHttpTransport:
     """A ``MessageStream`` that becomes Streamable HTTP or legacy HTTP+SSE on first use.
 
-    The choice is made when the first frame (``initialize``) is sent; ``receive()`` waits
-    for it. ``transport`` and ``mode`` tell what was chosen.
+    Requests sent before the choice (the client's ``server/discover`` probe) go out over
+    Streamable HTTP; a client that finds the server modern calls ``settle_modern()``. The
+    handshake-era choice is made when ``initialize`` is sent: POST it; on 400, 404 or 405
+    use the legacy HTTP+SSE transport instead. Frames of whichever transport is in use are
+    forwarded to this one's ``receive()``. ``transport`` and ``mode`` tell what was chosen.
     """
 
     def __init__(
@@ -92,9 +99,23 @@ class AutoDetectHttpTransport:
         self._owns_client = http_client is None
         self.transport: StreamableHttpClientTransport | LegacySseClientTransport | None = None
         self.mode: HttpTransportMode | None = None
-        self._decided = asyncio.Event()
+        #: ``x-mcp-header`` annotations by tool name, shared with the Streamable HTTP transport.
+        self.tool_headers: dict[str, Any] = {}
+        self._streamable: StreamableHttpClientTransport | None = None
+        self._inbox = FrameInbox(options.max_queued_frames)
+        self._forwarder: asyncio.Task[None] | None = None
         self._deciding = asyncio.Lock()
         self._closed = False
+
+    @property
+    def era_key(self) -> str:
+        """The key this endpoint's era is remembered under (see ``_eras``)."""
+        return _cache_key(self.options.endpoint)
+
+    @property
+    def modern_capable(self) -> bool:
+        """False once the legacy HTTP+SSE transport was chosen (it has no modern era)."""
+        return not isinstance(self.transport, LegacySseClientTransport)
 
     async def start(self) -> None:
         if self._client is None:
@@ -112,8 +133,8 @@ class AutoDetectHttpTransport:
                 _detected.pop(_cache_key(self.options.endpoint), None)
 
     async def _discover(self) -> HttpTransportMode | None:
-        """Hook for the 2026-07-28 ``server/discover`` probe: a mode it settles, or None
-        to run the 2025 recipe (POST initialize, fall back on 400/404/405)."""
+        """A mode settled before anything is sent, or None to find out. (The 2026-07-28
+        ``server/discover`` probe is the client's: it needs the client's ``_meta``.)"""
         return None
 
     async def _use_legacy(self) -> None:
@@ -126,29 +147,76 @@ class AutoDetectHttpTransport:
     ) -> None:
         self.transport, self.mode = transport, mode
         _remember(self.options.endpoint, mode)
-        self._decided.set()
+        if transport is not self._streamable or self._forwarder is None:
+            self._forward(transport)
         logger.debug("%s: using %s", self.options.display_name, mode.value)
+
+    def _forward(self, transport: StreamableHttpClientTransport | LegacySseClientTransport) -> None:
+        """Deliver ``transport``'s frames through this transport's ``receive()``."""
+        if self._forwarder is not None:
+            self._forwarder.cancel()
+        self._forwarder = asyncio.ensure_future(self._pump_from(transport))
+
+    async def _pump_from(self, transport: StreamableHttpClientTransport | LegacySseClientTransport) -> None:
+        try:
+            while True:
+                frame = await transport.receive()
+                if frame is None:
+                    break
+                await self._inbox.put(frame)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            self._inbox.close(exc)
+            return
+        self._inbox.close()
+
+    async def _tentative(self) -> StreamableHttpClientTransport:
+        """The Streamable HTTP transport tried before the choice (created once)."""
+        if self._client is None:
+            await self.start()
+        if self._streamable is None:
+            self._streamable = StreamableHttpClientTransport(self.options, http_client=self._client)
+            self._streamable.tool_headers = self.tool_headers
+            await self._streamable.start()
+            self._forward(self._streamable)
+        return self._streamable
+
+    async def _drop_tentative(self) -> None:
+        streamable, self._streamable = self._streamable, None
+        if self._forwarder is not None:
+            self._forwarder.cancel()
+            await asyncio.gather(self._forwarder, return_exceptions=True)
+            self._forwarder = None
+        if streamable is not None:
+            await streamable.aclose()
+
+    def settle_modern(self) -> None:
+        """The client found a 2026-07-28 server: stay on Streamable HTTP."""
+        if self.transport is None and self._streamable is not None:
+            self._choose(self._streamable, HttpTransportMode.STREAMABLE_HTTP)
 
     async def send(self, frame: bytes) -> None:
         if self._closed:
             raise ConnectionClosedError("the HTTP transport is closed")
-        if self.transport is None:
+        target: StreamableHttpClientTransport | LegacySseClientTransport | None = self.transport
+        if target is None:
             async with self._deciding:
                 if self.transport is None:
-                    await self._detect(frame)
-                    return
-        assert self.transport is not None
-        await self.transport.send(frame)
+                    if _is_initialize(frame):
+                        await self._detect(frame)
+                        return
+                    target = await self._tentative()
+                else:
+                    target = self.transport
+        await target.send(frame)
 
     async def _detect(self, frame: bytes) -> None:
-        if self._client is None:
-            await self.start()
-        streamable = StreamableHttpClientTransport(self.options, http_client=self._client)
-        await streamable.start()
+        streamable = await self._tentative()
         try:
             await streamable.send(frame)
         except HttpStatusError as exc:
-            await streamable.aclose()
+            await self._drop_tentative()
             if exc.status_code not in FALLBACK_STATUSES:
                 raise
             logger.debug(
@@ -167,28 +235,31 @@ class AutoDetectHttpTransport:
             await self.transport.send(frame)
             return
         except BaseException:
-            await streamable.aclose()
+            await self._drop_tentative()
             raise
         self._choose(streamable, HttpTransportMode.STREAMABLE_HTTP)
 
     async def receive(self) -> bytes | None:
-        if self.transport is None:
-            await self._decided.wait()
-        if self.transport is None:
-            return None  # closed before anything was chosen
-        return await self.transport.receive()
+        return await self._inbox.get()
 
     async def aclose(self) -> None:
         if self._closed:
             return
         self._closed = True
         try:
-            if self.transport is not None:
-                await self.transport.aclose()
+            if self._forwarder is not None:
+                self._forwarder.cancel()
+                await asyncio.gather(self._forwarder, return_exceptions=True)
+            for transport in {id(t): t for t in (self.transport, self._streamable) if t is not None}.values():
+                await transport.aclose()
         finally:
             if self._owns_client and self._client is not None:
                 await self._client.aclose()
-            self._decided.set()
+            self._inbox.close()
+
+
+def _is_initialize(frame: bytes) -> bool:
+    return any(p.method == "initialize" and p.is_request for p in _peek(frame))
 
 
 def create_http_transport(
@@ -210,11 +281,13 @@ def connect_http(
 ) -> McpClient:
     """A client for the MCP server at ``options.endpoint`` (a bare URL means AUTO_DETECT).
 
-    ``client_kwargs`` go to ``client_cls`` (handlers, ``request_timeout``...).
+    ``client_kwargs`` go to ``client_cls`` (handlers, ``request_timeout``...);
+    ``protocol_mode`` defaults to ``"auto"`` (probe with ``server/discover``).
     """
     if isinstance(options, str):
         options = HttpClientTransportOptions(endpoint=options)
     transport = create_http_transport(options)
+    client_kwargs.setdefault("protocol_mode", "auto")
     client = client_cls(transport, **client_kwargs)
     client._starter = transport.start  # type: ignore[attr-defined]
     return client

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import inspect
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -109,7 +110,12 @@ class HttpClientTransportOptions:
     ``apply_per_request_headers(context, headers)`` may add headers to every request sent
     (redirect hops included; it runs after ``additional_headers``);
     ``observe_response_challenge(context)`` sees every response's status and challenge
-    headers. ``auth_challenge_handler`` is reserved for the OAuth support.
+    headers. ``auth_challenge_handler(www_authenticate)`` (sync or async) is called on every
+    401, and on a 403 whose challenge says ``insufficient_scope``; a non-empty answer is the
+    ``Authorization`` value the request is sent once more with (and later requests carry).
+    A 401/400 with a ``DPoP-Nonce`` and a ``use_dpop_nonce`` challenge (or body) is sent
+    once more as is. The two share one retry per request. ``OAuthClientProvider.install``
+    (``mcpkit.auth.client``) sets all three hooks.
     """
 
     endpoint: str
@@ -123,7 +129,7 @@ class HttpClientTransportOptions:
     redirect_policy: HttpRedirectPolicy = HttpRedirectPolicy.SAME_ORIGIN_ONLY
     max_redirects: int = 5
     request_timeout: float | None = DEFAULT_HTTP_TIMEOUT
-    auth_challenge_handler: Callable[[str], str] | None = None
+    auth_challenge_handler: Callable[[str], "str | Awaitable[str]"] | None = None
     apply_per_request_headers: Callable[[HttpRequestHeaderContext, dict[str, str]], None] | None = None
     observe_response_challenge: Callable[[HttpResponseChallengeContext], None] | None = None
     #: Bound on a JSON (non-streamed) response body.
@@ -185,6 +191,8 @@ class HttpRequester:
     def __init__(self, options: HttpClientTransportOptions, client: httpx.AsyncClient) -> None:
         self.options = options
         self.client = client
+        #: What ``auth_challenge_handler`` last gave: sent on every later request.
+        self.authorization: str | None = None
 
     def timeout(self, *, streaming: bool) -> httpx.Timeout:
         """``request_timeout`` everywhere, except reads of a response that may stream."""
@@ -198,6 +206,9 @@ class HttpRequester:
         case), without credentials once a redirect left the first origin, then the hook."""
         own = {k.lower() for k in headers}
         merged = {k: v for k, v in self.options.additional_headers.items() if k.lower() not in own}
+        if self.authorization and "authorization" not in own:
+            merged = {k: v for k, v in merged.items() if k.lower() != "authorization"}
+            merged["Authorization"] = self.authorization
         merged.update(headers)
         if crossed:
             merged = {k: v for k, v in merged.items() if k.lower() not in _CREDENTIAL_HEADERS}
@@ -234,6 +245,56 @@ class HttpRequester:
         refused or excess redirect raises ``TransportError``; with ``NO_FOLLOW`` the 3xx
         response itself is returned. Connection failures raise ``TransportError``.
         """
+        # One retry, shared by the auth challenge handler and a DPoP nonce challenge.
+        retried = False
+        sent = headers
+        while True:
+            response = await self._open_following(method, url, sent, content=content, streaming=streaming)
+            if retried or response.status_code not in (400, 401, 403):
+                return response
+            authorization = await self._auth_retry(method, url, response)
+            if authorization is None:
+                return response
+            await response.aclose()
+            retried = True
+            if authorization:
+                sent = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+                sent["Authorization"] = authorization
+
+    async def _auth_retry(self, method: str, url: str, response: httpx.Response) -> str | None:
+        """Whether to send the request again after a 400/401/403: None for no; "" to send
+        it as it was (a ``use_dpop_nonce`` challenge: the header hook makes a new proof with
+        the nonce the observer saw); else the ``Authorization`` value the auth challenge
+        handler gave (kept for later requests too)."""
+        status = response.status_code
+        challenge = ", ".join(response.headers.get_list("www-authenticate"))
+        if status in (400, 401) and response.headers.get("dpop-nonce"):
+            marker = "use_dpop_nonce" in challenge
+            if not marker:
+                length = response.headers.get("content-length", "")
+                if not length.isdigit() or int(length) <= _ERROR_BODY_PREVIEW:
+                    body = await response.aread()
+                    marker = b"use_dpop_nonce" in body[:_ERROR_BODY_PREVIEW]
+            if marker:
+                return ""
+        handler = self.options.auth_challenge_handler
+        if handler is None or not (status == 401 or (status == 403 and "insufficient_scope" in challenge)):
+            return None
+        try:
+            value = handler(challenge)
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:
+            await response.aclose()
+            raise TransportError(f"{method} {url}: authorization failed: {exc}") from exc
+        if not value:
+            return None
+        self.authorization = value
+        return value
+
+    async def _open_following(
+        self, method: str, url: str, headers: Mapping[str, str], *, content: bytes | None, streaming: bool
+    ) -> httpx.Response:
         opts = self.options
         start_url = url
         crossed = False

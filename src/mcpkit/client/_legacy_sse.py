@@ -41,6 +41,9 @@ class LegacySseClientTransport:
     ``start()`` opens the stream and waits (``request_timeout``) for the ``endpoint`` event.
     """
 
+    #: This transport predates the 2026-07-28 era: clients speak the handshake era on it.
+    modern_capable = False
+
     def __init__(
         self,
         options: HttpClientTransportOptions,

@@ -10,17 +10,18 @@ import asyncio
 import inspect
 import itertools
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from mcpkit._exceptions import (
     ConnectionClosedError,
     McpCallError,
-    TransportError,
     MessageTooLargeError,
     MethodNotFoundError,
     ProtocolError,
     RequestTimeoutError,
+    TransportError,
 )
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
@@ -120,15 +121,20 @@ class ClientSession:
         *,
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
+        request_id: RequestId | None = None,
     ) -> Any:
         """Send a request and wait for its result.
 
         A ``progress`` callback adds a progressToken and receives ``(progress, total, message)``.
         Cancelling the caller or hitting the timeout sends ``notifications/cancelled``.
+        ``timeout=math.inf`` waits as long as it takes (a long-lived request);
+        ``request_id`` is one ``new_request_id()`` reserved, for a caller that must know
+        the id before the request goes out.
         """
         if len(self._pending) >= self.max_pending_requests:
             raise McpCallError("too many requests in flight", -32603)
-        request_id = next(self._ids)
+        if request_id is None:
+            request_id = next(self._ids)
         if progress is not None:
             params = dict(params or {})
             params["_meta"] = {**(params.get("_meta") or {}), "progressToken": request_id}
@@ -140,9 +146,8 @@ class ClientSession:
         if params is not None:
             message["params"] = params
         # A timer handle is cheaper than asyncio.timeout() on this hot path.
-        timer = loop.call_later(
-            timeout if timeout is not None else self.request_timeout, _expire, future
-        )
+        delay = timeout if timeout is not None else self.request_timeout
+        timer = loop.call_later(delay, _expire, future) if delay != math.inf else None
         try:
             await self.send(message)
             return await future
@@ -153,10 +158,15 @@ class ClientSession:
             await asyncio.shield(self._cancel_remote(request_id, "cancelled by the caller"))
             raise
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             self._pending.pop(request_id, None)
             if progress is not None:
                 self._progress.pop(request_id, None)
+
+    def new_request_id(self) -> RequestId:
+        """An id no other request of this session uses (for ``request(request_id=...)``)."""
+        return next(self._ids)
 
     async def _cancel_remote(self, request_id: RequestId, reason: str) -> None:
         if self._closed is None and request_id in self._pending:

@@ -13,6 +13,15 @@ Failures of one request (an HTTP error status, a stream that cannot be resumed) 
 that request as a JSON-RPC error response; a 404 on a request that carried the session id
 means the session expired, which ends the transport: the engine's pending requests fail
 with a ``ConnectionClosedError`` that says so.
+
+A 2026-07-28 request (one whose ``_meta`` names a modern protocol version) is sent the
+modern way, whatever else the transport has done: ``MCP-Protocol-Version`` mirrors the
+``_meta`` version, ``Mcp-Method`` / ``Mcp-Name`` / ``Mcp-Param-*`` mirror the body (SEP-2243;
+the ``x-mcp-header`` annotations come from ``tool_headers``, which the client fills from
+``tools/list``), and no session id is sent. Its response stream is not resumable: a stream
+that ends before the response fails the request with an error marked ``STREAM_BROKEN`` (the
+client sends it again). Cancelling it closes its stream, as the modern transport wants,
+instead of POSTing ``notifications/cancelled``.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from mcpkit._exceptions import (
     MessageTooLargeError,
     TransportError,
 )
+from mcpkit.client._eras import endpoint_key
 from mcpkit.client._http_options import (
     FrameInbox,
     HttpClientTransportOptions,
@@ -45,12 +55,15 @@ from mcpkit.client._http_options import (
     retry_after,
     status_error,
 )
+from mcpkit.protocol._headers import request_headers
 from mcpkit.protocol._jsonrpc import encode_json
 from mcpkit.protocol._sse import SseDecoder
+from mcpkit.protocol._versions import HANDSHAKE_VERSIONS
+from mcpkit.server._modern import PROTOCOL_VERSION_KEY
 
 logger = logging.getLogger("mcpkit.client.http")
 
-__all__ = ["ListenStreamState", "StreamableHttpClientTransport"]
+__all__ = ["STREAM_BROKEN", "ListenStreamState", "StreamBrokenError", "StreamableHttpClientTransport"]
 
 SSE = "text/event-stream"
 JSON = "application/json"
@@ -65,6 +78,15 @@ DELETE_TIMEOUT = 5.0
 LISTEN_READY_TIMEOUT = 2.0
 #: Longest ``Retry-After`` honoured, in seconds.
 MAX_RETRY_AFTER = 60.0
+
+
+#: ``error.data`` key of the error a modern request gets when its response stream broke
+#: before the response: the client sends the request again (new id), as 2026-07-28 wants.
+STREAM_BROKEN = "mcpkit/streamBroken"
+
+
+class StreamBrokenError(TransportError):
+    """A 2026-07-28 response stream ended before its response (not resumable)."""
 
 
 class ListenStreamState:
@@ -138,6 +160,28 @@ def _raw_field(raw: Any, name: str) -> Any:
     return value.get(name) if isinstance(value, dict) else None
 
 
+def _decoded(raw: Any) -> Any:
+    if not isinstance(raw, msgspec.Raw):
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None
+
+
+#: (header name, property path) pairs of one tool's ``x-mcp-header`` annotations.
+HeaderAnnotations = list[tuple[str, tuple[str, ...]]]
+
+
+def _modern_version_of(params: Any) -> str | None:
+    """The ``_meta`` protocol version of a 2026-07-28-or-later request, else None."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+    if isinstance(version, str) and version and version not in HANDSHAKE_VERSIONS:
+        return version
+    return None
+
+
 def _rpc_error_in(body: bytes) -> dict[str, Any] | None:
     """The JSON-RPC ``error`` object an HTTP error body carries, if it is one."""
     try:
@@ -158,6 +202,8 @@ class _Inflight:
     answered: bool = False
     task: asyncio.Task[Any] | None = None
     ids: tuple[Any, ...] = field(default_factory=tuple)
+    #: A 2026-07-28 request: its stream is not resumed, and cancelling it closes it.
+    modern: bool = False
 
 
 class StreamableHttpClientTransport:
@@ -189,6 +235,11 @@ class StreamableHttpClientTransport:
         self._fatal: ConnectionClosedError | None = None
         self._closed = False
         self._started = False
+        #: Tool name -> its ``x-mcp-header`` annotations, mirrored as ``Mcp-Param-*`` on a
+        #: modern ``tools/call`` (filled by the client from ``tools/list``).
+        self.tool_headers: dict[str, HeaderAnnotations] = {}
+        #: True once a 2026-07-28 request went out (and no ``initialize`` since).
+        self.modern = False
 
     # lifecycle ----------------------------------------------------------------------------
 
@@ -201,6 +252,11 @@ class StreamableHttpClientTransport:
         self._requester = HttpRequester(self.options, self._client)
         if self.session_id is not None:
             self._start_listening()  # resuming a known session: no initialize will come
+
+    @property
+    def era_key(self) -> str:
+        """The key this endpoint's era is remembered under (see ``_eras``)."""
+        return endpoint_key(self.endpoint)
 
     @property
     def requester(self) -> HttpRequester:
@@ -250,11 +306,22 @@ class StreamableHttpClientTransport:
         for p in peeks:
             if p.method == "initialize" and p.is_request:
                 self._init_ids.add(p.id)
+                self.modern = False
         if not request_ids:
+            if self._modern_cancel(peeks):
+                return
             await self._post_message(frame, peeks)
             return
         if len(self._inflight) + len(request_ids) > MAX_INFLIGHT_REQUESTS:
             raise TransportError(f"more than {MAX_INFLIGHT_REQUESTS} requests in flight")
+        modern_headers = self._modern_headers(peeks)
+        if modern_headers is not None:
+            self.modern = True
+            record = _Inflight(ids=request_ids, modern=True)
+            for request_id in request_ids:
+                self._inflight[request_id] = record
+            record.task = self._spawn(self._request_flow(frame, record, modern_headers))
+            return
         record = _Inflight(ids=request_ids)
         for request_id in request_ids:
             self._inflight[request_id] = record
@@ -272,6 +339,40 @@ class StreamableHttpClientTransport:
         else:
             record.task = self._spawn(self._request_flow(frame, record))
 
+    def _modern_headers(self, peeks: list[_Peek]) -> dict[str, str] | None:
+        """The headers of a 2026-07-28 request (version, SEP-2243), or None when ``peeks``
+        is not one modern request."""
+        if len(peeks) != 1 or not peeks[0].is_request or peeks[0].method is None:
+            return None
+        method = peeks[0].method
+        params = _decoded(peeks[0].params)
+        version = _modern_version_of(params)
+        if version is None:
+            return None
+        annotations: HeaderAnnotations = []
+        if method == "tools/call" and isinstance(params.get("name"), str):
+            annotations = self.tool_headers.get(params["name"]) or []
+        headers = request_headers(method, params, annotations)
+        headers[VERSION_HEADER] = version
+        return headers
+
+    def _modern_cancel(self, peeks: list[_Peek]) -> bool:
+        """Cancel modern requests by closing their streams: True when ``peeks`` was only
+        ``notifications/cancelled`` for such requests (nothing left to POST)."""
+        if not peeks or any(p.method != "notifications/cancelled" for p in peeks):
+            return False
+        for p in peeks:
+            record = self._inflight.get(_raw_field(p.params, "requestId"))
+            if record is None:
+                if not self.modern:
+                    return False  # a handshake-era request, or unknown: tell the server
+                continue  # already answered: nothing to close
+            if not record.modern:
+                return False
+            if record.task is not None:
+                record.task.cancel()
+        return True
+
     def _headers(self, *, initialize: bool = False) -> dict[str, str]:
         headers: dict[str, str] = {}
         if not initialize:
@@ -281,13 +382,16 @@ class StreamableHttpClientTransport:
                 headers[SESSION_HEADER] = self.session_id
         return headers
 
-    async def _open_post(self, frame: bytes, *, initialize: bool = False) -> httpx.Response:
+    async def _open_post(
+        self, frame: bytes, *, initialize: bool = False, modern_headers: dict[str, str] | None = None
+    ) -> httpx.Response:
         """POST ``frame``; return the response once its status is good.
 
         Raises ``HttpStatusError`` for an error status, ``ConnectionClosedError`` (after ending
         the transport) when the session expired, ``TransportError`` when the request failed.
+        ``modern_headers`` (a 2026-07-28 request) replace the session and version headers.
         """
-        headers = self._headers(initialize=initialize)
+        headers = dict(modern_headers) if modern_headers is not None else self._headers(initialize=initialize)
         headers["Accept"] = f"{JSON}, {SSE}"
         headers["Content-Type"] = JSON
         sent_session = SESSION_HEADER in headers
@@ -343,10 +447,12 @@ class StreamableHttpClientTransport:
 
     # one request ---------------------------------------------------------------------------
 
-    async def _request_flow(self, frame: bytes, record: _Inflight) -> None:
+    async def _request_flow(
+        self, frame: bytes, record: _Inflight, modern_headers: dict[str, str] | None = None
+    ) -> None:
         try:
             try:
-                response = await self._open_post(frame)
+                response = await self._open_post(frame, modern_headers=modern_headers)
             except ConnectionClosedError:
                 return  # the transport has ended; the engine hears it from receive()
             except TransportError as exc:
@@ -373,7 +479,15 @@ class StreamableHttpClientTransport:
                     logger.debug("%s: POST stream broke: %r", self.options.display_name, exc)
                 finally:
                     await response.aclose()
-                if not record.answered:
+                if not record.answered and record.modern:
+                    await self._fail(
+                        record,
+                        StreamBrokenError(
+                            "the server ended the response stream before answering (2026-07-28 "
+                            "streams are not resumable: the request must be sent again)"
+                        ),
+                    )
+                elif not record.answered:
                     await self._resume(record, decoder.last_event_id, decoder.retry)
             elif kind == JSON:
                 try:
@@ -514,6 +628,8 @@ class StreamableHttpClientTransport:
             }
             if isinstance(exc, HttpStatusError):
                 error["data"] = {"httpStatus": exc.status_code}
+            elif isinstance(exc, StreamBrokenError):
+                error["data"] = {STREAM_BROKEN: True}
         for request_id in record.ids:
             if request_id in self._inflight:
                 await self._deliver(encode_json({"jsonrpc": "2.0", "id": request_id, "error": error}))

@@ -26,6 +26,9 @@ class WebSocketClientTransport:
     ends the transport. A server that selects no subprotocol is accepted with a warning.
     """
 
+    #: This transport predates the 2026-07-28 era: clients speak the handshake era on it.
+    modern_capable = False
+
     def __init__(
         self,
         url: str,

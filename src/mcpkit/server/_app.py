@@ -35,6 +35,8 @@ from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
+from mcpkit.server._tasks import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
+from mcpkit.stores._tasks import TaskStore
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -75,12 +77,17 @@ class McpServerApp:
         cache_ttl_ms: int = DEFAULT_CACHE_TTL_MS,
         cache_scope: str = "public",
         request_state_secret: bytes | None = None,
+        task_store: TaskStore | None = None,
+        max_running_tasks: int = DEFAULT_MAX_RUNNING_TASKS,
     ) -> None:
         self.catalog = McpCatalogManager()
         self.connections = McpConnectionRegistry()
         self.subscriptions = ResourceSubscriptionManager()
         self.dispatcher = McpDispatcher(max_in_flight_per_connection=max_in_flight_per_connection)
         self.page_size = page_size
+        #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
+        #: at most ``max_running_tasks`` run at once.
+        self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)
         self.builder = EntryBuilder((McpToolContext,))
         self.catalog.set_entry_builder(self.builder)
         self._providers: dict[type, Any] = {
@@ -88,6 +95,7 @@ class McpServerApp:
             McpConnectionRegistry: self.connections,
             ResourceSubscriptionManager: self.subscriptions,
             McpDispatcher: self.dispatcher,
+            TaskManager: self.tasks,
             McpServerApp: self,
         }
         for provider in providers:
@@ -210,6 +218,7 @@ class McpServerApp:
             caps["completions"] = {}
         if version in MODERN_VERSIONS:
             caps["resources"] = {"subscribe": True, "listChanged": True}
+            caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
         return caps
 
     # life -------------------------------------------------------------------------------
@@ -237,6 +246,7 @@ class McpServerApp:
     async def stop(self) -> None:
         """Run the lifespans' shutdown halves."""
         self.shutting_down.set()
+        await self.tasks.stop()
         stack, self._exit_stack = self._exit_stack, None
         if stack is not None:
             await stack.aclose()

@@ -69,6 +69,11 @@ class McpToolContext:
         return self.binding.headers
 
     @property
+    def auth(self) -> Any:
+        """The verified identity of the HTTP request (``AuthInfo``; None without bearer auth)."""
+        return self.binding.extras.get("auth")
+
+    @property
     def traceparent(self) -> str | None:
         """W3C trace context of the request (``_meta.traceparent``, SEP-414), if any."""
         value = self.meta.get("traceparent")

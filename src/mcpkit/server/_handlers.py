@@ -24,7 +24,6 @@ from mcpkit.protocol._versions import (
     V2024_11_05,
     negotiate_version,
 )
-from mcpkit.server._listen import Subscription
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext, McpToolContext
 from mcpkit.server._mrtr import InputRequired
@@ -85,8 +84,12 @@ class MethodHandlers:
             "logging/setLevel": self.set_level,
             "server/discover": self.discover,
             "subscriptions/listen": self.listen,
+            "tasks/get": self.app.tasks.get_task,
+            "tasks/update": self.app.tasks.update_task,
+            "tasks/cancel": self.app.tasks.cancel_task,
         }.items():
             d.register(method, handler)
+        self.app.tasks.execute_tool = self.execute_tool
         d.on_notification("notifications/initialized", self.initialized)
 
     # lifecycle --------------------------------------------------------------------------
@@ -127,7 +130,7 @@ class MethodHandlers:
     async def listen(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
         """``subscriptions/listen``: stream the change notifications the client opted in to
         until it goes away (or the server shuts down, which answers the request)."""
-        return await Subscription(self.app, request, binding).run()
+        return await self.app.tasks.subscription(request, binding).run()
 
     async def initialized(self, note: JsonRpcNotification, binding: TransportBinding) -> None:
         if binding.session is not None:
@@ -203,6 +206,17 @@ class MethodHandlers:
             raise InvalidParamsError('"arguments" must be an object')
         signature = entry.signature
         kwargs = signature.validate(arguments) if signature is not None else dict(arguments or {})
+        mode = self.app.tasks.mode_for(entry, binding)
+        if mode is not None:  # the tasks extension: answered with a CreateTaskResult
+            return await self.app.tasks.call_tool(mode, entry, kwargs, request, binding)
+        return await self.execute_tool(entry, kwargs, request, binding)
+
+    async def execute_tool(
+        self, entry: Any, kwargs: dict[str, Any], request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
+        """Run a tool to its ``CallToolResult`` (tool failures become ``isError`` results;
+        ``InputRequired`` and protocol errors propagate)."""
+        signature = entry.signature
         try:
             if entry.timeout is None:
                 value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)

@@ -1,11 +1,17 @@
-"""Every live connection's send function, for fan-out to all clients."""
+"""Every live connection's send function, for fan-out to all clients (with a message bus:
+the clients of every instance, each instance delivering to its own)."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import logging
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+from mcpkit.server._bus import DELIVERY_ID, new_delivery_id
+
+if TYPE_CHECKING:
+    from mcpkit.server._bus import MessageBus
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -13,6 +19,8 @@ SendFn = Callable[[dict[str, Any]], Awaitable[None]]
 
 #: How long one connection may take to accept a broadcast before it is skipped.
 DEFAULT_BROADCAST_TIMEOUT = 5.0
+#: The bus channel broadcasts travel on between instances.
+BROADCAST_CHANNEL = "broadcast"
 
 
 class McpConnectionRegistry:
@@ -22,6 +30,12 @@ class McpConnectionRegistry:
         self._connections: dict[str, SendFn] = {}
         self._ids = itertools.count(1)
         self.broadcast_timeout = broadcast_timeout
+        self._bus: MessageBus | None = None
+
+    def set_bus(self, bus: MessageBus) -> None:
+        """Broadcast through ``bus`` too: every instance delivers to its own connections."""
+        self._bus = bus
+        bus.subscribe(BROADCAST_CHANNEL, self._receive)
 
     def register(self, send_fn: SendFn, key: str | None = None) -> str:
         """Add a connection; returns its opaque key."""
@@ -54,7 +68,31 @@ class McpConnectionRegistry:
             return False
 
     async def broadcast(self, payload: dict[str, Any]) -> int:
-        """Send ``payload`` to every connection; returns how many took it."""
+        """Send ``payload`` to every connection (of every instance, with a bus); returns how
+        many of this instance's connections took it."""
+        bus = self._bus
+        if bus is None:
+            return await self._deliver_all(payload)
+        delivery = new_delivery_id()
+        token = DELIVERY_ID.set(delivery)
+        try:
+            count = await self._deliver_all(payload)
+        finally:
+            DELIVERY_ID.reset(token)
+        try:
+            await bus.publish(BROADCAST_CHANNEL, {"delivery": delivery, "payload": payload})
+        except Exception:
+            logger.warning("could not publish %s to the other instances", payload.get("method"), exc_info=True)
+        return count
+
+    async def _receive(self, message: dict[str, Any]) -> None:
+        token = DELIVERY_ID.set(message.get("delivery"))
+        try:
+            await self._deliver_all(message["payload"])
+        finally:
+            DELIVERY_ID.reset(token)
+
+    async def _deliver_all(self, payload: dict[str, Any]) -> int:
         targets = list(self._connections.items())
         if not targets:
             return 0

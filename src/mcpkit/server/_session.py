@@ -33,7 +33,7 @@ class McpSession:
     __slots__ = (
         "send", "session_id", "key", "protocol_version", "client_info", "client_capabilities",
         "initialize_seen", "initialized", "log_level", "closed", "ephemeral", "modern",
-        "client_request_timeout", "max_pending_client_requests", "_pending", "_ids",
+        "client_request_timeout", "max_pending_client_requests", "request_id_prefix", "_pending", "_ids",
     )
 
     def __init__(
@@ -61,6 +61,10 @@ class McpSession:
         self.modern = False
         self.client_request_timeout = client_request_timeout
         self.max_pending_client_requests = max_pending_client_requests
+        # Server-to-client request ids are "{prefix}s{n}"; a session served by several
+        # instances prefixes them with the instance's id, so ids never collide and the
+        # client's answer can be routed back to the instance that waits for it.
+        self.request_id_prefix = ""
         self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
         self._ids: itertools.count[int] | None = None
 
@@ -96,7 +100,7 @@ class McpSession:
         channel = send or self.send
         if channel is None:
             raise ConnectionClosedError("no channel to reach the client")
-        request_id = f"s{next(self._ids)}"  # type: ignore[arg-type]
+        request_id = f"{self.request_id_prefix}s{next(self._ids)}"  # type: ignore[arg-type]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}

@@ -1,17 +1,24 @@
-"""Who subscribed to which resource URI, and the ``notifications/resources/updated`` fan-out."""
+"""Who subscribed to which resource URI, and the ``notifications/resources/updated`` fan-out
+(with a message bus: to the subscribers of every instance, each instance notifying its own)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mcpkit.server._bus import DELIVERY_ID, new_delivery_id
 from mcpkit.server._registry import SendFn
+
+if TYPE_CHECKING:
+    from mcpkit.server._bus import MessageBus
 
 logger = logging.getLogger("mcpkit.server")
 
 #: Subscriptions one session may hold.
 DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000
+#: The bus channel resource updates travel on between instances.
+UPDATED_CHANNEL = "resources/updated"
 
 
 class ResourceSubscriptionManager:
@@ -21,6 +28,12 @@ class ResourceSubscriptionManager:
         self._by_uri: dict[str, dict[str, SendFn]] = {}
         self._by_session: dict[str, set[str]] = {}
         self.max_per_session = max_per_session
+        self._bus: MessageBus | None = None
+
+    def set_bus(self, bus: MessageBus) -> None:
+        """Fan updates out through ``bus`` too: every instance notifies its own subscribers."""
+        self._bus = bus
+        bus.subscribe(UPDATED_CHANNEL, self._receive)
 
     def subscribe(self, uri: str, session_key: str, send_fn: SendFn) -> None:
         uris = self._by_session.setdefault(session_key, set())
@@ -52,7 +65,31 @@ class ResourceSubscriptionManager:
         return set(self._by_session.get(session_key, ()))
 
     async def notify_updated(self, uri: str) -> int:
-        """Send ``notifications/resources/updated`` to every subscriber of ``uri``."""
+        """Send ``notifications/resources/updated`` to every subscriber of ``uri`` (of every
+        instance, with a bus); returns how many of this instance's subscribers took it."""
+        bus = self._bus
+        if bus is None:
+            return await self._notify_local(uri)
+        delivery = new_delivery_id()
+        token = DELIVERY_ID.set(delivery)
+        try:
+            count = await self._notify_local(uri)
+        finally:
+            DELIVERY_ID.reset(token)
+        try:
+            await bus.publish(UPDATED_CHANNEL, {"delivery": delivery, "uri": uri})
+        except Exception:
+            logger.warning("could not publish the update of %s to the other instances", uri, exc_info=True)
+        return count
+
+    async def _receive(self, message: dict[str, Any]) -> None:
+        token = DELIVERY_ID.set(message.get("delivery"))
+        try:
+            await self._notify_local(message["uri"])
+        finally:
+            DELIVERY_ID.reset(token)
+
+    async def _notify_local(self, uri: str) -> int:
         payload: dict[str, Any] = {
             "jsonrpc": "2.0",
             "method": "notifications/resources/updated",

@@ -1,6 +1,59 @@
-"""Durable state behind small interfaces: events for SSE resumption (sessions and tasks
-follow). Memory is the default; other backends implement the same contract."""
+"""Durable state behind small interfaces: session records, SSE events (for resumption and
+for relaying between instances), tasks. Memory is the default; SQLite keeps one machine's
+state across restarts; Redis (``mcpkit[redis]``) lets several instances serve the same
+clients. Every backend passes the same contract tests."""
 
+from mcpkit._exceptions import SessionLimitReached, StoreError, StoreUnavailableError
+from mcpkit.server._bus import InProcessMessageBus, MessageBus
 from mcpkit.stores._events import DEFAULT_MAX_EVENTS, EventStore, InMemoryEventStore, StoredEvent
+from mcpkit.stores._redis import RedisHub
+from mcpkit.stores._redis_stores import (
+    RedisEventStore,
+    RedisMessageBus,
+    RedisSessionStore,
+    redis_options,
+)
+from mcpkit.stores._redis_tasks import RedisTaskStore
+from mcpkit.stores._sessions import InMemorySessionStore, SessionRecord, SessionStore
+from mcpkit.stores._sqlite import FileEventStore, FileSessionStore
+from mcpkit.stores._tasks import (
+    DEFAULT_MAX_TASKS,
+    InMemoryTaskStore,
+    SqliteTaskStore,
+    TaskExistsError,
+    TaskRecord,
+    TaskStore,
+    TaskStoreError,
+    TaskStoreFullError,
+)
 
-__all__ = ["DEFAULT_MAX_EVENTS", "EventStore", "InMemoryEventStore", "StoredEvent"]
+__all__ = [
+    "DEFAULT_MAX_EVENTS",
+    "DEFAULT_MAX_TASKS",
+    "EventStore",
+    "FileEventStore",
+    "FileSessionStore",
+    "InMemoryEventStore",
+    "InMemorySessionStore",
+    "InMemoryTaskStore",
+    "InProcessMessageBus",
+    "MessageBus",
+    "RedisEventStore",
+    "RedisHub",
+    "RedisMessageBus",
+    "RedisSessionStore",
+    "RedisTaskStore",
+    "SessionLimitReached",
+    "SessionRecord",
+    "SessionStore",
+    "SqliteTaskStore",
+    "StoreError",
+    "StoreUnavailableError",
+    "StoredEvent",
+    "TaskExistsError",
+    "TaskRecord",
+    "TaskStore",
+    "TaskStoreError",
+    "TaskStoreFullError",
+    "redis_options",
+]

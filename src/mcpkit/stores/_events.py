@@ -1,20 +1,30 @@
-"""SSE events kept for ``Last-Event-ID`` resumption.
+"""SSE events kept for ``Last-Event-ID`` resumption, and their live feed.
 
 Event ids are ``{session_id}:{seq}`` with one sequence per session; each event also records
 the stream it was sent on, so a resumed stream replays only its own events.
+
+``listen`` feeds every event of a session to a callback as it is stored, in sequence
+order: an instance holding a client's stream relays what other instances write to it.
+The in-process feed here serves the memory and SQLite stores (one process); the Redis
+store feeds every instance through pub/sub.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
+
+from mcpkit.server._bus import DELIVERY_ID
 
 #: Events kept per session; older ones are dropped first.
 DEFAULT_MAX_EVENTS = 1000
 #: Sessions whose events are kept at once; the least recently written goes first.
 DEFAULT_MAX_SESSIONS = 10_000
+#: Broadcast deliveries remembered per session to store each at most once (memory store).
+DEFAULT_MAX_DELIVERIES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +35,10 @@ class StoredEvent:
 
 
 SendEvent = Callable[[StoredEvent], Awaitable[None]]
+#: Called with each event as it is stored, or with None when events may have been missed
+#: (the feed was interrupted: re-read the store from the last event seen).
+EventListener = Callable[["StoredEvent | None"], None]
+StopListening = Callable[[], Awaitable[None]]
 
 
 def parse_event_id(event_id: str) -> tuple[str, int] | None:
@@ -35,12 +49,25 @@ def parse_event_id(event_id: str) -> tuple[str, int] | None:
     return session_id, int(seq)
 
 
+def event_seq(event_id: str) -> int:
+    """The sequence number in an id we issued (0 for a foreign one)."""
+    parsed = parse_event_id(event_id)
+    return parsed[1] if parsed is not None else 0
+
+
 class EventStore(ABC):
-    """Where SSE events wait for a client that may reconnect."""
+    """Where SSE events wait for a client that may reconnect.
+
+    While ``DELIVERY_ID`` (``mcpkit.server._bus``) is set, ``store_event`` keeps at most
+    one event per (session, delivery id) and returns None for the others: a broadcast that
+    several replicas of one session deliver reaches the client once.
+    """
+
+    _listeners: dict[str, list[EventListener]] | None = None
 
     @abstractmethod
-    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str:
-        """Keep one event; returns its id."""
+    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str | None:
+        """Keep one event; returns its id (None: this delivery was already stored)."""
 
     @abstractmethod
     async def replay_events_after(self, session_id: str, last_event_id: str, send: SendEvent) -> str | None:
@@ -51,6 +78,33 @@ class EventStore(ABC):
     async def evict_session(self, session_id: str) -> None:
         """Forget a session's events."""
 
+    async def listen(self, session_id: str, listener: EventListener) -> StopListening:
+        """Call ``listener(event)`` for each event of ``session_id`` stored from now on, in
+        order; returns the coroutine function that stops it. Once this returns, no event
+        stored afterwards is missed. This in-process feed sees the events stored through
+        this object only."""
+        if self._listeners is None:
+            self._listeners = {}
+        self._listeners.setdefault(session_id, []).append(listener)
+
+        async def stop() -> None:
+            listeners = (self._listeners or {}).get(session_id)
+            if listeners and listener in listeners:
+                listeners.remove(listener)
+                if not listeners:
+                    del self._listeners[session_id]  # type: ignore[union-attr]
+
+        return stop
+
+    def _announce(self, session_id: str, event: StoredEvent) -> None:
+        listeners = self._listeners.get(session_id) if self._listeners else None
+        if listeners:
+            for listener in list(listeners):
+                listener(event)
+
+    async def close(self) -> None:
+        """Release what the store holds open (a no-op for memory)."""
+
 
 class InMemoryEventStore(EventStore):
     """A bounded ring of events per session, in this process."""
@@ -60,8 +114,12 @@ class InMemoryEventStore(EventStore):
         self.max_sessions = max_sessions
         self._events: dict[str, deque[tuple[int, StoredEvent]]] = {}
         self._seq: dict[str, int] = {}
+        self._deliveries: dict[str, deque[str]] = {}
 
-    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str:
+    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str | None:
+        delivery = DELIVERY_ID.get()
+        if delivery is not None and self._seen(session_id, delivery):
+            return None
         seq = self._seq.get(session_id, 0) + 1
         self._seq[session_id] = seq
         ring = self._events.get(session_id)
@@ -72,7 +130,18 @@ class InMemoryEventStore(EventStore):
             ring = self._events[session_id] = deque(maxlen=self.max_events)
         event = StoredEvent(f"{session_id}:{seq}", stream_id, message)
         ring.append((seq, event))
+        if self._listeners:
+            self._announce(session_id, event)
         return event.event_id
+
+    def _seen(self, session_id: str, delivery: str) -> bool:
+        recent = self._deliveries.get(session_id)
+        if recent is None:
+            recent = self._deliveries[session_id] = deque(maxlen=DEFAULT_MAX_DELIVERIES)
+        if delivery in recent:
+            return True
+        recent.append(delivery)
+        return False
 
     async def replay_events_after(self, session_id: str, last_event_id: str, send: SendEvent) -> str | None:
         parsed = parse_event_id(last_event_id)
@@ -94,6 +163,7 @@ class InMemoryEventStore(EventStore):
     def _forget(self, session_id: str) -> None:
         self._events.pop(session_id, None)
         self._seq.pop(session_id, None)
+        self._deliveries.pop(session_id, None)
 
     def __len__(self) -> int:
         return sum(len(ring) for ring in self._events.values())

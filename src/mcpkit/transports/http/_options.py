@@ -45,7 +45,12 @@ class StreamableHttpServerOptions:
     enable_websocket: bool = True
     sse_keep_alive_ms: int = 15_000
     event_store: Any = None  # EventStore; None → InMemoryEventStore
-    session_store: Any = None  # StreamableSessionStore; None → in memory
+    #: A ``SessionStore`` (mcpkit.stores) shared with other instances, which then adopt
+    #: each other's sessions; or a ``StreamableSessionStore``; None → in memory.
+    session_store: Any = None
+    #: A ``MessageBus`` linking the instances that serve this endpoint (broadcasts, resource
+    #: updates, answers to server-to-client requests); None → this process only.
+    message_bus: Any = None
     server_name: str | None = None
     server_version: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES

@@ -1,37 +1,64 @@
 """Streamable HTTP sessions: the protocol state of each ``Mcp-Session-Id``, its standalone
-(GET) stream, and the store that creates, finds, caps and expires them."""
+(GET) stream, and the table that creates, finds, caps and expires them.
+
+Alone, this process's table is the truth. With a ``SessionStore`` backend (``mcpkit.stores``)
+the backend is: a session is written there once ``initialize`` succeeds and whenever its
+state changes, the backend enforces the cap and the idle timeout for every instance, and
+a session another instance created is *adopted* here from its record on first use. The
+local entry is then a replica: dropping it when idle forgets nothing, and it checks back
+with the backend at most every ``touch_interval`` seconds (so the hot path of a request
+on a known session does no store I/O).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from mcpkit._exceptions import SessionLimitReached, StoreUnavailableError
 from mcpkit.server._session import McpSession
+from mcpkit.stores._sessions import SessionRecord
 from mcpkit.transports.http._options import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
-from mcpkit.transports.http._streams import SseStream
+from mcpkit.transports.http._streams import SseStream, StreamRelay
 
 if TYPE_CHECKING:
     from mcpkit.stores._events import EventStore
+    from mcpkit.stores._sessions import SessionStore
 
+logger = logging.getLogger("mcpkit.http")
 
-class SessionLimitReached(Exception):
-    """The store holds its maximum number of sessions."""
+#: Longest time a shared session's replica goes without telling the backend it is in use.
+DEFAULT_MAX_TOUCH_INTERVAL = 60.0
+
+__all__ = ["SessionLimitReached", "StreamableSession", "StreamableSessionStore"]
 
 
 class StreamableSession:
-    """One Streamable HTTP session."""
+    """One Streamable HTTP session (or this instance's replica of a shared one)."""
 
-    __slots__ = ("session_id", "standalone", "mcp", "streams", "last_seen", "closed")
+    __slots__ = (
+        "session_id", "standalone", "mcp", "streams", "last_seen", "closed",
+        "created_at", "store_seen", "saved", "listener", "relays",
+    )
 
-    def __init__(self, session_id: str, event_store: EventStore | None, retry_ms: int) -> None:
+    def __init__(self, session_id: str, event_store: EventStore | None, retry_ms: int, *, shared: bool = False) -> None:
         self.session_id = session_id
-        self.standalone = SseStream("_get", session_id, event_store, retry_ms)
+        self.standalone = SseStream("_get", session_id, event_store, retry_ms, relayed=shared)
         self.mcp = McpSession(self.standalone.write, session_id=session_id)
         self.streams: dict[str, SseStream] = {}
         self.last_seen = time.monotonic()
         self.closed = False
+        self.created_at = time.time()
+        # Shared sessions only: when the backend last confirmed the session, the state
+        # last saved there, the GET relaying the standalone stream, and every relay.
+        self.store_seen = self.last_seen
+        self.saved: tuple[Any, ...] | None = None
+        self.listener: StreamRelay | None = None
+        self.relays: set[StreamRelay] | None = None
 
     def touch(self) -> None:
         self.last_seen = time.monotonic()
@@ -40,70 +67,246 @@ class StreamableSession:
     def protocol_version(self) -> str | None:
         return self.mcp.protocol_version
 
+    @property
+    def busy(self) -> bool:
+        """A stream is open or a call runs: the session must not expire."""
+        return bool(self.streams) or self.standalone.attached or bool(self.relays)
 
-OnRemove = Callable[[StreamableSession], Any]
+    # the shared record ----------------------------------------------------------------------
+
+    def state(self, subscriptions: set[str]) -> tuple[Any, ...]:
+        """What the record holds that may change after ``initialize``."""
+        mcp = self.mcp
+        return (mcp.protocol_version, mcp.initialized, mcp.log_level, frozenset(subscriptions))
+
+    def record(self, subscriptions: set[str]) -> SessionRecord:
+        mcp = self.mcp
+        return SessionRecord(
+            self.session_id,
+            protocol_version=mcp.protocol_version,
+            client_capabilities=mcp.client_capabilities,
+            client_info=mcp.client_info,
+            log_level=mcp.log_level,
+            initialized=mcp.initialized,
+            subscriptions=sorted(subscriptions),
+            created_at=self.created_at,
+        )
+
+    def apply(self, record: SessionRecord) -> None:
+        """Take the protocol state of a stored record (adoption, or another instance's change)."""
+        mcp = self.mcp
+        mcp.initialize_seen = True
+        mcp.protocol_version = record.protocol_version
+        mcp.client_capabilities = record.client_capabilities
+        mcp.client_info = record.client_info
+        mcp.log_level = record.log_level
+        mcp.initialized = record.initialized
+        self.created_at = record.created_at or self.created_at
+        self.saved = self.state(set(record.subscriptions))
+
+    def add_relay(self, relay: StreamRelay) -> None:
+        if self.relays is None:
+            self.relays = set()
+        self.relays.add(relay)
+
+    def discard_relay(self, relay: StreamRelay) -> None:
+        if self.relays is not None:
+            self.relays.discard(relay)
+        if self.listener is relay:
+            self.listener = None
+
+    def close_relays(self) -> None:
+        for relay in list(self.relays or ()):
+            relay.close()
+
+
+#: ``(session, ended)``: ended is False when only this instance's replica goes.
+OnRemove = Callable[[StreamableSession, bool], Any]
+OnAdopt = Callable[[StreamableSession, SessionRecord], Any]
 
 
 class StreamableSessionStore:
-    """In-process sessions with a cap and idle expiry."""
+    """This process's sessions, with a cap and idle expiry; with a ``backend``, replicas of
+    the sessions it holds for every instance."""
 
     def __init__(
         self,
         *,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT,
+        backend: SessionStore | None = None,
+        event_store: EventStore | None = None,
+        retry_ms: int = 1000,
+        touch_interval: float | None = None,
     ) -> None:
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
+        self.backend = backend
+        self.event_store = event_store
+        self.retry_ms = retry_ms
+        self.touch_interval = touch_interval if touch_interval is not None else min(idle_timeout / 4, DEFAULT_MAX_TOUCH_INTERVAL)
+        #: Given to each session's McpSession (server-to-client request ids).
+        self.request_id_prefix = ""
         self._sessions: dict[str, StreamableSession] = {}
         self._on_remove: list[OnRemove] = []
+        self._on_adopt: list[OnAdopt] = []
+        self._adopting: dict[str, asyncio.Future[StreamableSession | None]] = {}
         self._reaper: asyncio.Task[None] | None = None
+
+    @property
+    def shared(self) -> bool:
+        return self.backend is not None
 
     def on_remove(self, callback: OnRemove) -> None:
         self._on_remove.append(callback)
 
-    def create(self, event_store: EventStore | None, retry_ms: int) -> StreamableSession:
-        """A new session with a fresh unguessable id; raises ``SessionLimitReached``."""
-        if len(self._sessions) >= self.max_sessions:
-            self.expire_idle()
-            if len(self._sessions) >= self.max_sessions:
-                raise SessionLimitReached
-        session = StreamableSession(secrets.token_urlsafe(24), event_store, retry_ms)
-        self._sessions[session.session_id] = session
+    def on_adopt(self, callback: OnAdopt) -> None:
+        self._on_adopt.append(callback)
+
+    def _new(self, session_id: str, event_store: EventStore | None, retry_ms: int) -> StreamableSession:
+        session = StreamableSession(session_id, event_store, retry_ms, shared=self.shared)
+        session.mcp.request_id_prefix = self.request_id_prefix
+        self._sessions[session_id] = session
         self._start_reaper()
         return session
 
+    def create(self, event_store: EventStore | None, retry_ms: int) -> StreamableSession:
+        """A new session with a fresh unguessable id; raises ``SessionLimitReached`` (alone:
+        the backend applies the cap when the session is stored, see ``persist``)."""
+        if not self.shared and len(self._sessions) >= self.max_sessions:
+            self.expire_idle()
+            if len(self._sessions) >= self.max_sessions:
+                raise SessionLimitReached(f"at most {self.max_sessions} sessions may be live at once")
+        return self._new(secrets.token_urlsafe(24), event_store, retry_ms)
+
     def get(self, session_id: str) -> StreamableSession | None:
+        """This process's session (no backend): None when unknown or idle too long."""
         session = self._sessions.get(session_id)
         if session is None:
             return None
-        if time.monotonic() - session.last_seen > self.idle_timeout and not session.streams:
+        if time.monotonic() - session.last_seen > self.idle_timeout and not session.busy:
             self.remove(session_id)
             return None
         session.touch()
         return session
 
-    def remove(self, session_id: str) -> StreamableSession | None:
+    async def find(self, session_id: str) -> StreamableSession | None:
+        """The session, adopted from the backend when this instance does not hold it yet;
+        None when unknown or expired. Raises ``StoreUnavailableError``."""
+        backend = self.backend
+        if backend is None:
+            return self.get(session_id)
+        session = self._sessions.get(session_id)
+        if session is None:
+            return await self._adopt(session_id)
+        now = time.monotonic()
+        if now - session.store_seen < self.touch_interval:
+            session.last_seen = now
+            return session
+        if not await backend.touch(session_id, idle_timeout=self.idle_timeout):
+            self.remove(session_id)  # expired, or ended by another instance
+            return None
+        session.store_seen = session.last_seen = time.monotonic()
+        return session
+
+    async def _adopt(self, session_id: str) -> StreamableSession | None:
+        pending = self._adopting.get(session_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[StreamableSession | None] = asyncio.get_running_loop().create_future()
+        self._adopting[session_id] = future
+        try:
+            session = await self._load(session_id)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: concurrent waiters get it too
+            raise
+        finally:
+            self._adopting.pop(session_id, None)
+        future.set_result(session)
+        return session
+
+    async def _load(self, session_id: str) -> StreamableSession | None:
+        record = await self.backend.get(session_id, idle_timeout=self.idle_timeout)  # type: ignore[union-attr]
+        if record is None:
+            return None
+        session = self._sessions.get(session_id)
+        if session is not None:
+            return session
+        session = self._new(session_id, self.event_store, self.retry_ms)
+        session.apply(record)
+        for callback in self._on_adopt:
+            callback(session, record)
+        return session
+
+    async def persist(self, session: StreamableSession, subscriptions: set[str]) -> None:
+        """Store a session whose ``initialize`` succeeded; raises ``SessionLimitReached``
+        (the cap, across instances) or ``StoreUnavailableError``."""
+        if self.backend is None:
+            return
+        await self.backend.create(session.record(subscriptions), max_sessions=self.max_sessions, idle_timeout=self.idle_timeout)
+        session.saved = session.state(subscriptions)
+        session.store_seen = time.monotonic()
+
+    async def save_if_changed(self, session: StreamableSession, subscriptions: set[str]) -> SessionRecord | None:
+        """Store the session's state when it changed since last stored; returns the record
+        written (None when nothing changed). Raises ``StoreUnavailableError``."""
+        state = session.state(subscriptions)
+        if self.backend is None or state == session.saved or session.saved is None:
+            return None
+        record = session.record(subscriptions)
+        if await self.backend.save(record, idle_timeout=self.idle_timeout):
+            session.saved = state
+            session.store_seen = time.monotonic()
+            return record
+        return None
+
+    async def end(self, session_id: str) -> bool:
+        """End a session everywhere (DELETE); False when no one knew it."""
+        deleted = False
+        if self.backend is not None:
+            deleted = await self.backend.delete(session_id)
+        return self.remove(session_id) is not None or deleted
+
+    def remove(self, session_id: str, *, ended: bool = True) -> StreamableSession | None:
+        """Forget a session here. ``ended=False`` drops only this instance's replica of a
+        shared session (it lives on in the backend)."""
         session = self._sessions.pop(session_id, None)
         if session is None:
             return None
         session.closed = True
         session.mcp.close()
         session.standalone.close()
+        session.close_relays()
         for callback in self._on_remove:
-            callback(session)
+            callback(session, ended)
         return session
 
     def expire_idle(self) -> int:
-        """Remove sessions idle past the timeout (with no open stream); returns how many."""
+        """Remove sessions idle past the timeout (with no open stream); returns how many.
+        Shared sessions only lose their replica here: the backend expires the session."""
         cutoff = time.monotonic() - self.idle_timeout
-        stale = [
-            sid for sid, s in self._sessions.items()
-            if s.last_seen < cutoff and not s.streams and not s.standalone.attached
-        ]
+        stale = [sid for sid, s in self._sessions.items() if s.last_seen < cutoff and not s.busy]
         for sid in stale:
-            self.remove(sid)
+            self.remove(sid, ended=not self.shared)
         return len(stale)
+
+    async def touch_busy(self) -> None:
+        """Keep the backend's records of sessions busy here (a long call, an open GET) alive."""
+        backend = self.backend
+        if backend is None:
+            return
+        due = time.monotonic() - self.touch_interval
+        for session in [s for s in self._sessions.values() if s.busy and s.store_seen < due]:
+            try:
+                alive = await backend.touch(session.session_id, idle_timeout=self.idle_timeout)
+            except StoreUnavailableError as exc:
+                logger.warning("could not keep session %s alive: %s", session.session_id, exc)
+                return
+            if alive:
+                session.store_seen = time.monotonic()
+            else:
+                self.remove(session.session_id)
 
     def _start_reaper(self) -> None:
         if self._reaper is None or self._reaper.done():
@@ -111,15 +314,22 @@ class StreamableSessionStore:
 
     async def _reap(self) -> None:
         interval = max(1.0, min(60.0, self.idle_timeout / 4))
+        if self.shared:
+            interval = max(0.05, min(interval, self.touch_interval))
         while self._sessions:
             await asyncio.sleep(interval)
             self.expire_idle()
+            await self.touch_busy()
+
+    def local(self, session_id: str) -> StreamableSession | None:
+        """This instance's replica, if it holds one (no expiry check, no store I/O)."""
+        return self._sessions.get(session_id)
 
     def __len__(self) -> int:
         return len(self._sessions)
 
     def close_all(self) -> None:
         for sid in list(self._sessions):
-            self.remove(sid)
+            self.remove(sid, ended=not self.shared)
         if self._reaper is not None:
             self._reaper.cancel()

@@ -4,6 +4,10 @@ POST carries client messages. A request is answered as JSON, or as an SSE stream
 the moment the call produces a message of its own (progress, logs, a server-to-client
 request), so quick calls stay plain JSON. GET opens the session's standalone stream or
 resumes a dropped one (``Last-Event-ID``). DELETE ends the session.
+
+With a ``SessionStore`` backend (``options.session_store``) sessions are shared between
+instances: what that changes lives in ``_cluster.py``; this module calls it at a few
+points and keeps the in-memory default's path free of store I/O.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._exceptions import InvalidRequestError, ProtocolError
+from mcpkit._exceptions import InvalidRequestError, ProtocolError, StoreUnavailableError
 from mcpkit._codes import ErrorCode
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
@@ -39,6 +43,7 @@ from mcpkit.server._modern import (
     check_request_meta,
     modern_version,
 )
+from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._session import McpSession
 from mcpkit.stores._events import InMemoryEventStore, StoredEvent
@@ -56,6 +61,7 @@ from mcpkit.transports.http._asgi import (
 from mcpkit.protocol._sse import encode_event
 from mcpkit.protocol._jsonrpc import encode_json
 from mcpkit.transports.http._options import StreamableHttpServerOptions
+from mcpkit.transports.http._cluster import STATEFUL_METHODS, SessionCluster
 from mcpkit.transports.http._sessions import SessionLimitReached, StreamableSession, StreamableSessionStore
 from mcpkit.transports.http._streams import SseStream
 
@@ -167,19 +173,41 @@ class StreamableHttpHandler:
         self.app = app
         self.options = options
         self.event_store = options.event_store or InMemoryEventStore()
-        self.sessions: StreamableSessionStore = options.session_store or StreamableSessionStore(
-            max_sessions=options.max_sessions, idle_timeout=options.session_idle_timeout
-        )
+        self.sessions = self._session_table(options)
         self.sessions.on_remove(self._forget)
         self._stateless_ids = itertools.count(1)
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         self._watch_list = _WatchList(self._watch)
+        #: Shared sessions and/or a message bus: None keeps the single-process path.
+        self.cluster = SessionCluster(self) if self.sessions.shared or options.message_bus is not None else None
+        self._stream_prefix = f"{self.cluster.instance_id}." if self.cluster is not None and self.sessions.shared else ""
+
+    def _session_table(self, options: StreamableHttpServerOptions) -> StreamableSessionStore:
+        """``options.session_store``: a ``StreamableSessionStore`` (this process's table) or
+        a ``SessionStore`` backend shared with other instances; None: in memory."""
+        store = options.session_store
+        if isinstance(store, StreamableSessionStore):
+            store.event_store = store.event_store or self.event_store
+            store.retry_ms = options.retry_ms
+            return store
+        return StreamableSessionStore(
+            max_sessions=options.max_sessions,
+            idle_timeout=options.session_idle_timeout,
+            backend=store,
+            event_store=self.event_store,
+            retry_ms=options.retry_ms,
+        )
 
     # dispatch by HTTP method --------------------------------------------------------------
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
         method = scope["method"]
+        if self.cluster is not None and not self.cluster.started:
+            try:
+                await self.cluster.start()
+            except StoreUnavailableError as exc:  # serve anyway; the next request retries
+                logger.warning("message bus unavailable: %s", exc)
         stateless = self.options.stateless or headers.get("mcp-protocol-version") in MODERN_VERSIONS
         if method == "POST":
             await self.post(receive, send, headers)
@@ -220,7 +248,11 @@ class StreamableHttpHandler:
             await self._unsupported_version(send, version, getattr(decoded, "id", None))
             return
         messages = decoded if isinstance(decoded, list) else [decoded]
-        session, failure = self._session_for(messages, headers, version)
+        try:
+            session, failure = await self._session_for(messages, headers, version)
+        except StoreUnavailableError as exc:
+            await self._store_unavailable(send, exc, getattr(decoded, "id", None))
+            return
         if failure is not None:
             status, body_dict = failure
             await send_json(send, status, body_dict, self._response_headers(None, version))
@@ -289,7 +321,7 @@ class StreamableHttpHandler:
                 out.append((name.encode(), headers[name].strip(" \t").encode("latin-1")))
         return out
 
-    def _session_for(
+    async def _session_for(
         self, messages: list[Any], headers: dict[str, str], version: str | None
     ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
         if self.options.stateless:
@@ -307,7 +339,7 @@ class StreamableHttpHandler:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             return None, (400, _error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"))
-        session = self.sessions.get(session_id)
+        session = await self.sessions.find(session_id)
         if session is None:
             return None, (404, _error_body(ErrorCode.SESSION_EXPIRED, "Session expired or unknown", {"sessionId": session_id}))
         return session, None
@@ -340,6 +372,7 @@ class StreamableHttpHandler:
         batch: bool,
     ) -> None:
         binding = self._binding(session, headers, version)
+        binding.extras["auth"] = CURRENT_AUTH.get()
         CURRENT_BINDING.set(binding)
         requests: list[JsonRpcRequest] = []
         replies: list[dict[str, Any]] = []
@@ -348,18 +381,28 @@ class StreamableHttpHandler:
                 requests.append(message)
             elif isinstance(message, JsonRpcNotification):
                 await self.app.dispatcher.notify(message, binding)
+                if self.cluster is not None and session is not None:
+                    await self.cluster.after_notification(session, message)
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
-                binding.session.resolve(message)  # type: ignore[union-attr]
+                if not binding.session.resolve(message) and self.cluster is not None and session is not None:  # type: ignore[union-attr]
+                    await self.cluster.route_response(session, message)
             else:  # an invalid member of a batch
                 replies.append(error_response(getattr(message, "request_id", None), message))
         response_headers = self._response_headers(session, version)
         if not requests and not replies:
+            if self.cluster is not None and session is not None and any(
+                getattr(m, "method", None) in STATEFUL_METHODS for m in messages
+            ):
+                await self.cluster.save(session)
             await send_response(send, 202, b"", response_headers)
             return
         if batch:
             results = await asyncio.gather(*(self.app.dispatcher.dispatch(r, binding) for r in requests))
             replies.extend(r for r in results if r is not None)
             await send_json(send, 200, replies, response_headers)
+            return
+        if session is not None and self.sessions.shared and requests[0].method == "initialize":
+            await self.cluster.initialize(requests[0], session, binding, send, response_headers)  # type: ignore[union-attr]
             return
         await self._serve_request(requests[0], session, binding, wants_sse, send, receive, response_headers)
         if session is not None and requests[0].method == "initialize" and not session.mcp.initialize_seen:
@@ -380,7 +423,7 @@ class StreamableHttpHandler:
         if wants_sse:
             resumable = session is not None
             stream = SseStream(
-                f"p{next(self._stream_ids)}",
+                f"{self._stream_prefix}p{next(self._stream_ids)}",
                 session.session_id if resumable else None,  # type: ignore[union-attr]
                 self.event_store if resumable else None,
                 self.options.retry_ms,
@@ -398,6 +441,9 @@ class StreamableHttpHandler:
         finally:
             self._watch_list.remove(token)
             call.finished = True
+            binding.extras.pop("close_sse_stream", None)  # breaks the binding<->closure cycle
+        if self.cluster is not None and session is not None and request.method in STATEFUL_METHODS:
+            await self.cluster.save(session)
         try:
             await self._finish(call, response, session, response_headers, modern)
         finally:
@@ -463,7 +509,7 @@ class StreamableHttpHandler:
         """A dropped resumable stream: cancel the call unless the client resumes in time."""
         def expire() -> None:
             stream = call.stream
-            if not call.finished and (stream is None or not stream.attached):
+            if not call.finished and (stream is None or not (stream.attached or stream.remote_reader)):
                 self.app.dispatcher.cancel(binding.connection_key, request.id)
 
         asyncio.get_running_loop().call_later(self.options.resume_grace, expire)
@@ -472,6 +518,13 @@ class StreamableHttpHandler:
         error = UnsupportedProtocolVersionError(version)
         headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode())]
         await send_json(send, 400, error_response(request_id, error), headers)
+
+    async def _store_unavailable(self, send: Send, exc: StoreUnavailableError, request_id: Any = None) -> None:
+        """503: the session or event store (Redis) cannot be reached; the client may retry."""
+        logger.warning("store unavailable: %s", exc)
+        headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()), (b"retry-after", b"1")]
+        body = _error_body(ErrorCode.INTERNAL_ERROR, f"Session store unavailable: {exc}", {"retryable": True}, request_id)
+        await send_json(send, 503, body, headers)
 
     async def _fail(
         self, send: Send, status: int, code: int, message: str, data: Any = None, extra: list[tuple[bytes, bytes]] | None = None
@@ -494,11 +547,18 @@ class StreamableHttpHandler:
         if session_id is None:
             await self._fail(send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required")
             return
-        session = self.sessions.get(session_id)
+        try:
+            session = await self.sessions.find(session_id)
+        except StoreUnavailableError as exc:
+            await self._store_unavailable(send, exc)
+            return
         if session is None:
             await self._fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired or unknown", {"sessionId": session_id})
             return
         last_event_id = headers.get("last-event-id")
+        if self.sessions.shared:
+            await self.cluster.get(session, send, receive, version, last_event_id)  # type: ignore[union-attr]
+            return
         if last_event_id is None and session.standalone.attached:
             await self._fail(send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session")
             return
@@ -575,26 +635,51 @@ class StreamableHttpHandler:
         if session_id is None:
             await self._fail(send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required")
             return
-        if self.sessions.remove(session_id) is None:
+        held_here = self.sessions.local(session_id) is not None
+        try:
+            known = await self.sessions.end(session_id)
+        except StoreUnavailableError as exc:
+            await self._store_unavailable(send, exc)
+            return
+        if self.cluster is not None and self.sessions.shared and not held_here:
+            await self.cluster.publish_ended(session_id)  # else _forget tells the others
+        if not known:
             await self._fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired or unknown", {"sessionId": session_id})
             return
         await send_response(send, 200, b"")
 
     # session teardown ---------------------------------------------------------------------
 
-    def _forget(self, session: StreamableSession) -> None:
+    def _forget(self, session: StreamableSession, ended: bool = True) -> None:
+        """Tear a session down here; ``ended``: it is over everywhere (not only this
+        instance's replica of a shared session), so its events go too."""
         key = session.mcp.key
         self.app.dispatcher.cancel_connection(key)
         self.app.connections.unregister(key)
         self.app.subscriptions.unsubscribe_all(key)
         for stream in list(session.streams.values()):
             stream.close()
-        task = asyncio.get_running_loop().create_task(self.event_store.evict_session(session.session_id))
+        if not ended or (self.sessions.shared and session.saved is None):
+            return  # only this replica goes, or the session was never stored
+        self._spawn(self._evict(session.session_id))
+        if self.cluster is not None and self.sessions.shared:
+            self._spawn(self.cluster.publish_ended(session.session_id))
+
+    async def _evict(self, session_id: str) -> None:
+        try:
+            await self.event_store.evict_session(session_id)
+        except StoreUnavailableError as exc:
+            logger.warning("could not evict the events of session %s: %s", session_id, exc)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
     def close(self) -> None:
         self.sessions.close_all()
+        if self.cluster is not None:
+            self._spawn(self.cluster.aclose())
 
 
 __all__ = ["StreamableHttpHandler", "InvalidRequestError"]

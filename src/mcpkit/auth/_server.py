@@ -1,0 +1,425 @@
+"""The resource-server side: ``BearerAuthConfig`` and the gate every HTTP transport passes.
+
+With ``StreamableHttpServerOptions(bearer_auth=BearerAuthConfig(verify=...))`` each request
+to the MCP endpoints (Streamable HTTP POST/GET/DELETE, legacy SSE GET and POST, the
+WebSocket upgrade) is checked before any session handling:
+
+* no ``Authorization`` header, or not ``Bearer <token>`` → 401 with a challenge naming
+  the protected-resource metadata (``resource_metadata``) and the scopes needed;
+* ``verify`` says ``ok=False``, or the token's audience is not ``expected_resource`` →
+  401 ``error="invalid_token"``;
+* the token lacks one of ``required_scopes`` → 403 ``error="insufficient_scope"`` with
+  ``scope`` listing them all.
+
+With ``enable_dpop`` the token must come as ``Authorization: DPoP <token>`` with a ``DPoP``
+proof (RFC 9449) bound to it; the challenge scheme is ``DPoP`` and carries ``algs``; every
+refusal carries a ``DPoP-Nonce``. A proof without the current server nonce is answered
+401 ``error="use_dpop_nonce"``. Accepted requests whose nonce has been rotated out get the
+new one in a ``DPoP-Nonce`` response header.
+
+The protected-resource metadata (RFC 9728) is served without auth at
+``/.well-known/oauth-protected-resource`` and at the path-suffixed
+``/.well-known/oauth-protected-resource{endpoint}``.
+
+An accepted request carries an ``AuthInfo`` in ``scope["mcp.auth"]`` and in the
+``CURRENT_AUTH`` context variable while its handler runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from mcpkit.auth._challenge import build_challenge
+from mcpkit.auth._dpop import (
+    DEFAULT_DPOP_ALGORITHMS,
+    DEFAULT_DPOP_CLOCK_SKEW,
+    DEFAULT_DPOP_MAX_AGE,
+    DEFAULT_NONCE_LIFETIME,
+    DEFAULT_REPLAY_CACHE_SIZE,
+    DPoPError,
+    DPoPNonceManager,
+    DPoPProofVerifier,
+)
+from mcpkit.auth._types import AuthInfo, AuthResult
+from mcpkit.protocol._jsonrpc import encode_json
+
+logger = logging.getLogger("mcpkit.auth")
+
+WELL_KNOWN_PRM = "/.well-known/oauth-protected-resource"
+#: Longest Authorization header looked at.
+MAX_AUTHORIZATION_LENGTH = 16 * 1024
+
+Verify = Callable[[str], "AuthResult | Awaitable[AuthResult]"]
+ScopeCheck = Callable[[frozenset[str], str], bool]
+
+
+@dataclass(slots=True)
+class BearerAuthConfig:
+    """How the HTTP server checks access tokens (RFC 6750, RFC 9728, RFC 8707, RFC 9449).
+
+    ``verify(token)`` (sync or async) returns an ``AuthResult``; a sync verifier runs on the
+    event loop, so one that does I/O should be async. ``JwtVerifier`` is a ready one.
+
+    ``resource_metadata_url`` (the URL in the challenge) and the metadata's ``resource``
+    default to URLs built from ``public_url`` or, without it, from the request's scheme and
+    Host header. Set them (or ``public_url``) behind a proxy.
+
+    ``required_scopes``: every one must be granted (``scope_check(granted, required)``
+    decides "granted" when scopes form a hierarchy). ``expected_resource``: the token's
+    audience must include it (compared with scheme and host case-folded, default port and
+    trailing slash dropped) while ``validate_token_resource`` is on; tokens without an
+    audience are then refused.
+    """
+
+    verify: Verify
+    resource_metadata_url: str = ""
+    scopes_supported: Sequence[str] = ()
+    required_scopes: Sequence[str] = ()
+    expected_resource: str = ""
+    validate_token_resource: bool = True
+    authorization_servers: Sequence[str] = ()
+    serve_metadata_endpoint: bool = True
+    enable_dpop: bool = False
+    # -- beyond the core fields --------------------------------------------------------
+    #: ``resource`` in the metadata document; defaults to ``expected_resource``, else the
+    #: endpoint's URL.
+    resource: str = ""
+    #: Scheme and host clients reach this server at (``https://mcp.example.com``).
+    public_url: str = ""
+    resource_name: str | None = None
+    resource_documentation: str | None = None
+    #: More members for the metadata document.
+    metadata_extra: Mapping[str, Any] = field(default_factory=dict)
+    scope_check: ScopeCheck | None = None
+    #: With ``enable_dpop``: also accept plain Bearer tokens (not bound to a key).
+    dpop_allow_bearer: bool = False
+    dpop_algorithms: Sequence[str] = DEFAULT_DPOP_ALGORITHMS
+    dpop_require_nonce: bool = True
+    dpop_nonce_lifetime: float = DEFAULT_NONCE_LIFETIME
+    #: Shared by every worker so each accepts the nonces the others issue.
+    dpop_nonce_secret: bytes | None = None
+    dpop_max_age: float = DEFAULT_DPOP_MAX_AGE
+    dpop_clock_skew: float = DEFAULT_DPOP_CLOCK_SKEW
+    dpop_replay_cache_size: int = DEFAULT_REPLAY_CACHE_SIZE
+    #: Wall clock (seconds) for DPoP checks; tests inject their own.
+    clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        if not callable(self.verify):
+            raise TypeError("BearerAuthConfig.verify must be callable")
+
+
+@dataclass(slots=True)
+class Accepted:
+    """An accepted request: who it is, and headers to add to its response."""
+
+    auth: AuthInfo
+    response_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Denial:
+    """A refused request: what to answer."""
+
+    status: int
+    error: str | None
+    description: str
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+    def body(self) -> bytes:
+        payload = {"error": self.error or "unauthorized", "error_description": self.description}
+        return encode_json(payload)
+
+
+def _canonical_resource(uri: str) -> str:
+    try:
+        parts = urlsplit(uri.strip())
+        if not parts.scheme or not parts.netloc:
+            return uri.strip()
+        scheme = parts.scheme.lower()
+        host = (parts.hostname or "").lower()
+        if ":" in host:
+            host = f"[{host}]"
+        port = parts.port
+    except ValueError:
+        return uri.strip()
+    default = {"http": 80, "https": 443}.get(scheme)
+    netloc = host if port is None or port == default else f"{host}:{port}"
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{scheme}://{netloc}{path}{query}"
+
+
+def same_resource(a: str, b: str) -> bool:
+    return _canonical_resource(a) == _canonical_resource(b)
+
+
+class BearerAuthGate:
+    """Runs ``BearerAuthConfig`` on requests; built once per ASGI app."""
+
+    def __init__(self, config: BearerAuthConfig, endpoint: str = "/mcp") -> None:
+        self.config = config
+        self.endpoint = endpoint.rstrip("/")
+        self.nonces: DPoPNonceManager | None = None
+        self.dpop: DPoPProofVerifier | None = None
+        if config.enable_dpop:
+            if config.dpop_require_nonce:
+                self.nonces = DPoPNonceManager(config.dpop_nonce_lifetime, config.dpop_nonce_secret, config.clock)
+            self.dpop = DPoPProofVerifier(
+                algorithms=config.dpop_algorithms,
+                max_age=config.dpop_max_age,
+                clock_skew=config.dpop_clock_skew,
+                replay_cache_size=config.dpop_replay_cache_size,
+                nonces=self.nonces,
+                clock=config.clock,
+            )
+
+    # -- metadata -------------------------------------------------------------------------
+
+    @property
+    def metadata_paths(self) -> frozenset[str]:
+        """Paths the metadata document is served at (empty when it is not served)."""
+        if not self.config.serve_metadata_endpoint:
+            return frozenset()
+        paths = {WELL_KNOWN_PRM}
+        if self.endpoint:
+            paths.add(f"{WELL_KNOWN_PRM}{self.endpoint}")
+        if self.config.resource_metadata_url:
+            path = urlsplit(self.config.resource_metadata_url).path.rstrip("/")
+            if path:
+                paths.add(path)
+        return frozenset(paths)
+
+    def _origin(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        if self.config.public_url:
+            parts = urlsplit(self.config.public_url)
+            return f"{parts.scheme}://{parts.netloc}"
+        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme", "http"), scope.get("scheme", "http"))
+        host = headers.get("host")
+        if not host:
+            server = scope.get("server") or ("localhost", None)
+            host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
+        return f"{scheme}://{host}"
+
+    def _root_path(self, scope: Mapping[str, Any]) -> str:
+        root = scope.get("root_path", "") or ""
+        return "" if not root or scope.get("path", "").startswith(root) else root.rstrip("/")
+
+    def resource_metadata_url(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        if self.config.resource_metadata_url:
+            return self.config.resource_metadata_url
+        return f"{self._origin(scope, headers)}{self._root_path(scope)}{WELL_KNOWN_PRM}{self.endpoint}"
+
+    def resource_identifier(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        c = self.config
+        if c.resource or c.expected_resource:
+            return c.resource or c.expected_resource
+        return f"{self._origin(scope, headers)}{self._root_path(scope)}{self.endpoint}"
+
+    def metadata_document(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+        c = self.config
+        doc: dict[str, Any] = {
+            "resource": self.resource_identifier(scope, headers),
+            "authorization_servers": list(c.authorization_servers),
+            "bearer_methods_supported": ["header"],
+        }
+        if c.scopes_supported:
+            doc["scopes_supported"] = list(c.scopes_supported)
+        if c.resource_name:
+            doc["resource_name"] = c.resource_name
+        if c.resource_documentation:
+            doc["resource_documentation"] = c.resource_documentation
+        if c.enable_dpop:
+            doc["dpop_signing_alg_values_supported"] = list(c.dpop_algorithms)
+            doc["dpop_bound_access_tokens_required"] = not c.dpop_allow_bearer
+        doc.update(c.metadata_extra)
+        return doc
+
+    async def serve_metadata(self, scope: dict[str, Any], receive: Any, send: Any, headers: Mapping[str, str]) -> None:
+        method = scope["method"]
+        base = [(b"access-control-allow-origin", b"*")]
+        if method == "OPTIONS":
+            await _respond(send, 204, b"", base + [
+                (b"access-control-allow-methods", b"GET, OPTIONS"),
+                (b"access-control-allow-headers", b"mcp-protocol-version"),
+            ])
+            return
+        if method not in ("GET", "HEAD"):
+            await _respond(send, 405, b"", base + [(b"allow", b"GET, HEAD, OPTIONS")])
+            return
+        body = encode_json(self.metadata_document(scope, headers))
+        extra = base + [(b"content-type", b"application/json"), (b"cache-control", b"public, max-age=300")]
+        await _respond(send, 200, b"" if method == "HEAD" else body, extra, length=len(body))
+
+    # -- the gate ---------------------------------------------------------------------------
+
+    def _request_url(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        return f"{self._origin(scope, headers)}{self._root_path(scope)}{scope.get('path', '/')}"
+
+    def _challenge_headers(
+        self,
+        scope: Mapping[str, Any],
+        headers: Mapping[str, str],
+        error: str | None,
+        description: str | None,
+        scopes: str | None,
+    ) -> list[tuple[str, str]]:
+        metadata = self.resource_metadata_url(scope, headers)
+        params: list[tuple[str, str | None]] = [("error", error)]
+        if error is not None:
+            params.append(("error_description", description))
+        params += [("scope", scopes), ("resource_metadata", metadata)]
+        out: list[tuple[str, str]] = []
+        if self.config.enable_dpop:
+            algs = " ".join(self.config.dpop_algorithms)
+            out.append(("www-authenticate", build_challenge("DPoP", params + [("algs", algs)])))
+            if self.config.dpop_allow_bearer:
+                bearer_params = params if error != "use_dpop_nonce" and error != "invalid_dpop_proof" else params[2:]
+                out.append(("www-authenticate", build_challenge("Bearer", bearer_params)))
+            if self.nonces is not None:
+                out.append(("dpop-nonce", self.nonces.current()))
+        else:
+            out.append(("www-authenticate", build_challenge("Bearer", params)))
+        return out
+
+    def _challenge_scopes(self) -> str | None:
+        config = self.config
+        return " ".join(config.required_scopes or config.scopes_supported) or None
+
+    def _deny(
+        self,
+        scope: Mapping[str, Any],
+        headers: Mapping[str, str],
+        status: int,
+        error: str | None,
+        description: str,
+        scopes: str | None = None,
+    ) -> Denial:
+        return Denial(
+            status,
+            error,
+            description,
+            self._challenge_headers(scope, headers, error, description, scopes or self._challenge_scopes()),
+        )
+
+    async def authenticate(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> Accepted | Denial:
+        """``Accepted`` (the request's ``AuthInfo``), or the ``Denial`` to answer it with."""
+        config = self.config
+        authorization = headers.get("authorization", "")
+        if not authorization or len(authorization) > MAX_AUTHORIZATION_LENGTH:
+            return self._deny(scope, headers, 401, None, "authorization required")
+        scheme, _, token = authorization.partition(" ")
+        token = token.strip(" ")
+        scheme = scheme.lower()
+        use_dpop = config.enable_dpop and scheme == "dpop"
+        bearer_ok = scheme == "bearer" and (not config.enable_dpop or config.dpop_allow_bearer)
+        if not (use_dpop or bearer_ok) or not token or " " in token:
+            return self._deny(scope, headers, 401, None, "authorization required")
+
+        proof_jkt: str | None = None
+        response_headers: list[tuple[bytes, bytes]] = []
+        if use_dpop:
+            assert self.dpop is not None
+            proofs = [v for n, v in scope.get("headers", ()) if n.lower() == b"dpop"]
+            if len(proofs) != 1:
+                return self._deny(scope, headers, 401, "invalid_dpop_proof", "exactly one DPoP proof header is required")
+            method = scope.get("method", "GET") if scope.get("type") == "http" else "GET"
+            try:
+                proof = self.dpop.verify(
+                    proofs[0].decode("latin-1"),
+                    method=method,
+                    url=self._request_url(scope, headers),
+                    access_token=token,
+                )
+            except DPoPError as exc:
+                return self._deny(scope, headers, 401, exc.error, exc.description)
+            proof_jkt = proof.jkt
+            if self.nonces is not None and not self.nonces.is_current(proof.nonce):
+                # Accepted with the previous nonce: hand out the current one.
+                response_headers.append((b"dpop-nonce", self.nonces.current().encode()))
+
+        result = await self._verify(token)
+        if not result.ok:
+            return self._deny(scope, headers, 401, "invalid_token", result.error_description or "the access token is invalid")
+        if use_dpop:
+            if result.jkt is None:
+                return self._deny(scope, headers, 401, "invalid_token", "the access token is not bound to a DPoP key")
+            if result.jkt != proof_jkt:
+                return self._deny(scope, headers, 401, "invalid_token", "the DPoP proof key does not match the token binding")
+        elif result.jkt is not None:
+            return self._deny(scope, headers, 401, "invalid_token", "a DPoP-bound token must be presented with DPoP")
+        if config.validate_token_resource and config.expected_resource:
+            if not any(same_resource(aud, config.expected_resource) for aud in result.audiences):
+                return self._deny(scope, headers, 401, "invalid_token", "the access token was not issued for this resource")
+        required = tuple(config.required_scopes)
+        if required:
+            granted = frozenset(result.scopes)
+            check = config.scope_check
+            missing = [s for s in required if not (check(granted, s) if check else s in granted)]
+            if missing:
+                return self._deny(
+                    scope, headers, 403, "insufficient_scope", "the access token lacks a required scope",
+                    " ".join(required),
+                )
+        info = AuthInfo(
+            subject=result.subject,
+            scopes=tuple(result.scopes),
+            token=token,
+            claims=dict(result.claims),
+            client_id=result.client_id,
+            resource=result.resource,
+            expires_at=result.expires_at,
+            dpop_jkt=proof_jkt,
+        )
+        return Accepted(info, response_headers)
+
+    async def _verify(self, token: str) -> AuthResult:
+        try:
+            result = self.config.verify(token)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception:
+            logger.exception("the token verifier raised; refusing the token")
+            return AuthResult.reject("the access token could not be verified")
+        if not isinstance(result, AuthResult):
+            logger.error("the token verifier returned %r, not an AuthResult; refusing the token", type(result))
+            return AuthResult.reject("the access token could not be verified")
+        return result
+
+    async def send_denial(self, send: Any, denial: Denial, *, websocket: bool = False) -> None:
+        body = denial.body()
+        headers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in denial.headers]
+        headers += [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+        if websocket:
+            await send({"type": "websocket.http.response.start", "status": denial.status, "headers": headers + [(b"content-length", str(len(body)).encode())]})
+            await send({"type": "websocket.http.response.body", "body": body})
+            return
+        await _respond(send, denial.status, body, headers)
+
+
+async def _respond(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]], length: int | None = None) -> None:
+    raw = list(headers)
+    raw.append((b"content-length", str(len(body) if length is None else length).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def with_extra_headers(send: Any, extra: list[tuple[bytes, bytes]]) -> Any:
+    """``send`` that adds ``extra`` headers to the response start."""
+    if not extra:
+        return send
+
+    async def wrapped(message: dict[str, Any]) -> None:
+        if message.get("type") == "http.response.start":
+            message = {**message, "headers": list(message.get("headers", ())) + extra}
+        await send(message)
+
+    return wrapped
+
+
+__all__ = ["Accepted", "BearerAuthConfig", "BearerAuthGate", "Denial", "WELL_KNOWN_PRM", "same_resource", "with_extra_headers"]

@@ -1,0 +1,200 @@
+"""What an OAuth client keeps: its registrations (per authorization server) and its
+tokens (per resource and authorization server), in memory or in a JSON file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+
+def _from_dict(cls: Any, data: dict[str, Any]) -> Any:
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(slots=True)
+class OAuthToken:
+    """An access token and what came with it. ``expires_at`` is a wall-clock time."""
+
+    access_token: str
+    token_type: str = "Bearer"
+    expires_at: float | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    #: The authorization server that issued it, and the resource it was asked for.
+    issuer: str | None = None
+    resource: str | None = None
+
+    @classmethod
+    def from_response(cls, body: dict[str, Any], *, issuer: str | None, resource: str | None, now: float) -> OAuthToken:
+        expires_in = body.get("expires_in")
+        expires_at = None
+        if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool) and expires_in > 0:
+            expires_at = now + float(expires_in)
+        scope = body.get("scope")
+        return cls(
+            access_token=str(body["access_token"]),
+            token_type=str(body.get("token_type") or "Bearer"),
+            expires_at=expires_at,
+            refresh_token=body.get("refresh_token") if isinstance(body.get("refresh_token"), str) else None,
+            scope=scope if isinstance(scope, str) else None,
+            issuer=issuer,
+            resource=resource,
+        )
+
+    @property
+    def is_dpop(self) -> bool:
+        return self.token_type.lower() == "dpop"
+
+    @property
+    def scheme(self) -> str:
+        return "DPoP" if self.is_dpop else "Bearer"
+
+    def expired(self, now: float | None = None, margin: float = 30.0) -> bool:
+        if self.expires_at is None:
+            return False
+        return (time.time() if now is None else now) >= self.expires_at - margin
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OAuthToken:
+        return _from_dict(cls, data)
+
+    def __repr__(self) -> str:
+        return f"OAuthToken(type={self.token_type!r}, scope={self.scope!r}, expires_at={self.expires_at!r}, issuer={self.issuer!r})"
+
+
+@dataclass(slots=True)
+class OAuthClientInformation:
+    """A client's identity at one authorization server (pre-registered, CIMD, or DCR)."""
+
+    client_id: str
+    client_secret: str | None = None
+    token_endpoint_auth_method: str | None = None
+    #: The authorization server these credentials belong to (RFC 6749 §2.2: ids are per AS).
+    issuer: str | None = None
+    client_secret_expires_at: float | None = None
+    registration: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OAuthClientInformation:
+        return _from_dict(cls, data)
+
+    def __repr__(self) -> str:
+        return f"OAuthClientInformation(client_id={self.client_id!r}, issuer={self.issuer!r}, method={self.token_endpoint_auth_method!r})"
+
+
+@runtime_checkable
+class TokenStorage(Protocol):
+    """Where ``OAuthClientProvider`` keeps tokens and client registrations."""
+
+    async def get_tokens(self, key: str) -> OAuthToken | None: ...
+    async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None: ...
+    async def get_client(self, issuer: str) -> OAuthClientInformation | None: ...
+    async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None: ...
+
+
+class MemoryTokenStorage:
+    """Keeps everything in this process."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, OAuthToken] = {}
+        self.clients: dict[str, OAuthClientInformation] = {}
+
+    async def get_tokens(self, key: str) -> OAuthToken | None:
+        return self.tokens.get(key)
+
+    async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None:
+        if tokens is None:
+            self.tokens.pop(key, None)
+        else:
+            self.tokens[key] = tokens
+
+    async def get_client(self, issuer: str) -> OAuthClientInformation | None:
+        return self.clients.get(issuer)
+
+    async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None:
+        if client is None:
+            self.clients.pop(issuer, None)
+        else:
+            self.clients[issuer] = client
+
+
+class JsonFileTokenStorage:
+    """Keeps tokens and registrations in one JSON file, readable by its owner only.
+
+    Every change rewrites the file atomically (a temporary file renamed over it). The file
+    holds secrets (refresh tokens, client secrets): keep it out of shared places.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = asyncio.Lock()
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except FileNotFoundError:
+            return {"tokens": {}, "clients": {}}
+        except ValueError:
+            return {"tokens": {}, "clients": {}}
+        if not isinstance(data, dict):
+            return {"tokens": {}, "clients": {}}
+        data.setdefault("tokens", {})
+        data.setdefault("clients", {})
+        return data
+
+    def _save(self, data: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=str(self.path.parent))
+        try:
+            os.chmod(tmp, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    async def get_tokens(self, key: str) -> OAuthToken | None:
+        entry = self._load()["tokens"].get(key)
+        return OAuthToken.from_dict(entry) if isinstance(entry, dict) else None
+
+    async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None:
+        async with self._lock:
+            data = self._load()
+            if tokens is None:
+                data["tokens"].pop(key, None)
+            else:
+                data["tokens"][key] = tokens.to_dict()
+            self._save(data)
+
+    async def get_client(self, issuer: str) -> OAuthClientInformation | None:
+        entry = self._load()["clients"].get(issuer)
+        return OAuthClientInformation.from_dict(entry) if isinstance(entry, dict) else None
+
+    async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None:
+        async with self._lock:
+            data = self._load()
+            if client is None:
+                data["clients"].pop(issuer, None)
+            else:
+                data["clients"][issuer] = client.to_dict()
+            self._save(data)
+
+
+__all__ = ["JsonFileTokenStorage", "MemoryTokenStorage", "OAuthClientInformation", "OAuthToken", "TokenStorage"]

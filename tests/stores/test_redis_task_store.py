@@ -1,0 +1,73 @@
+"""The tasks helper's ``TaskStore`` contract (tests/stores/test_task_stores.py), run again
+against ``RedisTaskStore`` on a real redis-server, plus what sharing Redis adds: a task
+created through one store object is seen, updated and capped through another."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+import tests.stores.test_task_stores as contract
+from mcpkit.stores import RedisHub, RedisTaskStore, TaskRecord, TaskStoreFullError
+from tests.redis_server import RedisServer, needs_redis
+
+pytestmark = needs_redis
+
+# Every contract test that takes the ``make_store`` fixture runs here with the one below.
+globals().update({
+    name: test for name, test in vars(contract).items()
+    if name.startswith("test_") and "make_store" in inspect.signature(test).parameters
+})
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+async def make_store(redis_server: RedisServer) -> AsyncIterator[object]:
+    redis_server.flush()
+    made: list[RedisTaskStore] = []
+
+    def make(**options: object) -> RedisTaskStore:
+        store = RedisTaskStore(redis_server.url, **options)  # type: ignore[arg-type]
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        await store.close()
+
+
+def record(task_id: str) -> TaskRecord:
+    now = time.time()
+    return TaskRecord(task_id=task_id, created_at=now, last_updated_at=now, ttl_ms=60_000)
+
+
+async def test_instances_share_tasks_and_their_bound(make_store):
+    a, b = make_store(max_tasks=2), make_store(max_tasks=2)
+    await a.create(record("one"))
+    seen = await b.get("one")
+    seen.status = "completed"
+    assert await b.update(seen)
+    assert (await a.get("one")).status == "completed"
+    await b.create(record("two"))
+    with pytest.raises(TaskStoreFullError):
+        await a.create(record("three"))
+
+
+async def test_a_store_on_a_shared_hub_leaves_the_hub_open(redis_server):
+    hub = RedisHub(redis_server.url)
+    store = RedisTaskStore(hub)
+    await store.create(record("kept"))
+    await store.close()
+    assert await hub.ping()
+    await hub.aclose()

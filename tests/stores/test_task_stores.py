@@ -1,0 +1,129 @@
+"""The ``TaskStore`` contract, for memory and SQLite alike; SQLite's durability across a
+restart."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from mcpkit.stores._tasks import (
+    InMemoryTaskStore,
+    SqliteTaskStore,
+    TaskExistsError,
+    TaskRecord,
+    TaskStoreError,
+    TaskStoreFullError,
+)
+
+
+def record(task_id: str, *, ttl_ms: int | None = 60_000, created_at: float | None = None, **changes) -> TaskRecord:
+    now = time.time() if created_at is None else created_at
+    return TaskRecord(task_id=task_id, created_at=now, last_updated_at=now, ttl_ms=ttl_ms, poll_interval_ms=500, **changes)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def make_store(request, tmp_path):
+    made = []
+
+    def make(**options):
+        store = InMemoryTaskStore(**options) if request.param == "memory" else SqliteTaskStore(tmp_path / "t.db", **options)
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        await store.close()
+
+
+async def test_create_get_update_delete(make_store):
+    store = make_store()
+    await store.create(record("a", params={"name": "tool", "arguments": {"x": 1}}, responses={"k": {"action": "accept"}}))
+    got = await store.get("a")
+    assert got.status == "working" and got.params == {"name": "tool", "arguments": {"x": 1}}
+    assert got.responses == {"k": {"action": "accept"}}
+    got.status, got.result = "completed", {"content": [{"type": "text", "text": "done"}]}
+    assert await store.update(got)
+    again = await store.get("a")
+    assert again.status == "completed" and again.result["content"][0]["text"] == "done"
+    assert again.terminal
+    assert await store.delete("a")
+    assert await store.get("a") is None
+    assert not await store.delete("a")
+    assert not await store.update(again)
+
+
+async def test_records_handed_out_are_copies(make_store):
+    store = make_store()
+    await store.create(record("a", input_requests={"q": {"method": "elicitation/create"}}))
+    got = await store.get("a")
+    got.input_requests.clear()
+    got.status = "failed"
+    fresh = await store.get("a")
+    assert fresh.status == "working" and fresh.input_requests == {"q": {"method": "elicitation/create"}}
+
+
+async def test_ids_are_unique(make_store):
+    store = make_store()
+    await store.create(record("a"))
+    with pytest.raises(TaskExistsError):
+        await store.create(record("a"))
+
+
+async def test_expired_tasks_are_invisible_listed_and_purged(make_store):
+    store = make_store()
+    past = time.time() - 10
+    await store.create(record("old", ttl_ms=1000, created_at=past))
+    await store.create(record("fresh", ttl_ms=60_000))
+    await store.create(record("forever", ttl_ms=None, created_at=past - 10_000))
+    assert await store.get("old") is None
+    assert (await store.get("forever")).ttl_ms is None
+    assert await store.list_expired() in ([], ["old"])  # memory forgets on read already
+    assert await store.list_expired(now=time.time() + 120) in (["fresh"], ["old", "fresh"], ["fresh", "old"])
+    await store.purge_expired()
+    assert await store.list_expired() == []
+    assert await store.get("fresh") is not None and await store.get("forever") is not None
+
+
+async def test_the_store_is_bounded_but_expired_tasks_make_room(make_store):
+    store = make_store(max_tasks=2)
+    await store.create(record("a"))
+    await store.create(record("b", ttl_ms=1000, created_at=time.time() - 5))
+    await store.create(record("c"))  # "b" had expired: its place is free
+    with pytest.raises(TaskStoreFullError):
+        await store.create(record("d"))
+    assert await store.get("a") is not None and await store.get("c") is not None
+
+
+async def test_concurrent_creates_all_land(make_store):
+    store = make_store()
+    await asyncio.gather(*(store.create(record(f"t{i}")) for i in range(50)))
+    found = await asyncio.gather(*(store.get(f"t{i}") for i in range(50)))
+    assert all(r is not None for r in found)
+
+
+async def test_sqlite_keeps_a_completed_task_across_a_restart(tmp_path):
+    path = tmp_path / "durable.db"
+    first = SqliteTaskStore(path)
+    done = record("job-1", params={"name": "report", "arguments": {}}, owner="alice")
+    await first.create(done)
+    done.status = "completed"
+    done.result = {"content": [{"type": "text", "text": "42"}], "isError": False}
+    done.last_updated_at = time.time()
+    assert await first.update(done)
+    await first.close()
+    with pytest.raises(TaskStoreError):
+        await first.get("job-1")
+
+    second = SqliteTaskStore(path)
+    try:
+        reread = await second.get("job-1")
+        assert reread is not None
+        assert reread.status == "completed" and reread.terminal
+        assert reread.result == {"content": [{"type": "text", "text": "42"}], "isError": False}
+        assert reread.owner == "alice" and reread.params["name"] == "report"
+        assert reread.created_at == pytest.approx(done.created_at)
+        assert await second.count() == 1
+    finally:
+        await second.close()
