@@ -16,6 +16,8 @@ Scenarios (bench/lua/*.lua):
   call-stateless  POST tools/call, no session; servers stateless with JSON responses
   call-session    16 sessions (initialize + initialized), then POST tools/call on them
   churn           initialize -> tools/call -> DELETE, a session per cycle; rate = cycles/s
+  call-modern     POST tools/call in the 2026-07-28 era (no initialize; _meta and Mcp-Method /
+                  Mcp-Name headers), servers stateless; peers without that era are skipped (n/a)
 
 Each server runs as ``taskset -c 1 <python> -m uvicorn ... --workers 1 --log-level warning
 --no-access-log --loop uvloop --http httptools`` (``--loop asyncio --http h11`` for all when
@@ -93,6 +95,15 @@ SCENARIOS: dict[str, tuple[str, str, str]] = {
     "call-stateless": ("stateless", "call_stateless.lua", "calls/s"),
     "call-session": ("stateful", "call_session.lua", "calls/s"),
     "churn": ("stateful", "churn.lua", "cycles/s"),
+    "call-modern": ("stateless", "call_modern.lua", "calls/s"),
+}
+#: scenario -> {server: why it is not run}: a server that doesn't speak the scenario's protocol
+#: is skipped (and listed as such), not measured as wrong
+NOT_APPLICABLE: dict[str, dict[str, str]] = {
+    "call-modern": {
+        "lauren": "lauren-mcp speaks the handshake era only (its versions end at 2025-11-25): it answers a "
+                  "2026-07-28 request with a handshake-era result, without resultType",
+    },
 }
 
 ACCEPT_HEADERS = {
@@ -106,6 +117,17 @@ INIT = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+# 2026-07-28: no initialize; every request names its era in _meta and mirrors method and name
+# into headers (SEP-2243), which the servers check against the body
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+CALL_MODERN = {**CALL, "params": {**CALL["params"], "_meta": MODERN_META}}
+MODERN_HEADERS = {
+    **ACCEPT_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add",
+}
 
 SERVER_CPU, WRK_CPU = 1, 0
 
@@ -333,7 +355,8 @@ def _messages(response: httpx.Response) -> list[dict]:
     return value if isinstance(value, list) else [value]
 
 
-def _check_call(response: httpx.Response) -> str | None:
+def _check_call(response: httpx.Response, modern: bool = False) -> str | None:
+    """None when ``response`` carries add(1, 2)'s result; ``modern``: in the 2026-07-28 shape."""
     if response.status_code != 200:
         return f"tools/call answered {response.status_code}: {response.text[:200]}"
     try:
@@ -346,13 +369,18 @@ def _check_call(response: httpx.Response) -> str | None:
     texts = [c.get("text") for c in result.get("content", []) if c.get("type") == "text"]
     if result.get("isError") or texts != ["3"]:
         return f"tools/call answered the wrong result: {json.dumps(result)[:200]}"
+    if modern and result.get("resultType") != "complete":
+        return f"tools/call answered without resultType \"complete\" (not the 2026-07-28 shape): {json.dumps(result)[:200]}"
     return None
 
 
-def preflight(url: str, mode: str) -> str | None:
+def preflight(url: str, scenario: str) -> str | None:
     """None when the server answers the scenario's exchange correctly, else what was wrong."""
+    mode = SCENARIOS[scenario][0]
     try:
         with httpx.Client(timeout=10.0) as client:
+            if scenario == "call-modern":
+                return _check_call(client.post(url, json=CALL_MODERN, headers=MODERN_HEADERS), modern=True)
             if mode == "stateless":
                 return _check_call(client.post(url, json=CALL, headers=ACCEPT_HEADERS))
             r = client.post(url, json=INIT, headers=ACCEPT_HEADERS)
@@ -466,7 +494,7 @@ def measure(wrk: str, name: str, scenario: str, flags: list[str], args: argparse
     try:
         problem = server.wait_ready()
         if problem is None:
-            problem = preflight(server.url, mode)
+            problem = preflight(server.url, scenario)
         if problem is not None:
             row["wrong"] = problem
             return row
@@ -529,6 +557,7 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                 "p50_ms_median": _median([r["wrk"]["lat_p50_us"] / 1000 for r in good]),
                 "p99_ms_median": _median([r["wrk"]["lat_p99_us"] / 1000 for r in good]),
                 "wrong": wrong[0] if wrong else None,
+                "not_applicable": NOT_APPLICABLE.get(scenario, {}).get(name),
             }
         entry: dict = {"servers": per_server}
         for metric, key, clean in (
@@ -585,6 +614,9 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
         unit = SCENARIOS[scenario][2]
         for name in servers:
             s = summary[scenario]["servers"][name]
+            if s["not_applicable"]:
+                print(f"{scenario:<15} {name:<9} n/a: {s['not_applicable']}")
+                continue
             if s["rate_median"] is None:
                 print(f"{scenario:<15} {name:<9} {'not measured: ' + (s['wrong'] or 'no result')}")
                 continue
@@ -634,7 +666,8 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
     def show(values: list[float | None], spec: str) -> str:
         return " | ".join("-" if v is None else format(v, spec) for v in values)
 
-    for scenario in ("call-stateless", "call-session"):
+    # call-modern: the 2026-07-28 issue's targets (the peer to beat is the official SDK in that era)
+    for scenario in ("call-stateless", "call-session", "call-modern"):
         if scenario not in summary:
             continue
         bare = trio(scenario, "mcpkit/bare")
@@ -663,12 +696,14 @@ def profile(wrk: str, name: str, scenario: str, flags: list[str], args: argparse
     py_spy = PEERS / "bin" / "py-spy"
     if not py_spy.exists():
         ensure_peers([], ["py-spy"], upgrade=False)
+    if name in NOT_APPLICABLE.get(scenario, {}):
+        sys.exit(f"{name} is not applicable to {scenario}: {NOT_APPLICABLE[scenario][name]}")
     mode, script, unit = SCENARIOS[scenario]
     server = Server(name, mode, flags)
     out = tempfile.NamedTemporaryFile(prefix="bench-pyspy-", suffix=".txt", delete=False)
     out.close()
     try:
-        problem = server.wait_ready() or preflight(server.url, mode)
+        problem = server.wait_ready() or preflight(server.url, scenario)
         if problem:
             sys.exit(f"{name} is not answering {scenario}: {problem}")
         run_wrk(wrk, server.url, script, args.warmup or 2, args.connections)
@@ -833,6 +868,10 @@ def run(args: argparse.Namespace) -> None:
     }
     log(f"versions: {versions}")
     log(f"uvicorn flags: {' '.join(flags)}; server on CPU {SERVER_CPU}, wrk on CPU {WRK_CPU}")
+    for scenario in scenarios:
+        for name in servers:
+            if name in NOT_APPLICABLE.get(scenario, {}):
+                log(f"{scenario}: {name} not applicable, skipped: {NOT_APPLICABLE[scenario][name]}")
     started = _dt.datetime.now().astimezone()
     load_before = os.getloadavg()
     rows: list[dict] = []
@@ -840,6 +879,8 @@ def run(args: argparse.Namespace) -> None:
         for scenario in scenarios:
             shift = round_ % len(servers)
             for name in servers[shift:] + servers[:shift]:
+                if name in NOT_APPLICABLE.get(scenario, {}):
+                    continue
                 row = measure(wrk, name, scenario, flags, args)
                 row["round"] = round_
                 rows.append(row)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from typing import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Literal
 
 import uvicorn
 
 from mcpkit import McpServerApp
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
+
+Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 
 def free_port() -> int:
@@ -20,21 +23,40 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def serving(app: McpServerApp, **options: object) -> AsyncIterator[tuple[str, McpAsgiApp]]:
-    """Serve ``app`` until the block ends; yields (endpoint URL, ASGI app)."""
-    port = free_port()
-    options.setdefault("enable_legacy_sse", __import__("importlib.util").util.find_spec("mcpkit.transports.http._legacy_sse") is not None)
-    opts = StreamableHttpServerOptions(port=port, **options)  # type: ignore[arg-type]
-    asgi = create_asgi_app(app, opts)
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+async def serve_asgi(
+    asgi: Asgi, *, port: int | None = None, lifespan: Literal["on", "off"] = "off"
+) -> AsyncIterator[str]:
+    """Serve any ASGI app on 127.0.0.1 until the block ends; yields ``http://127.0.0.1:PORT``
+    (no trailing slash). Every start and stop is bounded, so a stuck server fails the test."""
+    port = port or free_port()
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
         async with asyncio.timeout(10):
             while not server.started:
                 await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}{opts.endpoint}", asgi
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         async with asyncio.timeout(10):
             await asyncio.gather(task, return_exceptions=True)
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    app: McpServerApp, options: StreamableHttpServerOptions | None = None, **fields: object
+) -> AsyncIterator[tuple[str, McpAsgiApp]]:
+    """Serve ``app`` until the block ends; yields (endpoint URL, ASGI app).
+
+    ``options``: a ready-made options object (a subclass with extra hooks, say); its port is
+    replaced by a free one. Without it, options are made from ``fields``."""
+    port = free_port()
+    if options is None:
+        fields.setdefault("enable_legacy_sse", __import__("importlib.util").util.find_spec("mcpkit.transports.http._legacy_sse") is not None)
+        options = StreamableHttpServerOptions(port=port, **fields)  # type: ignore[arg-type]
+    else:
+        options.port = port
+    asgi = create_asgi_app(app, options)
+    async with serve_asgi(asgi, port=port, lifespan="on") as base:
+        yield f"{base}{options.endpoint}", asgi

@@ -13,14 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.http_server import free_port
+
 REDIS_SERVER = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class RedisServer:

@@ -8,21 +8,34 @@ local host = wrk.host .. ":" .. tostring(wrk.port or 80)
 local path = wrk.path
 if path == nil or path == "" then path = "/" end
 
-local POST_HEAD = "POST " .. path .. " HTTP/1.1\r\n"
+local BASE_HEAD = "POST " .. path .. " HTTP/1.1\r\n"
   .. "Host: " .. host .. "\r\n"
   .. "Accept: application/json, text/event-stream\r\n"
   .. "Content-Type: application/json\r\n"
-  .. "MCP-Protocol-Version: 2025-11-25\r\n"
+local POST_HEAD = BASE_HEAD .. "MCP-Protocol-Version: 2025-11-25\r\n"
 
 M.CALL = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}'
 M.INIT = '{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
   .. '"capabilities":{},"clientInfo":{"name":"wrk","version":"1"}}}'
 M.INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+-- 2026-07-28: no handshake; the version, capabilities and client travel in every request's _meta.
+M.CALL_MODERN = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},'
+  .. '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+  .. '"io.modelcontextprotocol/clientCapabilities":{},'
+  .. '"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"}}}}'
 
 -- A POST of `body`, with the session header when `session` is given.
 function M.post(body, session)
   local s = POST_HEAD
   if session then s = s .. "Mcp-Session-Id: " .. session .. "\r\n" end
+  return s .. "Content-Length: " .. #body .. "\r\n\r\n" .. body
+end
+
+-- A POST of `body` with `headers` ({{name, value}, ...}) instead of the handshake-era
+-- version header: what a 2026-07-28 request needs (its version, Mcp-Method, Mcp-Name).
+function M.post_with(body, headers)
+  local s = BASE_HEAD
+  for _, h in ipairs(headers) do s = s .. h[1] .. ": " .. h[2] .. "\r\n" end
   return s .. "Content-Length: " .. #body .. "\r\n\r\n" .. body
 end
 
@@ -44,6 +57,12 @@ end
 -- The tools/call result of add(1, 2), as JSON or as an SSE `data:` line: text "3", not an error.
 function M.is_call_result(body)
   return string.find(body, '"text":%s*"3"') ~= nil and string.find(body, '"isError":%s*true') == nil
+end
+
+-- The same, answered in the 2026-07-28 shape: it must also say `resultType: "complete"`
+-- (a server that ignored the era would answer a handshake-era result without it).
+function M.is_modern_call_result(body)
+  return M.is_call_result(body) and string.find(body, '"resultType":%s*"complete"') ~= nil
 end
 
 function M.is_init_result(body)

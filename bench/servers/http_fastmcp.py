@@ -1,5 +1,6 @@
 """FastMCP over Streamable HTTP: ``FastMCP.http_app`` with JSON responses, stateless or
-stateful by ``BENCH_MODE``. Runs from bench/.venv-peers."""
+stateful by ``BENCH_MODE``. Runs from bench/.venv-peers. FastMCP runs on the official SDK's
+session manager, so the same app also answers 2026-07-28 requests (``call-modern``)."""
 
 import os
 

@@ -1,5 +1,6 @@
 """mcpkit over Streamable HTTP: ``create_asgi_app`` with default options, stateless or
-stateful by ``BENCH_MODE`` (``stateless`` | ``stateful``). Runs from the project venv."""
+stateful by ``BENCH_MODE`` (``stateless`` | ``stateful``). Runs from the project venv. The same
+endpoint serves 2026-07-28 requests (``call-modern``): mcpkit picks the era per request."""
 
 import os
 

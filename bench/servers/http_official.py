@@ -1,5 +1,11 @@
 """The official SDK (mcp 2.3.0) over Streamable HTTP: ``MCPServer.streamable_http_app`` with
-JSON responses, stateless or stateful by ``BENCH_MODE``. Runs from bench/.venv-peers."""
+JSON responses, stateless or stateful by ``BENCH_MODE``. Runs from bench/.venv-peers.
+
+The same app serves 2026-07-28 (``call-modern``) with no flag: mcp 2.3.0's session manager
+sends every request whose ``MCP-Protocol-Version`` header is not a handshake-era version to its
+single-exchange entry (``mcp.server._streamable_http_modern.handle_modern_request``), which
+ignores ``stateless_http`` and, with ``json_response=True``, answers JSON in the request's own
+task."""
 
 import os
 

@@ -24,6 +24,7 @@ from joserfc.jwk import import_key
 
 from mcpkit.auth import DPoPError, DPoPNonceManager, DPoPProofVerifier
 from tests.auth._support import Signer
+from tests.raw_asgi import read_body, send_json, send_response
 
 
 def _b64url(data: bytes) -> str:
@@ -121,24 +122,19 @@ class AuthServer:
         path = scope["path"]
         method = scope["method"]
         self.requests.append((method, path))
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         query = dict(parse_qsl(scope.get("query_string", b"").decode()))
         p = self.config.issuer_path
         if method == "GET" and path in self._metadata_paths():
-            return await _json(send, 200, self.metadata())
+            return await send_json(send, 200, self.metadata())
         if method == "GET" and path == f"{p}/authorize":
             return await self._authorize(send, query)
         if method == "POST" and path == f"{p}/token":
             return await self._token(send, headers, dict(parse_qsl(body.decode())))
         if method == "POST" and path == f"{p}/register" and self.config.registration:
             return await self._register(send, json.loads(body or b"{}"))
-        await _json(send, 404, {"error": "not_found"})
+        await send_json(send, 404, {"error": "not_found"})
 
     async def _authorize(self, send: Any, query: dict[str, str]) -> None:
         self.authorize_requests.append(query)
@@ -146,11 +142,11 @@ class AuthServer:
         client_id = query.get("client_id", "")
         known = self.clients.get(client_id)
         if known is None and not client_id.startswith("https://"):
-            return await _json(send, 400, {"error": "invalid_client"})
+            return await send_json(send, 400, {"error": "invalid_client"})
         if known is not None and known.get("redirect_uris") and redirect not in known["redirect_uris"]:
-            return await _json(send, 400, {"error": "invalid_request", "error_description": "redirect_uri"})
+            return await send_json(send, 400, {"error": "invalid_request", "error_description": "redirect_uri"})
         if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
-            return await _json(send, 400, {"error": "invalid_request", "error_description": "PKCE S256 required"})
+            return await send_json(send, 400, {"error": "invalid_request", "error_description": "PKCE S256 required"})
         code = secrets.token_urlsafe(16)
         self.codes[code] = {
             "client_id": client_id,
@@ -169,9 +165,7 @@ class AuthServer:
             params["iss"] = "https://evil.example.test"
         elif mode == "trailing-slash":
             params["iss"] = self.issuer + "/"
-        await send({"type": "http.response.start", "status": 302,
-                    "headers": [(b"location", f"{redirect}?{urlencode(params)}".encode())]})
-        await send({"type": "http.response.body", "body": b""})
+        await send_response(send, 302, headers=[(b"location", f"{redirect}?{urlencode(params)}".encode())])
 
     def _authenticate_client(self, headers: dict[str, str], form: dict[str, str]) -> tuple[str | None, str]:
         """(client_id or None, the method used)."""
@@ -216,30 +210,30 @@ class AuthServer:
             try:
                 proof = self.dpop.verify(headers["dpop"], method="POST", url=f"{self.issuer}/token")
             except DPoPError as exc:
-                return await _json(send, 400, {"error": "invalid_dpop_proof", "error_description": exc.description})
+                return await send_json(send, 400, {"error": "invalid_dpop_proof", "error_description": exc.description})
             if self.config.dpop_nonce and not self.nonces.is_valid(proof.nonce):
-                return await _json(send, 400, {"error": "use_dpop_nonce"}, [(b"dpop-nonce", self.nonces.current().encode())])
+                return await send_json(send, 400, {"error": "use_dpop_nonce"}, [(b"dpop-nonce", self.nonces.current().encode())])
             jkt = proof.jkt
         if cid is None:
-            return await _json(send, 401, {"error": "invalid_client"})
+            return await send_json(send, 401, {"error": "invalid_client"})
         grant = form.get("grant_type")
         if grant == "authorization_code":
             code = self.codes.pop(form.get("code", ""), None)
             if code is None or code["client_id"] != cid or code["redirect_uri"] != form.get("redirect_uri"):
-                return await _json(send, 400, {"error": "invalid_grant"})
+                return await send_json(send, 400, {"error": "invalid_grant"})
             verifier = form.get("code_verifier", "")
             if _b64url(hashlib.sha256(verifier.encode()).digest()) != code["challenge"]:
-                return await _json(send, 400, {"error": "invalid_grant", "error_description": "PKCE"})
+                return await send_json(send, 400, {"error": "invalid_grant", "error_description": "PKCE"})
             scope, resource = code["scope"], form.get("resource") or code["resource"]
         elif grant == "refresh_token":
             entry = self.refresh.pop(form.get("refresh_token", ""), None)
             if entry is None or entry["client_id"] != cid:
-                return await _json(send, 400, {"error": "invalid_grant"})
+                return await send_json(send, 400, {"error": "invalid_grant"})
             scope, resource = entry["scope"], form.get("resource") or entry["resource"]
         elif grant == "client_credentials":
             scope, resource = form.get("scope"), form.get("resource")
         else:
-            return await _json(send, 400, {"error": "unsupported_grant_type"})
+            return await send_json(send, 400, {"error": "unsupported_grant_type"})
         if scope and self.config.deny_scopes:
             scope = " ".join(s for s in scope.split() if s not in self.config.deny_scopes)
         record["scope"], record["resource"] = scope, resource
@@ -253,7 +247,7 @@ class AuthServer:
             refresh = secrets.token_urlsafe(16)
             self.refresh[refresh] = {"client_id": cid, "scope": scope, "resource": resource}
             body["refresh_token"] = refresh
-        await _json(send, 200, body, extra_headers)
+        await send_json(send, 200, body, extra_headers)
 
     async def _register(self, send: Any, body: dict[str, Any]) -> None:
         self.registrations.append(body)
@@ -268,14 +262,7 @@ class AuthServer:
             entry["secret"] = answer["client_secret"] = secrets.token_urlsafe(16)
             answer["client_secret_expires_at"] = 0
         self.clients[cid] = entry
-        await _json(send, 201, answer)
-
-
-async def _json(send: Any, status: int, value: Any, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps(value).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), *(headers or [])]})
-    await send({"type": "http.response.body", "body": body})
+        await send_json(send, 201, answer)
 
 
 class Browser:

@@ -1,19 +1,21 @@
-"""Shared pieces of the auth tests: signing keys, tokens, a JWKS server, a clock."""
+"""Shared pieces of the auth tests: signing keys, tokens, a JWKS server, a clock, and the
+server the gate protects."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import time
 import uuid
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
-import uvicorn
+import httpx
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet, RSAKey
 
-from tests.http_server import free_port
+from mcpkit import McpToolContext, mcp_server, mcp_tool
+from mcpkit.auth import current_auth
+from mcpkit.server import use_guards
+from tests.raw_asgi import send_json, send_response
 
 ISSUER = "https://as.example.test"
 
@@ -73,27 +75,6 @@ class FakeClock:
         self.now += seconds
 
 
-Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
-
-
-@contextlib.asynccontextmanager
-async def serve_asgi(app: Asgi) -> AsyncIterator[str]:
-    """Serve a plain ASGI app on 127.0.0.1; yields its base URL (no trailing slash)."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        async with asyncio.timeout(10):
-            await asyncio.gather(task, return_exceptions=True)
-
-
 class JwksApp:
     """Serves a JWKS at ``/jwks.json`` and counts the fetches."""
 
@@ -105,10 +86,43 @@ class JwksApp:
         if scope["type"] != "http":
             return
         if scope["path"] != "/jwks.json":
-            await send({"type": "http.response.start", "status": 404, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
+            await send_response(send, 404)
             return
         self.fetches += 1
-        body = json.dumps(self.jwks).encode()
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 200, self.jwks)
+
+
+async def announced_endpoint(stream: httpx.Response) -> str:
+    """The message endpoint a legacy SSE stream announces in its first data line ("" when
+    the stream ends before one)."""
+    async for line in stream.aiter_lines():
+        if line.startswith("data:"):
+            return line[5:].strip()
+    return ""
+
+
+def writers_only(ctx: Any) -> bool:
+    auth = current_auth()
+    return auth is not None and "mcp:write" in auth.scopes
+
+
+@mcp_server(name="auth-test")
+class AuthTest:
+    """What the protected server offers: ``whoami`` reports the identity the gate let in,
+    ``write`` is guarded by the ``mcp:write`` scope."""
+
+    @mcp_tool()
+    def whoami(self, ctx: McpToolContext) -> str:
+        auth = current_auth()
+        extras = ctx.binding.extras.get("auth")
+        return json.dumps({
+            "subject": auth.subject if auth else None,
+            "scopes": list(auth.scopes) if auth else None,
+            "client_id": auth.client_id if auth else None,
+            "extras_subject": getattr(extras, "subject", None),
+        })
+
+    @mcp_tool()
+    @use_guards(writers_only)
+    def write(self) -> str:
+        return "written"

@@ -5,36 +5,34 @@ on the 2026-07-28 timeline at 2026-07-28 as well."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from tests.conformance._suite import ROOT, list_scenarios, node_env, suite_command, suite_dir
+from tests.conformance._suite import (
+    client_scenario_cases,
+    list_scenarios,
+    run_client_scenario,
+    suite_command_or_skip,
+)
 
 pytestmark = pytest.mark.interop
 
-EXAMPLE = ROOT / "examples" / "conformance_client.py"
-
+#: The scenarios both suite versions have, in the order both list them first.
+IN_BOTH = [
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+    "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+]
 SCENARIOS = {
     "0.1.16": [
-        "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
-        "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
-        "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
-        "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-        "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
-        "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
-        "auth/offline-access-not-supported", "auth/client-credentials-jwt", "auth/client-credentials-basic",
+        *IN_BOTH, "auth/client-credentials-jwt", "auth/client-credentials-basic",
         "auth/cross-app-access-complete-flow",
     ],
     "0.2.0-alpha.12": [
-        "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
-        "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
-        "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
-        "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-        "auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
-        "auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch", "auth/offline-access-scope",
-        "auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
+        *IN_BOTH, "auth/authorization-server-migration", "auth/iss-supported",
         "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
         "auth/iss-normalized", "auth/metadata-issuer-mismatch", "auth/client-credentials-jwt",
         "auth/client-credentials-basic", "auth/enterprise-managed-authorization", "auth/dpop",
@@ -48,27 +46,12 @@ NOT_2026 = {
     "auth/dpop", "auth/dpop-nonce", "auth/wif-jwt-bearer",
 }
 
-CASES = [
-    pytest.param(version, scenario, None, id=f"{version}-{scenario}")
-    for version, names in SCENARIOS.items()
-    for scenario in names
-] + [
-    pytest.param("0.2.0-alpha.12", scenario, "2026-07-28", id=f"0.2.0-alpha.12-{scenario}@2026-07-28")
-    for scenario in SCENARIOS["0.2.0-alpha.12"]
-    if scenario not in NOT_2026
-]
-
-
-def _command(version: str) -> list[str]:
-    try:
-        return suite_command(version)
-    except FileNotFoundError as exc:
-        pytest.skip(str(exc))
+CASES = client_scenario_cases(SCENARIOS, [name for name in SCENARIOS["0.2.0-alpha.12"] if name not in NOT_2026])
 
 
 @pytest.mark.parametrize("version", list(SCENARIOS))
 def test_the_auth_scenario_list_is_complete(version: str) -> None:
-    _command(version)
+    suite_command_or_skip(version)
     listed = [name for name in list_scenarios(version, "client") if name.startswith("auth/")]
     assert sorted(listed) == sorted(SCENARIOS[version])
 
@@ -76,13 +59,6 @@ def test_the_auth_scenario_list_is_complete(version: str) -> None:
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize(("version", "scenario", "spec_version"), CASES)
 def test_auth_scenario(version: str, scenario: str, spec_version: str | None) -> None:
-    command = _command(version)
-    args = ["client", "--command", f"{sys.executable} {EXAMPLE}", "--scenario", scenario]
-    if spec_version is not None:
-        args += ["--spec-version", spec_version]
-    result = subprocess.run(
-        command + args, env=node_env(version), cwd=suite_dir(version), capture_output=True, text=True, timeout=120,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-4000:]
+    returncode, output = run_client_scenario(version, scenario, spec_version)
+    assert returncode == 0, output[-4000:]
     assert "OVERALL: PASSED" in output and " 0 failed" in output and " 0 warnings" in output, output[-4000:]

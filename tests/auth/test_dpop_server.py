@@ -27,21 +27,11 @@ from mcpkit.auth import (
     JwtVerifier,
     parse_www_authenticate,
 )
-from tests.auth._support import ISSUER, FakeClock, Signer
-from tests.auth.test_server_gate import ACCEPT, AUDIENCE, INIT, INIT_LEGACY, AuthTest
+from tests.auth._support import ISSUER, FakeClock, Signer, announced_endpoint
+from tests.auth.test_server_gate import ACCEPT, AUDIENCE, INIT, INIT_LEGACY
 from tests.http_server import serving
 
 WAIT = 10.0
-
-
-@pytest.fixture
-def app() -> McpServerApp:
-    return McpServerApp(AuthTest)
-
-
-@pytest.fixture(scope="module")
-def signer() -> Signer:
-    return Signer()
 
 
 class DPoPSetup:
@@ -221,11 +211,7 @@ async def test_dpop_on_every_transport(app, signer):
         sse_url = f"{s.url}/sse"
         async with s.http.stream("GET", sse_url, headers={"accept": "text/event-stream", **s.headers("GET", sse_url)}) as stream:
             assert stream.status_code == 200
-            endpoint = ""
-            async for line in stream.aiter_lines():
-                if line.startswith("data:"):
-                    endpoint = line[5:].strip()
-                    break
+            endpoint = await announced_endpoint(stream)
             post_url = s.url.rsplit("/mcp", 1)[0] + endpoint
             # htu excludes the query: sign the path only.
             response = await s.http.post(post_url, json=INIT_LEGACY, headers={

@@ -27,9 +27,8 @@ from mcpkit.auth.client import (
 from mcpkit.client._http_factory import connect_http
 from mcpkit.client._http_options import HttpClientTransportOptions, HttpTransportMode
 from tests.auth._authserver import AuthServer, AuthServerConfig, Browser
-from tests.auth._support import Signer, serve_asgi
-from tests.auth.test_server_gate import AuthTest
-from tests.http_server import serving
+from tests.auth._support import AuthTest, Signer
+from tests.http_server import serve_asgi, serving
 
 REDIRECT = "http://127.0.0.1:33418/callback"
 

@@ -6,7 +6,6 @@ resource check, PKCE refusal, and the 2025-03-26 fallbacks."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx
@@ -23,7 +22,9 @@ from mcpkit.auth.client import (
     resource_matches_server,
 )
 from tests.auth._authserver import AuthServer, AuthServerConfig, Browser
-from tests.auth._support import Signer, serve_asgi
+from tests.auth._support import Signer
+from tests.http_server import serve_asgi
+from tests.raw_asgi import send_json
 
 
 class Recorder:
@@ -38,10 +39,10 @@ class Recorder:
             return
         self.paths.append(scope["path"])
         doc = self.routes.get(scope["path"])
-        status = 200 if doc is not None else 404
-        body = json.dumps(doc if doc is not None else {"error": "not_found"}).encode()
-        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": body})
+        if doc is None:
+            await send_json(send, 404, {"error": "not_found"})
+        else:
+            await send_json(send, 200, doc)
 
 
 def test_candidate_orders():

@@ -15,11 +15,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.auth import AuthResult, BearerAuthConfig, JwtVerifier, current_auth, parse_www_authenticate
-from mcpkit.server import use_guards
-from tests.auth._support import ISSUER, JwksApp, Signer, serve_asgi
-from tests.http_server import serving
+from mcpkit import McpServerApp
+from mcpkit.auth import AuthResult, BearerAuthConfig, JwtVerifier, parse_www_authenticate
+from tests.auth._support import ISSUER, JwksApp, Signer, announced_endpoint
+from tests.http_server import serve_asgi, serving
 
 AUDIENCE = "https://mcp.example.test/mcp"
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -28,40 +27,6 @@ INIT_LEGACY = {**INIT, "params": {**INIT["params"], "protocolVersion": "2024-11-
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 WAIT = 10.0
-
-
-def writers_only(ctx: Any) -> bool:
-    auth = current_auth()
-    return auth is not None and "mcp:write" in auth.scopes
-
-
-@mcp_server(name="auth-test")
-class AuthTest:
-    @mcp_tool()
-    def whoami(self, ctx: McpToolContext) -> str:
-        auth = current_auth()
-        extras = ctx.binding.extras.get("auth")
-        return json.dumps({
-            "subject": auth.subject if auth else None,
-            "scopes": list(auth.scopes) if auth else None,
-            "client_id": auth.client_id if auth else None,
-            "extras_subject": getattr(extras, "subject", None),
-        })
-
-    @mcp_tool()
-    @use_guards(writers_only)
-    def write(self) -> str:
-        return "written"
-
-
-@pytest.fixture
-def app() -> McpServerApp:
-    return McpServerApp(AuthTest)
-
-
-@pytest.fixture(scope="module")
-def signer() -> Signer:
-    return Signer()
 
 
 def make_config(signer: Signer, **overrides: Any) -> BearerAuthConfig:
@@ -134,11 +99,7 @@ class Reach:
     async def legacy_post(self, headers: dict[str, str]) -> tuple[int, Any]:
         async with self.http.stream("GET", f"{self.url}/sse", headers={"accept": "text/event-stream", **self.good}) as stream:
             assert stream.status_code == 200
-            endpoint = ""
-            async for line in stream.aiter_lines():
-                if line.startswith("data:"):
-                    endpoint = line[5:].strip()
-                    break
+            endpoint = await announced_endpoint(stream)
             base = self.url.rsplit("/mcp", 1)[0]
             response = await self.http.post(f"{base}{endpoint}", json=INIT_LEGACY, headers={
                 "content-type": "application/json", **headers})

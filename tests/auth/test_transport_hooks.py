@@ -6,7 +6,6 @@ request shared by both, ``apply_per_request_headers`` before every send (retries
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import httpx
@@ -14,7 +13,8 @@ import pytest
 
 from mcpkit import TransportError
 from mcpkit.client._http_options import HttpClientTransportOptions, HttpRequester
-from tests.auth._support import serve_asgi
+from tests.http_server import serve_asgi
+from tests.raw_asgi import read_body, send_json
 
 
 class Scripted:
@@ -27,14 +27,10 @@ class Scripted:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        while (await receive()).get("more_body"):
-            pass
+        await read_body(receive)
         self.seen.append({k.decode(): v.decode() for k, v in scope["headers"]})
         status, headers, body = self.script.pop(0) if self.script else (200, {}, {"ok": True})
-        raw = json.dumps(body).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), *((k.encode(), v.encode()) for k, v in headers.items())]})
-        await send({"type": "http.response.body", "body": raw})
+        await send_json(send, status, body, [(k.encode(), v.encode()) for k, v in headers.items()])
 
 
 async def send_once(server: Scripted, **hooks: Any) -> tuple[int, HttpRequester]:

@@ -62,6 +62,7 @@ from mcpkit.client._http_options import (
 from mcpkit.client._legacy_sse import LegacySseClientTransport
 from mcpkit.client._streamable_http import ListenStreamState, StreamableHttpClientTransport
 from mcpkit.server import serve_stream
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.interop,
@@ -78,15 +79,6 @@ WAIT_TIMEOUT = 5.0
 SAMPLING_ANSWER = "forty-two"
 
 STREAMABLE = HttpTransportMode.STREAMABLE_HTTP
-
-
-async def wait_until(predicate: Callable[[], bool], what: str, timeout: float = WAIT_TIMEOUT) -> None:
-    try:
-        async with asyncio.timeout(timeout):
-            while not predicate():
-                await asyncio.sleep(0.01)
-    except TimeoutError:
-        pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
 # =========================================================================================

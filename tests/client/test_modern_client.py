@@ -23,7 +23,6 @@ from typing import Annotated, Any, AsyncIterator, Callable
 
 import msgspec
 import pytest
-import uvicorn
 
 from mcpkit import (
     McpCallError,
@@ -50,10 +49,10 @@ from mcpkit.client._http_options import (
 from mcpkit.client._session import ClientSession
 from mcpkit.client._streamable_http import StreamableHttpClientTransport
 from mcpkit.protocol._versions import Era
-from mcpkit.server import serve_stream
-from mcpkit.transports import InMemoryTransport
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import free_port, serving
+from tests.http_server import serve_asgi, serving
+from tests.in_memory import serving_in_memory
+from tests.raw_asgi import read_body, send_json, send_response
 from tests.wire import RESULT_TYPES, check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,6 +131,18 @@ def text_of(result: Any) -> str:
     return result.content[0].text
 
 
+async def next_notifications(stream: AsyncIterator[Any], count: int) -> list[Any]:
+    """The next ``count`` notifications of a listen stream, in the order they came; fails
+    the test when they take longer than ``WAIT``."""
+    notes: list[Any] = []
+    async with asyncio.timeout(WAIT):
+        async for note in stream:
+            notes.append(note)
+            if len(notes) == count:
+                break
+    return notes
+
+
 class ModernWire:
     """A client-side ``MessageStream`` wrapper checking both directions against the
     2026-07-28 schema, and keeping what the client sent."""
@@ -179,22 +190,16 @@ class ModernWire:
 @contextlib.asynccontextmanager
 async def in_memory(app: McpServerApp, **kwargs: Any) -> AsyncIterator[tuple[McpClient, ModernWire]]:
     """A modern client wired in memory to ``app``, every message schema-checked."""
-    client_end, server_end = InMemoryTransport.pair()
-    wire = ModernWire(client_end)
-    await app.start()
-    server = asyncio.create_task(serve_stream(app, server_end))
     kwargs.setdefault("protocol_mode", "modern")
-    client = McpClient(wire, **kwargs)
-    try:
-        async with asyncio.timeout(TEST_TIMEOUT):
-            await client.connect()
-            yield client, wire
-    finally:
-        await client.aclose()
-        await server_end.aclose()
-        server.cancel()
-        await asyncio.gather(server, return_exceptions=True)
-        await app.stop()
+    async with serving_in_memory(app) as client_end:
+        wire = ModernWire(client_end)
+        client = McpClient(wire, **kwargs)
+        try:
+            async with asyncio.timeout(TEST_TIMEOUT):
+                await client.connect()
+                yield client, wire
+        finally:
+            await client.aclose()
 
 
 class Scripted:
@@ -472,12 +477,7 @@ async def test_listen_in_memory() -> None:
             assert stream.acknowledged == {"toolsListChanged": True, "resourceSubscriptions": ["test://watched-resource"]}
             await client.call_tool("update_watched_resource")
             await client.call_tool("test_trigger_tool_change")
-            seen = []
-            async with asyncio.timeout(WAIT):
-                async for note in stream:
-                    seen.append(note)
-                    if len(seen) == 2:
-                        break
+            seen = await next_notifications(stream, 2)
         assert {n.method for n in seen} == {"notifications/resources/updated", "notifications/tools/list_changed"}
         assert next(n for n in seen if n.uri).uri == "test://watched-resource"
         assert all(n.params["_meta"][SUB_ID] == stream.subscription_id for n in seen)
@@ -490,23 +490,13 @@ async def test_listen_in_memory() -> None:
 
 
 async def test_listen_in_the_handshake_era() -> None:
-    app = everything()
-    client_end, server_end = InMemoryTransport.pair()
-    await app.start()
-    server = asyncio.create_task(serve_stream(app, server_end))
-    try:
-        async with asyncio.timeout(TEST_TIMEOUT), McpClient(client_end) as client:
-            assert client.era is Era.HANDSHAKE
-            async with client.listen(resource_subscriptions=["test://watched-resource"]) as stream:
-                assert stream.acknowledged == {"resourceSubscriptions": ["test://watched-resource"]}
-                await client.call_tool("update_watched_resource")
-                note = await anext(stream)
-                assert note.method == "notifications/resources/updated" and note.uri == "test://watched-resource"
-    finally:
-        await server_end.aclose()
-        server.cancel()
-        await asyncio.gather(server, return_exceptions=True)
-        await app.stop()
+    async with serving_in_memory(everything()) as client_end, asyncio.timeout(TEST_TIMEOUT), McpClient(client_end) as client:
+        assert client.era is Era.HANDSHAKE
+        async with client.listen(resource_subscriptions=["test://watched-resource"]) as stream:
+            assert stream.acknowledged == {"resourceSubscriptions": ["test://watched-resource"]}
+            await client.call_tool("update_watched_resource")
+            note = await anext(stream)
+            assert note.method == "notifications/resources/updated" and note.uri == "test://watched-resource"
 
 
 # =========================================================================================
@@ -584,23 +574,6 @@ async def test_http_multi_round_trip_requests_and_listen() -> None:
             assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
 
 
-@contextlib.asynccontextmanager
-async def serve_asgi(app: Any) -> AsyncIterator[str]:
-    """Serve any ASGI app on 127.0.0.1 until the block ends; yields ``http://127.0.0.1:PORT``."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        async with asyncio.timeout(10):
-            await asyncio.gather(task, return_exceptions=True)
-
-
 class RawMcp:
     """A raw ASGI 2026-07-28 endpoint answering with ``answer(message, headers)``
     -> (status, body), for tool definitions mcpkit's server refuses to serve."""
@@ -611,23 +584,15 @@ class RawMcp:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         assert scope["type"] == "http"
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         if scope["method"] != "POST":
-            await send({"type": "http.response.start", "status": 405, "headers": [(b"allow", b"POST")]})
-            await send({"type": "http.response.body", "body": b""})
+            await send_response(send, 405, headers=[(b"allow", b"POST")])
             return
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
         request = json.loads(body)
         self.seen.append((request, headers))
         status, reply = self.answer(request, headers)
-        payload = json.dumps({"jsonrpc": "2.0", "id": request.get("id"), **reply}).encode()
-        await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": payload})
+        await send_json(send, status, {"jsonrpc": "2.0", "id": request.get("id"), **reply})
 
 
 def listed(tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -722,18 +687,10 @@ async def test_http_a_broken_response_stream_is_sent_again() -> None:
     calls: list[Any] = []
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        request = json.loads(body)
+        request = json.loads(await read_body(receive))
         if request["method"] in ("server/discover", "tools/list"):
             reply = discover_result() if request["method"] == "server/discover" else listed([tool("flaky", {})])
-            payload = {"jsonrpc": "2.0", "id": request["id"], **reply}
-            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
-            await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
+            await send_json(send, 200, {"jsonrpc": "2.0", "id": request["id"], **reply})
             return
         calls.append(request["id"])
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
@@ -768,12 +725,7 @@ class NoDiscover:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         try:
             method = json.loads(body).get("method")
         except ValueError:
@@ -781,8 +733,7 @@ class NoDiscover:
         self.methods.append(method)
         if method == "server/discover":
             self.discover_posts += 1
-            await send({"type": "http.response.start", "status": 404, "headers": [(b"content-type", b"text/plain")]})
-            await send({"type": "http.response.body", "body": b"Not Found"})
+            await send_response(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
             return
         replayed = False
 
@@ -916,12 +867,7 @@ async def test_stdio_auto_finds_a_modern_server() -> None:
         async with client.listen(resource_subscriptions=["test://watched-resource"], prompts_list_changed=True) as stream:
             await client.call_tool("update_watched_resource")
             await client.call_tool("test_trigger_prompt_change")
-            notes = []
-            async with asyncio.timeout(WAIT):
-                async for note in stream:
-                    notes.append(note)
-                    if len(notes) == 2:
-                        break
+            notes = await next_notifications(stream, 2)
         assert {n.method for n in notes} == {"notifications/resources/updated", "notifications/prompts/list_changed"}
         assert all(n.params["_meta"][SUB_ID] == stream.subscription_id for n in notes)
         await client.ping()

@@ -11,10 +11,16 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
+
+import pytest
+
+from tests.http_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / ".tools"
+#: The client the suite's client scenarios drive (``McpClient``, ``OAuthClientProvider``).
+CONFORMANCE_CLIENT = ROOT / "examples" / "conformance_client.py"
 
 
 def suite_dir(version: str) -> Path:
@@ -36,10 +42,44 @@ def suite_command(version: str) -> list[str]:
     return [str(binary)]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def client_scenario_cases(scenarios: dict[str, list[str]], again_at_2026: list[str]) -> list[Any]:
+    """Parameters (version, scenario, spec version) for ``run_client_scenario``: every
+    scenario of every suite version at its default spec version, then ``again_at_2026`` on
+    0.2.0-alpha.12 at 2026-07-28."""
+    return [
+        pytest.param(version, scenario, None, id=f"{version}-{scenario}")
+        for version, names in scenarios.items()
+        for scenario in names
+    ] + [
+        pytest.param("0.2.0-alpha.12", scenario, "2026-07-28", id=f"0.2.0-alpha.12-{scenario}@2026-07-28")
+        for scenario in again_at_2026
+    ]
+
+
+def suite_command_or_skip(version: str) -> list[str]:
+    """``suite_command``, skipping the test when that suite is not installed."""
+    try:
+        return suite_command(version)
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+
+
+def run_client_scenario(version: str, scenario: str, spec_version: str | None = None) -> tuple[int, str]:
+    """Run one client scenario against ``CONFORMANCE_CLIENT`` (at ``spec_version``, else
+    the suite's default); returns the exit status and the whole output."""
+    args = ["client", "--command", f"{sys.executable} {CONFORMANCE_CLIENT}", "--scenario", scenario]
+    if spec_version is not None:
+        args += ["--spec-version", spec_version]
+    result = subprocess.run(
+        suite_command_or_skip(version) + args,
+        env=node_env(version),
+        cwd=suite_dir(version),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return result.returncode, result.stdout + result.stderr
 
 
 @contextmanager

@@ -18,7 +18,7 @@ import sys
 import wave
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator
 
 import mcp_types as types
 import pytest
@@ -27,6 +27,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import McpCallError, McpClient, StdioClientTransportOptions
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.interop,
@@ -41,25 +42,11 @@ OFFICIAL_SERVER = Path(__file__).with_name("official_server.py")
 
 #: Upper bound for one whole test (process start-up included).
 TEST_TIMEOUT = 30.0
-#: Upper bound for one awaited notification.
-WAIT_TIMEOUT = 5.0
 #: How long "nothing else arrives" is watched for.
 QUIET_PERIOD = 0.3
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SAMPLING_ANSWER = "This is a test response from the client"
-
-
-async def wait_until(
-    predicate: Callable[[], bool], what: str, timeout: float = WAIT_TIMEOUT
-) -> None:
-    """Poll ``predicate`` until it holds; fail the test after ``timeout`` seconds."""
-    try:
-        async with asyncio.timeout(timeout):
-            while not predicate():
-                await asyncio.sleep(0.01)
-    except TimeoutError:
-        pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
 # =========================================================================================

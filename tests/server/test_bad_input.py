@@ -9,8 +9,7 @@ import json
 import pytest
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.server import serve_stream
-from mcpkit.transports import InMemoryTransport
+from tests.in_memory import InMemoryPeer
 from tests.wire import SchemaChecker
 
 
@@ -26,12 +25,11 @@ class Raw:
         return text
 
 
-class RawPeer:
+class RawPeer(InMemoryPeer):
     """Speaks bytes to a server connection and checks what comes back."""
 
     def __init__(self, app: McpServerApp, max_message_bytes: int = 4096) -> None:
-        self.client, self.server = InMemoryTransport.pair()
-        self.task = asyncio.create_task(serve_stream(app, self.server, max_message_bytes=max_message_bytes))
+        super().__init__(app, max_message_bytes=max_message_bytes)
         self.checker = SchemaChecker()
 
     async def send(self, payload: object) -> None:
@@ -52,17 +50,11 @@ class RawPeer:
         assert (await self.recv())["result"]["protocolVersion"] == version
         await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
-    async def close(self) -> None:
-        await self.client.aclose()
-        self.task.cancel()
-        await asyncio.gather(self.task, return_exceptions=True)
-
 
 @pytest.fixture
 async def peer():
-    raw = RawPeer(McpServerApp(Raw))
-    yield raw
-    await raw.close()
+    async with RawPeer(McpServerApp(Raw)) as raw:
+        yield raw
 
 
 async def test_server_answers_malformed_json_with_parse_error(peer):

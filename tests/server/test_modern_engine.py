@@ -9,8 +9,7 @@ import json
 import pytest
 
 from mcpkit import McpServerApp, McpToolContext, mcp_resource, mcp_server, mcp_tool
-from mcpkit.server import serve_stream
-from mcpkit.transports import InMemoryTransport
+from tests.in_memory import InMemoryPeer
 from tests.wire import check
 
 V = "2026-07-28"
@@ -50,10 +49,11 @@ class Modern:
         return "r"
 
 
-class Peer:
+class Peer(InMemoryPeer):
+    """Sends one request at a time and collects what comes before its answer."""
+
     def __init__(self, app: McpServerApp) -> None:
-        self.client, server = InMemoryTransport.pair()
-        self.task = asyncio.create_task(serve_stream(app, server))
+        super().__init__(app)
         self.ids = 0
 
     async def call(self, method: str, params: dict) -> tuple[dict, list[dict]]:
@@ -67,17 +67,11 @@ class Peer:
                     return message, notes
                 notes.append(message)
 
-    async def close(self) -> None:
-        await self.client.aclose()
-        self.task.cancel()
-        await asyncio.gather(self.task, return_exceptions=True)
-
 
 @pytest.fixture
 async def peer():
-    p = Peer(McpServerApp(Modern))
-    yield p
-    await p.close()
+    async with Peer(McpServerApp(Modern)) as p:
+        yield p
 
 
 async def test_modern_request_needs_no_handshake_and_result_is_dressed(peer):

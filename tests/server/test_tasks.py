@@ -41,14 +41,19 @@ class Jobs:
     def echo(self, text: str) -> str:
         return f"echo: {text}"
 
-    @mcp_tool(task_support="optional")
-    async def sleepy(self, ctx: McpToolContext, seconds: float = 0.0) -> str:
+    async def _sleep_noting_cancellation(self, ctx: McpToolContext, seconds: float) -> None:
+        """Sleep, with ``sleeping`` set first; a cancellation is recorded under the task's
+        id (``?`` outside a task) so a test can tell which run it reached."""
         self.sleeping.set()
         try:
             await asyncio.sleep(seconds)
         except asyncio.CancelledError:
             self.cancelled.append(current_task_id(ctx) or "?")
             raise
+
+    @mcp_tool(task_support="optional")
+    async def sleepy(self, ctx: McpToolContext, seconds: float = 0.0) -> str:
+        await self._sleep_noting_cancellation(ctx, seconds)
         return f"slept {seconds}"
 
     @mcp_tool(task_support="required")
@@ -117,12 +122,7 @@ class Jobs:
         await ctx.report_progress(1, 2, "before the task")
         as_task = await start_task(ctx)
         await ctx.report_progress(2, 2, "inside the task: goes nowhere")
-        self.sleeping.set()
-        try:
-            await asyncio.sleep(seconds)
-        except asyncio.CancelledError:
-            self.cancelled.append(current_task_id(ctx) or "?")
-            raise
+        await self._sleep_noting_cancellation(ctx, seconds)
         return f"as_task={as_task}"
 
 
@@ -204,6 +204,13 @@ class RawClient:
 
     async def tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
         return await self.result("tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)
+
+    async def tool_again(self, name: str, earlier: dict[str, Any], answers: dict[str, Any]) -> dict[str, Any]:
+        """Call ``name`` (no arguments) again after its ``input_required`` result ``earlier``,
+        with ``answers`` to its input requests and its ``requestState`` handed back."""
+        return await self.result("tools/call", {
+            "name": name, "arguments": {}, "inputResponses": answers, "requestState": earlier["requestState"],
+        })
 
     async def get(self, task_id: str) -> dict[str, Any]:
         return await self.result("tasks/get", {"taskId": task_id})
@@ -425,12 +432,7 @@ async def test_mrtr_rounds_come_first_then_the_task(client):
     assert first["resultType"] == "input_required"
     assert "taskId" not in first
     assert list(first["inputRequests"]) == ["user_name"]
-    second = await client.result("tools/call", {
-        "name": "interview",
-        "arguments": {},
-        "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Alice"}}},
-        "requestState": first["requestState"],
-    })
+    second = await client.tool_again("interview", first, {"user_name": {"action": "accept", "content": {"name": "Alice"}}})
     assert second["resultType"] == "task"
     assert "requestState" not in second and "inputRequests" not in second
     done = await client.wait_for(second["taskId"])
@@ -440,12 +442,7 @@ async def test_mrtr_rounds_come_first_then_the_task(client):
 
 async def test_a_deferred_task_asks_again_inside_the_task(client):
     first = await client.tool("interview_more")
-    created = await client.result("tools/call", {
-        "name": "interview_more",
-        "arguments": {},
-        "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Bo"}}},
-        "requestState": first["requestState"],
-    })
+    created = await client.tool_again("interview_more", first, {"user_name": {"action": "accept", "content": {"name": "Bo"}}})
     assert created["resultType"] == "task"
     parked = await client.wait_for(created["taskId"], "input_required")
     assert list(parked["inputRequests"]) == ["go_on"]  # the MRTR answer is not asked again

@@ -6,7 +6,7 @@ Redis reports an outage and recovers)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -15,18 +15,9 @@ from mcpkit._exceptions import StoreUnavailableError
 from mcpkit.server._bus import DELIVERY_ID
 from mcpkit.stores import FileEventStore, InMemoryEventStore, RedisEventStore, RedisHub, StoredEvent
 from mcpkit.stores._events import EventStore, parse_event_id
-from tests.redis_server import RedisServer, needs_redis
+from tests.redis_server import needs_redis
 
 Factory = Callable[..., EventStore]
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=needs_redis)])
@@ -185,28 +176,23 @@ async def test_file_store_replays_after_a_restart(tmp_path):
 
 
 @needs_redis
-async def test_redis_store_reports_an_outage_then_recovers_and_resyncs_listeners():
-    server = RedisServer().start()
-    hub = RedisHub(server.url, timeout=1.0, connect_timeout=0.5)
+async def test_redis_store_reports_an_outage_then_recovers_and_resyncs_listeners(redis_to_break):
+    server, hub = redis_to_break
     store = RedisEventStore(hub)
-    try:
-        seen: list[StoredEvent | None] = []
-        await store.listen("s", seen.append)
-        first = await store.store_event("s", "_get", msg(1))
-        server.stop(save=True)
-        with pytest.raises(StoreUnavailableError):
-            await store.store_event("s", "_get", msg(2))
-        with pytest.raises(StoreUnavailableError):
-            await replay(store, "s", first)
-        server.start()
-        async with asyncio.timeout(10):
-            while None not in seen:  # the listener is told to re-read the store
-                await asyncio.sleep(0.05)
-        second = await store.store_event("s", "_get", msg(3))
-        assert parse_event_id(second) == ("s", 2)
-        async with asyncio.timeout(5):
-            while not any(e is not None and e.event_id == second for e in seen):
-                await asyncio.sleep(0.02)
-    finally:
-        await hub.aclose()
-        server.close()
+    seen: list[StoredEvent | None] = []
+    await store.listen("s", seen.append)
+    first = await store.store_event("s", "_get", msg(1))
+    server.stop(save=True)
+    with pytest.raises(StoreUnavailableError):
+        await store.store_event("s", "_get", msg(2))
+    with pytest.raises(StoreUnavailableError):
+        await replay(store, "s", first)
+    server.start()
+    async with asyncio.timeout(10):
+        while None not in seen:  # the listener is told to re-read the store
+            await asyncio.sleep(0.05)
+    second = await store.store_event("s", "_get", msg(3))
+    assert parse_event_id(second) == ("s", 2)
+    async with asyncio.timeout(5):
+        while not any(e is not None and e.event_id == second for e in seen):
+            await asyncio.sleep(0.02)

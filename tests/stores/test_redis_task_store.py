@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -21,15 +21,6 @@ globals().update({
     name: test for name, test in vars(contract).items()
     if name.startswith("test_") and "make_store" in inspect.signature(test).parameters
 })
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture

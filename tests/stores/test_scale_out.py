@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,27 +91,25 @@ class Instance:
             self.process.wait(10)
 
 
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
+@contextlib.contextmanager
+def three_instances(redis_url: str, log_dir: Path) -> Iterator[list[Instance]]:
+    """Instances A, B and C sharing one Redis, started in order and all killed when the
+    block ends, whatever happened (a test may kill one itself first)."""
+    instances = [Instance(name, redis_url, log_dir) for name in "ABC"]
     try:
-        yield server
+        for instance in instances:
+            instance.start()
+        yield instances
     finally:
-        server.close()
+        for instance in instances:
+            instance.kill()
 
 
 @pytest.fixture(scope="module")
 def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Instance]]:
-    """Three instances, A, B and C, sharing one Redis."""
-    logs = tmp_path_factory.mktemp("instances")
-    instances = {name: Instance(name, redis_server.url, logs) for name in "ABC"}
-    try:
-        for instance in instances.values():
-            instance.start()
-        yield instances
-    finally:
-        for instance in instances.values():
-            instance.kill()
+    """The module's three instances, by name, for tests that leave them running."""
+    with three_instances(redis_server.url, tmp_path_factory.mktemp("instances")) as instances:
+        yield {instance.name: instance for instance in instances}
 
 
 # --- a raw client that picks the instance of every request ------------------------------------
@@ -119,6 +117,17 @@ def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory)
 
 def events_of(body: bytes) -> list[tuple[str | None, dict | None]]:
     return [(e.id, json.loads(e.data) if e.data else None) for e in SseDecoder().feed(body)]
+
+
+async def messages_as_they_come(response: httpx.Response) -> AsyncIterator[dict]:
+    """The JSON-RPC messages of a streamed SSE response, each as soon as it arrives (so a
+    test can answer a server-to-client request while the call still waits); events
+    without data, such as the priming one, are passed over."""
+    decoder = SseDecoder()
+    async for chunk in response.aiter_bytes():
+        for event in decoder.feed(chunk):
+            if event.data:
+                yield json.loads(event.data)
 
 
 class Client:
@@ -244,6 +253,13 @@ async def http_client() -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
+async def session_on(http: httpx.AsyncClient, instances: list[Instance], at: Instance | None = None) -> Client:
+    """A ``Client`` over ``instances`` with its session set up (``initialize`` sent to ``at``)."""
+    client = Client(http, instances)
+    await client.initialize(at=at)
+    return client
+
+
 # --- three processes, one Redis ---------------------------------------------------------------
 
 
@@ -251,8 +267,7 @@ async def http_client() -> AsyncIterator[httpx.AsyncClient]:
 async def test_every_instance_serves_a_session_created_on_one(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
-        client = Client(http, [a, b, c])
-        await client.initialize(at=a)  # initialized goes to B
+        client = await session_on(http, [a, b, c], at=a)  # initialized goes to B
         assert (await client.call("calculate", {"a": 2, "b": 3}, at=c))["structuredContent"] == {"result": 5.0}
         names = {tool["name"] for tool in (await client.request("tools/list", at=a))["result"]["tools"]}
         assert "test_tool_with_logging" in names
@@ -275,8 +290,7 @@ async def test_every_instance_serves_a_session_created_on_one(cluster):
 async def test_a_get_stream_on_a_hears_what_c_and_b_trigger_once(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
-        client = Client(http, [a, b, c])
-        await client.initialize(at=b)
+        client = await session_on(http, [a, b, c], at=b)
         await client.call("calculate", {"a": 1, "b": 1}, at=c)  # every instance has a replica now
         listener = await Listener(client, a).opened()
         await client.request("resources/subscribe", {"uri": "test://watched-resource"}, at=b)
@@ -295,12 +309,9 @@ async def test_a_get_stream_on_a_hears_what_c_and_b_trigger_once(cluster):
 
 @needs_redis
 async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(redis_server, tmp_path):
-    instances = [Instance(name, redis_server.url, tmp_path).start() for name in "ABC"]
-    a, b, c = instances
-    try:
+    with three_instances(redis_server.url, tmp_path) as (a, b, c):
         async with http_client() as http:
-            client = Client(http, instances)
-            await client.initialize(at=c)
+            client = await session_on(http, [a, b, c], at=c)
             listener = await Listener(client, a).opened()
             await client.call("save_note", {"key": "first", "text": "1"}, at=c)
             await listener.wait_for("notifications/resources/list_changed")
@@ -318,32 +329,23 @@ async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(red
             ids = [i for i, _ in listener.events + resumed.events if i]
             assert len(ids) == len(set(ids))
             await resumed.close()
-    finally:
-        for instance in instances:
-            instance.kill()
 
 
 @needs_redis
 async def test_elicitation_sent_by_b_is_answered_through_c(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
-        client = Client(http, [a, b, c])
-        await client.initialize(at=a)
+        client = await session_on(http, [a, b, c], at=a)
         call = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}}}
         seen: list[dict] = []
-        decoder = SseDecoder()
         async with http.stream("POST", b.url, json=call, headers=client.headers()) as response:
             assert response.headers["content-type"] == "text/event-stream"
-            async for chunk in response.aiter_bytes():
-                for event in decoder.feed(chunk):
-                    if not event.data:
-                        continue
-                    data = json.loads(event.data)
-                    client.checker.from_server(data)
-                    seen.append(data)
-                    if data.get("method") == "elicitation/create":
-                        answer = {"jsonrpc": "2.0", "id": data["id"], "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}}
-                        assert (await client.post(answer, at=c)).status_code == 202
+            async for data in messages_as_they_come(response):
+                client.checker.from_server(data)
+                seen.append(data)
+                if data.get("method") == "elicitation/create":
+                    answer = {"jsonrpc": "2.0", "id": data["id"], "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}}
+                    assert (await client.post(answer, at=c)).status_code == 202
         request = next(d for d in seen if d.get("method") == "elicitation/create")
         assert "/" in request["id"]  # the id names the instance that waits
         result = seen[-1]
@@ -359,8 +361,7 @@ async def test_a_question_on_the_get_stream_is_answered_anywhere(cluster):
     answer goes to C; B answers the call."""
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
-        client = Client(http, [a, b, c])
-        await client.initialize(at=c)
+        client = await session_on(http, [a, b, c], at=c)
         listener = await Listener(client, a).opened()
         call = {"jsonrpc": "2.0", "id": 51, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "Name?"}}}
         pending = asyncio.create_task(http.post(b.url, json=call, headers=client.headers(accept="application/json")))
@@ -407,8 +408,7 @@ async def test_a_task_started_on_a_is_polled_on_b_and_c(cluster):
 async def test_a_post_stream_closed_mid_call_resumes_on_another_instance(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
-        client = Client(http, [a, b, c])
-        await client.initialize(at=b)
+        client = await session_on(http, [a, b, c], at=b)
         response = await client.post(
             {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "test_reconnection", "arguments": {}}}, at=a
         )
@@ -434,15 +434,13 @@ async def test_a_modern_listen_stream_on_a_hears_a_change_made_on_c(cluster):
     headers = dict(ACCEPT_BOTH, **{"mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen"})
     got: list[dict] = []
     async with http_client() as http:
-        client = Client(http, [c])
-        await client.initialize()
+        client = await session_on(http, [c])
 
         async def listen_on_a() -> None:
-            decoder = SseDecoder()
             async with http.stream("POST", a.url, json=listen, headers=headers, timeout=httpx.Timeout(30, read=None)) as response:
                 assert response.status_code == 200
-                async for chunk in response.aiter_bytes():
-                    got.extend(json.loads(e.data) for e in decoder.feed(chunk) if e.data)
+                async for message in messages_as_they_come(response):
+                    got.append(message)
 
         task = asyncio.create_task(listen_on_a())
         try:
@@ -462,12 +460,9 @@ async def test_a_modern_listen_stream_on_a_hears_a_change_made_on_c(cluster):
 
 @needs_redis
 async def test_redis_outage_is_a_clear_503_and_the_session_works_after(redis_server, tmp_path):
-    instances = [Instance(name, redis_server.url, tmp_path).start() for name in "ABC"]
-    a, b, c = instances
-    try:
+    with three_instances(redis_server.url, tmp_path) as (a, b, c):
         async with http_client() as http:
-            client = Client(http, instances)
-            await client.initialize(at=a)
+            client = await session_on(http, [a, b, c], at=a)
             await client.call("calculate", {"a": 1, "b": 2}, at=a)
             survivor = await Listener(client, a).opened()  # open across the outage
             redis_server.stop(save=True)
@@ -490,11 +485,7 @@ async def test_redis_outage_is_a_clear_503_and_the_session_works_after(redis_ser
             await client.call("save_note", {"key": "after", "text": "x"}, at=c)
             await survivor.wait_for("notifications/resources/list_changed")  # A resubscribed
             await survivor.close()
-            other = Client(http, instances)
-            await other.initialize(at=b)
-    finally:
-        for instance in instances:
-            instance.kill()
+            await session_on(http, [a, b, c], at=b)  # and a new session can start
 
 
 # --- in one process ---------------------------------------------------------------------------
@@ -528,39 +519,30 @@ async def test_apps_sharing_memory_stores_and_an_in_process_bus_act_as_one():
         session_store=InMemorySessionStore(), event_store=InMemoryEventStore(),
         message_bus=lambda: InProcessMessageBus(hub),
     ) as (a, b), http_client() as http:
-        client = Client(http, [a, b])
-        await client.initialize(at=a)
+        client = await session_on(http, [a, b], at=a)
         listener = await Listener(client, b).opened()
         await client.call("save_note", {"key": "local", "text": "x"}, at=a)
         await listener.wait_for("notifications/resources/list_changed")
-        seen: list[dict] = []
-        call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "?"}}}
-        async with http.stream("POST", a.url, json=call, headers=client.headers()) as response:
-            decoder = SseDecoder()
-            async for chunk in response.aiter_bytes():
-                for event in decoder.feed(chunk):
-                    if event.data:
-                        data = json.loads(event.data)
-                        seen.append(data)
-                        if data.get("method") == "elicitation/create":
-                            answer = {"jsonrpc": "2.0", "id": data["id"], "result": {"action": "decline"}}
-                            assert (await client.post(answer, at=b)).status_code == 202
+
+        async def elicit_on_a(request_id: int, reply_through_b: Callable[[dict], dict]) -> list[dict]:
+            """Call ``test_elicitation`` on A; post ``reply_through_b(question)`` to B when it asks."""
+            seen: list[dict] = []
+            call = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "?"}}}
+            async with http.stream("POST", a.url, json=call, headers=client.headers()) as response:
+                async for data in messages_as_they_come(response):
+                    seen.append(data)
+                    if data.get("method") == "elicitation/create":
+                        assert (await client.post(reply_through_b(data), at=b)).status_code == 202
+            return seen
+
+        seen = await elicit_on_a(9, lambda asked: {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}})
         assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
         await asyncio.sleep(0.2)
         assert len(listener.messages("notifications/resources/list_changed")) == 1
         # a cancellation posted to B reaches the call running on A
-        seen.clear()
-        call = {"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "?"}}}
-        async with asyncio.timeout(10), http.stream("POST", a.url, json=call, headers=client.headers()) as response:
-            decoder = SseDecoder()
-            async for chunk in response.aiter_bytes():
-                for event in decoder.feed(chunk):
-                    if event.data:
-                        data = json.loads(event.data)
-                        seen.append(data)
-                        if data.get("method") == "elicitation/create":
-                            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}}
-                            assert (await client.post(cancel, at=b)).status_code == 202
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}}
+        async with asyncio.timeout(10):
+            seen = await elicit_on_a(10, lambda asked: cancel)
         assert [m.get("method") for m in seen] == ["elicitation/create"]  # no answer: cancelled
         await listener.close()
 
@@ -574,9 +556,8 @@ async def test_the_session_cap_holds_across_instances(redis_server):
         async with two_instances(max_sessions=2, message_bus=lambda: stores["message_bus"], **{
             k: v for k, v in stores.items() if k != "message_bus"
         }) as (a, b), http_client() as http:
-            first, second = Client(http, [a]), Client(http, [b])
-            await first.initialize(at=a)
-            await second.initialize(at=b)
+            first = await session_on(http, [a], at=a)
+            await session_on(http, [b], at=b)  # the second session: the cap is reached
             for instance in (a, b):
                 full = await http.post(instance.url, json=INIT, headers=ACCEPT_BOTH)
                 assert full.status_code == 503 and full.json()["error"]["code"] == -32603
@@ -598,8 +579,7 @@ async def test_sqlite_stores_resume_a_session_after_a_restart(tmp_path):
         async with serving(load_app(str(EXAMPLE)), **first) as (url, _):
             instance = Instance("before", "", tmp_path)
             instance.url = url
-            client = Client(http, [instance])
-            await client.initialize()
+            client = await session_on(http, [instance])
             listener = await Listener(client, instance).opened()
             await client.call("save_note", {"key": "one", "text": "1"})
             await listener.wait_for("notifications/resources/list_changed")

@@ -5,7 +5,7 @@ sharing a backend, and an outage is reported as ``StoreUnavailableError``."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -19,18 +19,9 @@ from mcpkit.stores import (
     SessionRecord,
     SessionStore,
 )
-from tests.redis_server import RedisServer, needs_redis
+from tests.redis_server import needs_redis
 
 IDLE = 30.0
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=needs_redis)])
@@ -159,20 +150,15 @@ async def test_file_store_keeps_sessions_across_a_restart(tmp_path):
 
 
 @needs_redis
-async def test_redis_store_reports_an_outage_and_works_again_after():
-    server = RedisServer().start()
-    hub = RedisHub(server.url, timeout=1.0, connect_timeout=0.5)
+async def test_redis_store_reports_an_outage_and_works_again_after(redis_to_break):
+    server, hub = redis_to_break
     store = RedisSessionStore(hub)
-    try:
-        await store.create(record(), max_sessions=10, idle_timeout=IDLE)
-        server.stop(save=True)
-        with pytest.raises(StoreUnavailableError):
-            await store.get("s1", idle_timeout=IDLE)
-        with pytest.raises(StoreUnavailableError):
-            await store.create(record("s2"), max_sessions=10, idle_timeout=IDLE)
-        server.start()
-        assert await store.get("s1", idle_timeout=IDLE) == record()
+    await store.create(record(), max_sessions=10, idle_timeout=IDLE)
+    server.stop(save=True)
+    with pytest.raises(StoreUnavailableError):
+        await store.get("s1", idle_timeout=IDLE)
+    with pytest.raises(StoreUnavailableError):
         await store.create(record("s2"), max_sessions=10, idle_timeout=IDLE)
-    finally:
-        await hub.aclose()
-        server.close()
+    server.start()
+    assert await store.get("s1", idle_timeout=IDLE) == record()
+    await store.create(record("s2"), max_sessions=10, idle_timeout=IDLE)

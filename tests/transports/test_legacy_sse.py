@@ -20,6 +20,8 @@ from mcpkit import McpServerApp, McpToolContext, mcp_resource, mcp_server, mcp_t
 from mcpkit.protocol._sse import SseDecoder, SseEvent
 from mcpkit.transports.http._legacy_sse import LegacySseHandler
 from tests.http_server import serving
+from tests.transports._tools import CancellableTools, ElicitingTool
+from tests.waiting import wait_until
 from tests.wire import SchemaChecker
 
 WAIT = 5.0
@@ -27,15 +29,10 @@ JSON = {"content-type": "application/json"}
 
 
 @mcp_server(name="legacy-test", version="0.0.1")
-class LegacyTest:
+class LegacyTest(CancellableTools, ElicitingTool):
     def __init__(self) -> None:
-        self.started = asyncio.Event()
-        self.cancelled = asyncio.Event()
+        super().__init__()
         self.flood_error: BaseException | None = None
-
-    @mcp_tool()
-    def add(self, a: int, b: int) -> int:
-        return a + b
 
     @mcp_tool()
     async def steps(self, ctx: McpToolContext, count: int = 3) -> str:
@@ -49,16 +46,6 @@ class LegacyTest:
         return ctx.session_id or ""
 
     @mcp_tool()
-    async def hang(self) -> str:
-        self.started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            self.cancelled.set()
-            raise
-        return "never"
-
-    @mcp_tool()
     async def flood(self, ctx: McpToolContext, count: int = 50) -> str:
         """Writes ``count`` messages without yielding: more than a small queue holds."""
         try:
@@ -68,11 +55,6 @@ class LegacyTest:
             self.flood_error = exc
             raise
         return "flooded"
-
-    @mcp_tool()
-    async def ask(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
-        return f"{answer.action}:{(answer.content or {}).get('name')}"
 
     @mcp_resource("test://readme", mime_type="text/plain", description="The readme")
     def readme(self) -> str:
@@ -86,12 +68,6 @@ def app() -> McpServerApp:
 
 def legacy_handler(asgi: Any) -> LegacySseHandler:
     return asgi.routes[f"{asgi.options.base_path}/sse"].__self__
-
-
-async def eventually(predicate: Any, what: str) -> None:
-    async with asyncio.timeout(WAIT):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 def init_message(version: str = "2024-11-05", request_id: int = 1) -> dict[str, Any]:
@@ -223,7 +199,7 @@ async def test_official_sse_client_initializes_lists_and_calls_tools(app):
                 assert isinstance(read_back.contents[0], types.TextResourceContents)
                 assert read_back.contents[0].text == "Read me."
                 await session.send_ping()
-        await eventually(lambda: len(legacy_handler(asgi)) == 0, "session removed after the client left")
+        await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed after the client left")
         assert len(app.connections) == 0
 
 
@@ -249,7 +225,7 @@ async def test_endpoint_event_comes_first_and_answers_arrive_on_the_stream(app):
                                         headers={"mcp-session-id": s.session_id})
             assert by_header.status_code == 202
             assert await s.next_message() == {"jsonrpc": "2.0", "id": 4, "result": {}}
-        await eventually(lambda: len(legacy_handler(asgi)) == 0, "session removed")
+        await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed")
 
 
 async def test_malformed_json_is_accepted_and_the_parse_error_goes_on_the_stream(app):
@@ -313,7 +289,7 @@ async def test_session_cap_refuses_new_streams_with_503(app):
             refused = await http.get(f"{url}/sse", headers={"accept": "text/event-stream"})
             assert refused.status_code == 503
             assert refused.json()["error"]["code"] == -32603
-        await eventually(lambda: len(legacy_handler(asgi)) == 0, "sessions removed")
+        await wait_until(lambda: len(legacy_handler(asgi)) == 0, "sessions removed")
         async with LegacyStream(http, url) as s:  # room again
             await s.initialize()
 
@@ -321,7 +297,7 @@ async def test_session_cap_refuses_new_streams_with_503(app):
 async def test_keep_alive_comments_while_idle(app):
     async with asyncio.timeout(30), serving(app, sse_keep_alive_ms=30) as (url, _), http_client() as http:
         async with LegacyStream(http, url) as s:
-            await eventually(lambda: s.raw.count(b": keep-alive\n\n") >= 2, "keep-alives")
+            await wait_until(lambda: s.raw.count(b": keep-alive\n\n") >= 2, "keep-alives")
             await s.initialize()  # comments do not disturb the messages
 
 
@@ -352,8 +328,8 @@ async def test_disconnect_mid_call_cancels_the_tool_and_removes_the_session(app)
         finally:
             await s.close()
         await asyncio.wait_for(server.cancelled.wait(), WAIT)
-        await eventually(lambda: len(legacy_handler(asgi)) == 0, "session removed")
-        await eventually(lambda: app.dispatcher.in_flight_count() == 0, "no call in flight")
+        await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed")
+        await wait_until(lambda: app.dispatcher.in_flight_count() == 0, "no call in flight")
         assert len(app.connections) == 0
         gone = await http.post(urljoin(url, s.endpoint), json={"jsonrpc": "2.0", "id": 3, "method": "ping"})
         assert gone.status_code == 404
@@ -368,7 +344,7 @@ async def test_client_that_stops_reading_is_dropped_not_waited_for(app):
             assert (await s.post(call)).status_code == 202
             assert await s.ended(), "the server should end the stream of a session it dropped"
             assert server.flood_error is not None  # the tool was told, not blocked
-            await eventually(lambda: len(legacy_handler(asgi)) == 0, "session removed")
+            await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed")
             assert app.dispatcher.in_flight_count() == 0
             gone = await s.post({"jsonrpc": "2.0", "id": 3, "method": "ping"})
             assert gone.status_code == 404

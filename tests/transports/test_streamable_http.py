@@ -12,6 +12,7 @@ import pytest
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.protocol._sse import SseDecoder
 from tests.http_server import serving
+from tests.transports._tools import CancellableTools
 from tests.wire import SchemaChecker
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -20,31 +21,13 @@ ACCEPT_BOTH = {"accept": "application/json, text/event-stream", "content-type": 
 
 
 @mcp_server(name="http-test")
-class HttpTest:
-    def __init__(self) -> None:
-        self.cancelled = asyncio.Event()
-        self.started = asyncio.Event()
-
-    @mcp_tool()
-    def add(self, a: int, b: int) -> int:
-        return a + b
-
+class HttpTest(CancellableTools):
     @mcp_tool()
     async def steps(self, ctx: McpToolContext, count: int = 3, delay: float = 0.05) -> str:
         for step in range(count):
             await ctx.info(f"step {step}")
             await asyncio.sleep(delay)
         return f"{count} steps"
-
-    @mcp_tool()
-    async def hang(self) -> str:
-        self.started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            self.cancelled.set()
-            raise
-        return "never"
 
 
 def sse_messages(body: bytes) -> list[tuple[str | None, dict | None]]:

@@ -10,28 +10,21 @@ import json
 from typing import Any, AsyncIterator, Mapping
 
 import pytest
-import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import free_port, serving
+from mcpkit.transports.http import StreamableHttpServerOptions
+from tests.http_server import serving
+from tests.transports._tools import CancellableTools, ElicitingTool
+from tests.waiting import wait_until
 from tests.wire import SchemaChecker
 
 WAIT = 5.0
 
 
 @mcp_server(name="ws-test", version="0.0.1")
-class WsTest:
-    def __init__(self) -> None:
-        self.started = asyncio.Event()
-        self.cancelled = asyncio.Event()
-
-    @mcp_tool()
-    def add(self, a: int, b: int) -> int:
-        return a + b
-
+class WsTest(CancellableTools, ElicitingTool):
     @mcp_tool()
     async def slow(self, seconds: float = 0.5) -> str:
         await asyncio.sleep(seconds)
@@ -43,21 +36,6 @@ class WsTest:
             await ctx.report_progress(step + 1, count)
             await ctx.info(f"step {step + 1}")
         return f"{count} steps"
-
-    @mcp_tool()
-    async def hang(self) -> str:
-        self.started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            self.cancelled.set()
-            raise
-        return "never"
-
-    @mcp_tool()
-    async def ask(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
-        return f"{answer.action}:{(answer.content or {}).get('name')}"
 
 
 @pytest.fixture
@@ -111,12 +89,6 @@ async def peer(url: str, **kwargs: Any) -> AsyncIterator[Peer]:
     kwargs.setdefault("subprotocols", ["mcp"])
     async with connect(ws_url(url), proxy=None, open_timeout=WAIT, close_timeout=1, **kwargs) as ws:
         yield Peer(ws)
-
-
-async def eventually(predicate: Any) -> None:
-    async with asyncio.timeout(WAIT):
-        while not predicate():
-            await asyncio.sleep(0.01)
 
 
 def call(request_id: Any, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -210,8 +182,8 @@ async def test_disconnect_cancels_running_work(app):
             assert app.dispatcher.in_flight_count() == 1
             assert len(app.connections) == 1
         await asyncio.wait_for(server.cancelled.wait(), WAIT)
-        await eventually(lambda: app.dispatcher.in_flight_count() == 0)
-        await eventually(lambda: len(app.connections) == 0)
+        await wait_until(lambda: app.dispatcher.in_flight_count() == 0, "no call in flight", WAIT)
+        await wait_until(lambda: len(app.connections) == 0, "the connection gone", WAIT)
 
 
 async def test_disabled_websocket_refuses_the_handshake(app):
@@ -229,23 +201,6 @@ class GuardedOptions(StreamableHttpServerOptions):
     """Options with the ``websocket_guard`` hook (a subclass: the base class has slots)."""
 
 
-@contextlib.asynccontextmanager
-async def serving_options(app: McpServerApp, options: StreamableHttpServerOptions) -> AsyncIterator[str]:
-    options.port = free_port()
-    config = uvicorn.Config(create_asgi_app(app, options), host="127.0.0.1", port=options.port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{options.port}{options.endpoint}"
-    finally:
-        server.should_exit = True
-        async with asyncio.timeout(10):
-            await asyncio.gather(task, return_exceptions=True)
-
-
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync-guard", "async-guard"])
 async def test_guard_refuses_before_the_handshake(app, asynchronous):
     seen: list[Mapping[str, str]] = []
@@ -259,7 +214,7 @@ async def test_guard_refuses_before_the_handshake(app, asynchronous):
 
     options = GuardedOptions(enable_legacy_sse=False)
     options.websocket_guard = check_async if asynchronous else check  # type: ignore[attr-defined]
-    async with asyncio.timeout(30), serving_options(app, options) as url:
+    async with asyncio.timeout(30), serving(app, options) as (url, _):
         # ASGI: a close before accept refuses the upgrade itself (uvicorn answers HTTP 403),
         # so the client never gets an open socket to send anything on.
         with pytest.raises(InvalidStatus) as refused:
@@ -279,7 +234,7 @@ async def test_guard_that_raises_refuses(app):
 
     options = GuardedOptions(enable_legacy_sse=False)
     options.websocket_guard = broken  # type: ignore[attr-defined]
-    async with asyncio.timeout(30), serving_options(app, options) as url:
+    async with asyncio.timeout(30), serving(app, options) as (url, _):
         with pytest.raises(InvalidStatus):
             async with peer(url):
                 pass

@@ -1,159 +1,50 @@
 """``McpClient``: the typed, high-level client over any ``MessageStream``, in either era.
 
 Handshake era (2025-11-25 and earlier): ``initialize`` / ``notifications/initialized``, then
-requests; the server sends its own requests (sampling, elicitation, roots).
+requests; the server sends its own requests (sampling, elicitation, roots). 2026-07-28
+("modern"): no handshake, ``server/discover`` instead, and every request carries the
+client's ``_meta``. ``McpClient.http`` and ``McpClient.stdio`` find out which era the server
+speaks (``protocol_mode="auto"``); ``McpClient(stream)`` and ``McpClient.in_memory`` speak the
+handshake era unless told otherwise.
 
-2026-07-28 ("modern"): no handshake. ``connect()`` calls ``server/discover``; every request
-then carries the protocol version, the client's capabilities and identity (and the log level,
-when one is set) in ``_meta``. A result whose ``resultType`` is ``input_required`` is a multi
-round-trip request (SEP-2322): the same sampling / elicitation / roots handlers answer its
-``inputRequests`` and the request is sent again (new id) with ``inputResponses`` and the
-echoed ``requestState``, up to ``max_input_rounds`` times. An
-``UnsupportedProtocolVersionError`` (-32022) makes the client pick a version from the
-server's ``supported`` list and retry once. Over Streamable HTTP the transport mirrors the
-request into headers (SEP-2243): ``x-mcp-header`` annotations are taken from ``tools/list``
-(tools whose annotations are invalid are left out of ``list_tools()``, with a warning), and
-a ``HeaderMismatch`` (-32020) on ``tools/call`` refreshes them and retries once. A response
-stream that ends before its response is not resumable in this era: the request is sent
-again once (new id).
-
-``protocol_mode`` picks the era: ``"legacy"`` (handshake), ``"modern"``, or ``"auto"``: probe
-with ``server/discover``; a ``DiscoverResult`` (or a recognized modern error such as -32022)
-means modern, anything else (or no answer within ``probe_timeout``) means the handshake era
-(versioning, "Backward Compatibility"). ``McpClient.http`` and ``McpClient.stdio`` default to
-``"auto"``; ``McpClient(stream)`` and ``McpClient.in_memory`` to ``"legacy"``.
+This module holds the client's construction, its lifecycle and its typed API. The rest of
+it lives in the mixins it is made of: settling the era (``_era_negotiation``), sending a
+request in the era spoken (``_modern_requests``), the tools' ``x-mcp-header`` annotations
+(``_tool_headers``), and answering what the server sends (``_server_messages``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
-import logging
-from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
-import msgspec
-
-from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import (
-    InvalidRequestError,
-    McpCallError,
-    MethodNotFoundError,
-    RequestTimeoutError,
+from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiation
+from mcpkit.client._errors import ProtocolEraError
+from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, ModernRequests
+from mcpkit.client._results import ServerDiscovery, convert, read_resource_result
+from mcpkit.client._server_messages import (
+    Callback,
+    ElicitationHandler,
+    LoggingHandler,
+    RootsHandler,
+    SamplingHandler,
+    ServerMessageHandling,
 )
-from mcpkit.client._eras import detected_era, forget_era, remember_era
-from mcpkit.client._errors import InputRequestError, ProtocolEraError
 from mcpkit.client._session import DEFAULT_REQUEST_TIMEOUT, ClientSession, ProgressCallback
-from mcpkit.client._streamable_http import STREAM_BROKEN
-from mcpkit.client._subscriptions import (
-    ACKNOWLEDGED,
-    Listening,
-    ListenStream,
-    ServerNotification,
-    subscription_id_of,
-)
+from mcpkit.client._subscriptions import Listening, ListenStream
+from mcpkit.client._tool_headers import ToolHeaderMirroring
 from mcpkit.protocol import types as t
-from mcpkit.protocol._headers import header_annotations
-from mcpkit.protocol._versions import (
-    HANDSHAKE_VERSIONS,
-    LATEST_HANDSHAKE_VERSION,
-    MODERN_VERSIONS,
-    Era,
-)
-from mcpkit.server._modern import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
-    PROTOCOL_VERSION_KEY,
-    SERVER_INFO_KEY,
-)
+from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
 from mcpkit.transports._base import MessageStream
 
-T = TypeVar("T")
-
-logger = logging.getLogger("mcpkit.client")
-
-SamplingHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-ElicitationHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-RootsHandler = Callable[[], Awaitable[list[dict[str, Any]]]]
-LoggingHandler = Callable[[dict[str, Any]], Any]
-Callback = Callable[..., Any]
+__all__ = ["McpClient", "ServerDiscovery"]
 
 #: Pages fetched by one auto-paginating list call before it stops (a server looping its cursor).
 DEFAULT_MAX_PAGES = 1000
-#: Rounds of input one multi round-trip request may ask for before the client gives up.
-DEFAULT_MAX_INPUT_ROUNDS = 8
-#: Seconds the ``server/discover`` probe of ``protocol_mode="auto"`` waits before deciding
-#: the server is of the handshake era (some never answer a request before ``initialize``).
-DEFAULT_PROBE_TIMEOUT = 10.0
-#: Tool names remembered as "listed once to find its x-mcp-header annotations".
-MAX_HEADER_LOOKUPS = 1024
-
-PROTOCOL_MODES = ("auto", "legacy", "modern")
-#: Errors only a 2026-07-28 server sends: a probe answered with one found a modern server.
-MODERN_ERROR_CODES = frozenset({
-    ErrorCode.HEADER_MISMATCH,
-    ErrorCode.MISSING_REQUIRED_CAPABILITY,
-    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-})
-#: Input a server may ask for (SEP-2322), and the client capability each needs.
-INPUT_CAPABILITY = {
-    "sampling/createMessage": "sampling",
-    "elicitation/create": "elicitation",
-    "roots/list": "roots",
-}
-
-_LIST_CHANGED = {
-    "notifications/tools/list_changed": "tools",
-    "notifications/resources/list_changed": "resources",
-    "notifications/prompts/list_changed": "prompts",
-}
 
 
-def _convert(data: Any, tp: type[T]) -> T:
-    return msgspec.convert(data, tp, strict=False)
-
-
-class ServerDiscovery(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """What ``server/discover`` told a 2026-07-28 client (``McpClient.discovery``)."""
-
-    #: Protocol versions the server supports.
-    supported_versions: list[str]
-    capabilities: t.ServerCapabilities
-    #: The server's self-reported identity (``_meta`` ``serverInfo``), when it gave one.
-    server_info: t.Implementation | None = None
-    instructions: str | None = None
-    #: Caching hints (SEP-2549): how long the answer stays fresh, and for whom.
-    ttl_ms: int | None = None
-    cache_scope: str | None = None
-    meta: dict[str, Any] | None = None
-
-    @classmethod
-    def from_result(cls, raw: dict[str, Any]) -> ServerDiscovery:
-        meta = raw.get("_meta") if isinstance(raw.get("_meta"), dict) else None
-        info = (meta or {}).get(SERVER_INFO_KEY) or raw.get("serverInfo")
-        ttl = raw.get("ttlMs")
-        return cls(
-            supported_versions=[v for v in raw.get("supportedVersions") or [] if isinstance(v, str)],
-            capabilities=_convert(raw.get("capabilities") or {}, t.ServerCapabilities),
-            server_info=_convert(info, t.Implementation) if isinstance(info, dict) and "name" in info else None,
-            instructions=raw.get("instructions") if isinstance(raw.get("instructions"), str) else None,
-            ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None,
-            cache_scope=raw.get("cacheScope") if isinstance(raw.get("cacheScope"), str) else None,
-            meta=meta,
-        )
-
-
-def _supported_versions(data: Any) -> list[str]:
-    supported = data.get("supported") if isinstance(data, dict) else None
-    return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
-
-
-def _latest_of(ours: tuple[str, ...], theirs: list[str]) -> str | None:
-    common = [v for v in ours if v in theirs]
-    return common[-1] if common else None
-
-
-class McpClient:
+class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessageHandling):
     """A client for one MCP server.
 
     Use ``async with McpClient.stdio(options) as client`` (or ``McpClient.in_memory(app)``,
@@ -262,17 +153,19 @@ class McpClient:
         client._starter = start  # type: ignore[attr-defined]
         return client
 
-    def capabilities(self) -> dict[str, Any]:
-        """The client capabilities the handlers given amount to."""
-        caps: dict[str, Any] = {}
-        if self.sampling_handler is not None:
-            caps["sampling"] = {}
-        if self.elicitation_handler is not None:
-            caps["elicitation"] = {"form": {}, "url": {}}
-        if self.roots is not None:
-            # 2026-07-28 has no notifications/roots/list_changed: roots are asked for afresh.
-            caps["roots"] = {} if self.era is Era.MODERN else {"listChanged": True}
-        return caps
+    @classmethod
+    def http(cls, options: Any, **kwargs: Any) -> McpClient:
+        """A client for a server over HTTP (``HttpClientTransportOptions``, or a URL: auto-detect)."""
+        from mcpkit.client._http_factory import connect_http
+
+        return connect_http(options, client_cls=cls, **kwargs)
+
+    @classmethod
+    def websocket(cls, url: str, **kwargs: Any) -> McpClient:
+        """A client for a server at a ``ws://`` or ``wss://`` URL (subprotocol ``mcp``)."""
+        from mcpkit.client._http_factory import connect_websocket
+
+        return connect_websocket(url, client_cls=cls, **kwargs)
 
     # connecting -------------------------------------------------------------------------
 
@@ -283,124 +176,7 @@ class McpClient:
         if starter is not None:
             await starter()
         self.session.start()
-        mode = self.protocol_mode
-        stream = self.session.stream
-        if mode == "auto" and not getattr(stream, "modern_capable", True):
-            mode = "legacy"
-        key = getattr(stream, "era_key", None)
-        cached = detected_era(key) if mode == "auto" and isinstance(key, str) else None
-        if cached is not None and cached[0] is Era.HANDSHAKE:
-            try:
-                return await self._handshake(cached[1])
-            except McpCallError:
-                # Remembered as a handshake-era server, but it is not (any more): probe.
-                forget_era(key)  # type: ignore[arg-type]
-        if mode in ("auto", "modern") and await self._probe(strict=mode == "modern"):
-            assert self.server_info is not None
-            return self.server_info
-        return await self._handshake(self.protocol_version if self.protocol_version in HANDSHAKE_VERSIONS else self._handshake_version)
-
-    async def _handshake(self, version: str) -> t.InitializeResult:
-        raw = await self.session.request(
-            "initialize",
-            {"protocolVersion": version, "capabilities": self.capabilities(), "clientInfo": self.client_info},
-        )
-        self.server_info = _convert(raw, t.InitializeResult)
-        self.protocol_version = self.server_info.protocol_version
-        self.era = Era.HANDSHAKE
-        await self.session.notify("notifications/initialized")
-        self._remember_era()
-        if self.log_level is not None and self.server_info.capabilities.logging is not None:
-            await self.session.request("logging/setLevel", {"level": self.log_level})
-        return self.server_info
-
-    async def _probe(self, *, strict: bool) -> bool:
-        """``server/discover``; True when the server speaks a modern version (then adopted).
-
-        Not strict (``auto``): an answer that is not a ``DiscoverResult`` nor a modern error,
-        or no answer within ``probe_timeout``, means the handshake era (False). A -32022 is
-        followed: a mutually supported modern version is tried once, a handshake one is
-        taken to ``initialize``.
-        """
-        version = self._modern_version
-        for attempt in range(2):
-            try:
-                raw = await self.session.request(
-                    "server/discover",
-                    {"_meta": self._meta_for(version)},
-                    timeout=None if strict else min(self.probe_timeout, self.session.request_timeout),
-                )
-            except RequestTimeoutError:
-                if strict:
-                    raise
-                logger.debug("server/discover got no answer in time: a handshake-era server")
-                return False
-            except McpCallError as exc:
-                if exc.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
-                    supported = _supported_versions(exc.data)
-                    modern = _latest_of(MODERN_VERSIONS, supported)
-                    if modern is not None and attempt == 0:
-                        version = modern
-                        continue
-                    handshake = _latest_of(HANDSHAKE_VERSIONS, supported)
-                    if handshake is not None and not strict:
-                        self.protocol_version = handshake
-                        return False
-                    raise ProtocolEraError(
-                        f"the server supports protocol versions {supported or '(none named)'}; this client "
-                        f"speaks {', '.join(MODERN_VERSIONS + (() if strict else HANDSHAKE_VERSIONS))}"
-                    ) from exc
-                if exc.code in MODERN_ERROR_CODES or strict:
-                    raise
-                logger.debug("server/discover answered %s: a handshake-era server", exc)
-                return False
-            if not isinstance(raw, dict) or not isinstance(raw.get("supportedVersions"), list):
-                if strict:
-                    raise ProtocolEraError(f"server/discover answered something that is not a DiscoverResult: {raw!r}")
-                return False
-            discovery = ServerDiscovery.from_result(raw)
-            chosen = _latest_of(MODERN_VERSIONS, discovery.supported_versions)
-            if chosen is None:
-                handshake = _latest_of(HANDSHAKE_VERSIONS, discovery.supported_versions)
-                if handshake is not None and not strict:
-                    self.protocol_version = handshake
-                    return False
-                raise ProtocolEraError(
-                    f"the server supports protocol versions {discovery.supported_versions}; no modern one "
-                    f"this client speaks ({', '.join(MODERN_VERSIONS)})"
-                )
-            self._adopt_modern(chosen, discovery)
-            return True
-        return False  # pragma: no cover - the loop returns or raises
-
-    def _adopt_modern(self, version: str, discovery: ServerDiscovery) -> None:
-        self.era = Era.MODERN
-        self.protocol_version = version
-        self.discovery = discovery
-        self.server_info = t.InitializeResult(
-            capabilities=discovery.capabilities,
-            protocol_version=version,
-            server_info=discovery.server_info or t.Implementation(name="", version=""),
-            instructions=discovery.instructions,
-            meta=discovery.meta,
-        )
-        settle = getattr(self.session.stream, "settle_modern", None)
-        if settle is not None:
-            settle()
-        self._remember_era()
-
-    def _remember_era(self) -> None:
-        key = getattr(self.session.stream, "era_key", None)
-        if isinstance(key, str) and self.era is not None and self.protocol_version:
-            remember_era(key, self.era, self.protocol_version)
-
-    async def discover(self, *, timeout: float | None = None) -> ServerDiscovery:
-        """``server/discover`` again (2026-07-28): refreshes ``discovery`` and ``server_info``."""
-        self._require_modern("server/discover")
-        raw = await self._rpc("server/discover", None, timeout=timeout)
-        discovery = ServerDiscovery.from_result(raw)
-        self._adopt_modern(self.protocol_version, discovery)
-        return discovery
+        return await self._settle_era()
 
     async def aclose(self) -> None:
         await self.session.aclose()
@@ -416,7 +192,7 @@ class McpClient:
             raise
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     # requests ---------------------------------------------------------------------------
@@ -433,136 +209,6 @@ class McpClient:
             await self._rpc("server/discover", None, timeout=timeout)
             return
         await self.session.request("ping", timeout=timeout)
-
-    def _meta_for(self, version: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """A modern request's ``_meta``: ``extra`` plus version, capabilities, identity, log level."""
-        meta = dict(extra or {})
-        caps = self.capabilities()
-        if "roots" in caps:
-            caps["roots"] = {}  # no notifications/roots/list_changed in this era (also while probing)
-        meta[PROTOCOL_VERSION_KEY] = version
-        meta[CLIENT_CAPABILITIES_KEY] = caps
-        meta[CLIENT_INFO_KEY] = self.client_info
-        if self.log_level is not None:
-            meta[LOG_LEVEL_KEY] = self.log_level
-        return meta
-
-    async def _rpc(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-        progress: ProgressCallback | None = None,
-    ) -> Any:
-        """One request in the era spoken; 2026-07-28: ``_meta``, MRTR rounds, and one retry
-        each for an unsupported version, a (``tools/call``) header mismatch, and a response
-        stream that broke before the response (not resumable in this era)."""
-        if self.era is not Era.MODERN:
-            return await self.session.request(method, params, timeout=timeout, progress=progress)
-        base = dict(params or {})
-        user_meta = base.pop("_meta", None)
-        retry: dict[str, Any] = {}
-        rounds = 0
-        version_retried = header_retried = reissued = False
-        while True:
-            body = {**base, **retry, "_meta": self._meta_for(self.protocol_version, user_meta)}
-            try:
-                result = await self.session.request(method, body, timeout=timeout, progress=progress)
-            except McpCallError as exc:
-                if exc.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and not version_retried:
-                    version = _latest_of(MODERN_VERSIONS, _supported_versions(exc.data))
-                    if version is not None:
-                        version_retried = True
-                        self.protocol_version = version
-                        continue
-                if (
-                    exc.code == ErrorCode.HEADER_MISMATCH
-                    and method == "tools/call"
-                    and not header_retried
-                    and self._mirrors_headers()
-                ):
-                    # SEP-2243: the tool's x-mcp-header annotations may have changed.
-                    header_retried = True
-                    await self.list_tools(timeout=timeout)
-                    continue
-                if isinstance(exc.data, dict) and exc.data.get(STREAM_BROKEN) and not reissued:
-                    # A broken 2026-07-28 response stream loses the request: send it again.
-                    reissued = True
-                    continue
-                raise
-            if not isinstance(result, dict) or result.get("resultType", "complete") != "input_required":
-                return result
-            rounds += 1
-            if rounds > self.max_input_rounds:
-                raise InputRequestError(
-                    f"{method}: the server still asked for input after {self.max_input_rounds} rounds "
-                    "(max_input_rounds)"
-                )
-            retry = {}
-            requests = result.get("inputRequests")
-            if requests is not None:
-                retry["inputResponses"] = await self._answer_inputs(method, requests)
-            if "requestState" in result:
-                retry["requestState"] = result["requestState"]  # echoed exactly, never read
-
-    async def _answer_inputs(self, method: str, requests: Any) -> dict[str, Any]:
-        """Answer a multi round-trip request's ``inputRequests`` with the handlers."""
-        if not isinstance(requests, dict):
-            raise InputRequestError(f"{method}: inputRequests is not an object: {requests!r}")
-        answers: dict[str, Any] = {}
-        for key, request in requests.items():
-            kind = request.get("method") if isinstance(request, dict) else None
-            params = request.get("params") if isinstance(request, dict) else None
-            if kind not in INPUT_CAPABILITY or not isinstance(params, (dict, type(None))):
-                raise InputRequestError(
-                    f"{method}: input request {key!r} is not a sampling, elicitation or roots request: {request!r}",
-                    method=kind if isinstance(kind, str) else None,
-                    key=key,
-                )
-            if not self._can_serve(kind):
-                raise InputRequestError(
-                    f"{method}: the server asked for {kind} (input request {key!r}), but this client did "
-                    f"not declare the {INPUT_CAPABILITY[kind]} capability, so the server must not ask for "
-                    "it (SEP-2322); give the client a handler for it",
-                    method=kind,
-                    key=key,
-                )
-            answers[key] = await self._serve(kind, params or {})
-        return answers
-
-    def _can_serve(self, method: str) -> bool:
-        if method == "sampling/createMessage":
-            return self.sampling_handler is not None
-        if method == "elicitation/create":
-            return self.elicitation_handler is not None
-        if method == "roots/list":
-            return self.roots is not None
-        return False
-
-    async def _serve(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Run the handler for a sampling, elicitation or roots request (either era)."""
-        if method == "sampling/createMessage" and self.sampling_handler is not None:
-            return await self.sampling_handler(params)
-        if method == "elicitation/create" and self.elicitation_handler is not None:
-            return await self.elicitation_handler(params)
-        if method == "roots/list" and self.roots is not None:
-            roots = self.roots if isinstance(self.roots, list) else await self.roots()
-            return {"roots": roots}
-        raise MethodNotFoundError(f"Method not found: {method}")
-
-    def _require_modern(self, what: str) -> None:
-        if self.era is not Era.MODERN:
-            raise ProtocolEraError(f"{what} exists only in the 2026-07-28 era (this connection: {self.era})")
-
-    def _tool_header_cache(self) -> dict[str, Any] | None:
-        """The transport's ``x-mcp-header`` cache (Streamable HTTP only)."""
-        cache = getattr(self.session.stream, "tool_headers", None)
-        return cache if isinstance(cache, dict) else None
-
-    def _mirrors_headers(self) -> bool:
-        """Whether requests are mirrored into HTTP headers (2026-07-28 Streamable HTTP)."""
-        return self.era is Era.MODERN and self._tool_header_cache() is not None
 
     async def _paged(self, method: str, key: str, *, timeout: float | None = None) -> AsyncIterator[Any]:
         cursor: str | None = None
@@ -583,24 +229,7 @@ class McpClient:
         warning (SEP-2243).
         """
         raw = [item async for item in self._paged("tools/list", "tools", timeout=timeout)]
-        cache = self._tool_header_cache() if self._mirrors_headers() else None
-        if cache is None:
-            return [_convert(item, t.Tool) for item in raw]
-        tools: list[t.Tool] = []
-        annotations: dict[str, Any] = {}
-        for item in raw:
-            name = item.get("name") if isinstance(item, dict) else None
-            try:
-                found = header_annotations(item.get("inputSchema") if isinstance(item, dict) else None)
-            except ValueError as exc:
-                logger.warning("left out tool %r: invalid x-mcp-header annotation: %s", name, exc)
-                continue
-            tool = _convert(item, t.Tool)
-            annotations[tool.name] = found
-            tools.append(tool)
-        cache.clear()
-        cache.update(annotations)
-        return tools
+        return self._tools_with_header_annotations(raw)
 
     async def call_tool(
         self,
@@ -615,35 +244,22 @@ class McpClient:
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         if meta:
             params["_meta"] = meta
-        if self._mirrors_headers():
-            cache = self._tool_header_cache()
-            if cache is not None and name not in cache and name not in self._header_lookups:
-                # Its x-mcp-header annotations are not known yet: list the tools once.
-                if len(self._header_lookups) >= MAX_HEADER_LOOKUPS:
-                    self._header_lookups.clear()
-                self._header_lookups.add(name)
-                await self.list_tools(timeout=timeout)
+        await self._learn_tool_headers(name, timeout)
         raw = await self._rpc("tools/call", params, timeout=timeout, progress=progress)
-        return _convert(raw, t.CallToolResult)
+        return convert(raw, t.CallToolResult)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
-        return [_convert(item, t.Resource) async for item in self._paged("resources/list", "resources", timeout=timeout)]
+        return [convert(item, t.Resource) async for item in self._paged("resources/list", "resources", timeout=timeout)]
 
     async def list_resource_templates(self, *, timeout: float | None = None) -> list[t.ResourceTemplate]:
         return [
-            _convert(item, t.ResourceTemplate)
+            convert(item, t.ResourceTemplate)
             async for item in self._paged("resources/templates/list", "resourceTemplates", timeout=timeout)
         ]
 
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> t.ReadResourceResult:
         raw = await self._rpc("resources/read", {"uri": uri}, timeout=timeout)
-        result = _convert(raw, t.ReadResourceResult)
-        # The schema's contents union has no tag; pick the member by its distinguishing key.
-        result.contents = [
-            _convert(item, t.TextResourceContents if "text" in item else t.BlobResourceContents)
-            for item in raw.get("contents", [])
-        ]
-        return result
+        return read_resource_result(raw)
 
     async def subscribe_resource(self, uri: str) -> None:
         """``resources/subscribe`` (handshake era; 2026-07-28 has ``listen()`` instead)."""
@@ -688,7 +304,7 @@ class McpClient:
         return Listening(self, notifications)
 
     async def list_prompts(self, *, timeout: float | None = None) -> list[t.Prompt]:
-        return [_convert(item, t.Prompt) async for item in self._paged("prompts/list", "prompts", timeout=timeout)]
+        return [convert(item, t.Prompt) async for item in self._paged("prompts/list", "prompts", timeout=timeout)]
 
     async def get_prompt(
         self, name: str, arguments: dict[str, str] | None = None, *, timeout: float | None = None
@@ -697,7 +313,7 @@ class McpClient:
         if arguments:
             params["arguments"] = arguments
         raw = await self._rpc("prompts/get", params, timeout=timeout)
-        return _convert(raw, t.GetPromptResult)
+        return convert(raw, t.GetPromptResult)
 
     async def complete(
         self,
@@ -713,7 +329,7 @@ class McpClient:
         if context:
             params["context"] = {"arguments": context}
         raw = await self._rpc("completion/complete", params)
-        return _convert(raw, t.CompleteResult)
+        return convert(raw, t.CompleteResult)
 
     async def set_logging_level(self, level: str) -> None:
         """The lowest log level wanted. 2026-07-28 has no ``logging/setLevel``: the level
@@ -728,48 +344,3 @@ class McpClient:
         if self.era is Era.MODERN:
             return
         await self.session.notify("notifications/roots/list_changed")
-
-    # what the server sends --------------------------------------------------------------
-
-    async def _server_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method in INPUT_CAPABILITY and not self._can_serve(method):
-            raise InvalidRequestError(f"This client does not support {method}")
-        return await self._serve(method, params)
-
-    async def _server_notification(self, method: str, params: dict[str, Any]) -> None:
-        subscription = self._subscriptions.get(subscription_id_of(params)) if self._subscriptions else None
-        if subscription is not None:
-            if method == ACKNOWLEDGED:
-                subscription._acknowledge(params.get("notifications"))
-            else:
-                subscription._push(ServerNotification(method, params))
-        elif self._legacy_listeners:
-            for listener in self._legacy_listeners:
-                if listener.wants(method, params):
-                    listener._push(ServerNotification(method, params))
-        if method == "notifications/message" and self.logging_handler is not None:
-            await _maybe_await(self.logging_handler(params))
-        elif method in _LIST_CHANGED and self.on_list_changed is not None:
-            await _maybe_await(self.on_list_changed(_LIST_CHANGED[method]))
-        elif method == "notifications/resources/updated" and self.on_resource_updated is not None:
-            await _maybe_await(self.on_resource_updated(params.get("uri")))
-        if self.on_notification is not None:
-            await _maybe_await(self.on_notification(method, params))
-
-    @classmethod
-    def http(cls, options: Any, **kwargs: Any) -> McpClient:
-        """A client for a server over HTTP (``HttpClientTransportOptions``, or a URL: auto-detect)."""
-        from mcpkit.client._http_factory import connect_http
-
-        return connect_http(options, client_cls=cls, **kwargs)
-
-    @classmethod
-    def websocket(cls, url: str, **kwargs: Any) -> McpClient:
-        """A client for a server at a ``ws://`` or ``wss://`` URL (subprotocol ``mcp``)."""
-        from mcpkit.client._http_factory import connect_websocket
-
-        return connect_websocket(url, client_cls=cls, **kwargs)
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value

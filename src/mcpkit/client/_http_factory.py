@@ -16,23 +16,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import httpx
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
 from mcpkit.client._client import McpClient
 from mcpkit.client._eras import endpoint_key, forget_detected_eras
+from mcpkit.client._frames import peek
 from mcpkit.client._http_options import (
     DEFAULT_HTTP_TIMEOUT,
-    FrameInbox,
     HttpClientTransportOptions,
     HttpStatusError,
     HttpTransportMode,
     new_http_client,
 )
+from mcpkit.client._inbox import InboxTransport
 from mcpkit.client._legacy_sse import LegacySseClientTransport
-from mcpkit.client._streamable_http import StreamableHttpClientTransport, _peek
+from mcpkit.client._streamable_http import StreamableHttpClientTransport
 from mcpkit.client._websocket import WebSocketClientTransport
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 
@@ -81,7 +83,7 @@ def forget_detected_modes() -> None:
     forget_detected_eras()
 
 
-class AutoDetectHttpTransport:
+class AutoDetectHttpTransport(InboxTransport):
     """A ``MessageStream`` that becomes Streamable HTTP or legacy HTTP+SSE on first use.
 
     Requests sent before the choice (the client's ``server/discover`` probe) go out over
@@ -94,6 +96,7 @@ class AutoDetectHttpTransport:
     def __init__(
         self, options: HttpClientTransportOptions, *, http_client: httpx.AsyncClient | None = None
     ) -> None:
+        super().__init__(options.max_queued_frames)
         self.options = options
         self._client = http_client
         self._owns_client = http_client is None
@@ -102,10 +105,8 @@ class AutoDetectHttpTransport:
         #: ``x-mcp-header`` annotations by tool name, shared with the Streamable HTTP transport.
         self.tool_headers: dict[str, Any] = {}
         self._streamable: StreamableHttpClientTransport | None = None
-        self._inbox = FrameInbox(options.max_queued_frames)
         self._forwarder: asyncio.Task[None] | None = None
         self._deciding = asyncio.Lock()
-        self._closed = False
 
     @property
     def era_key(self) -> str:
@@ -239,13 +240,9 @@ class AutoDetectHttpTransport:
             raise
         self._choose(streamable, HttpTransportMode.STREAMABLE_HTTP)
 
-    async def receive(self) -> bytes | None:
-        return await self._inbox.get()
-
     async def aclose(self) -> None:
-        if self._closed:
+        if not self._begin_close():
             return
-        self._closed = True
         try:
             if self._forwarder is not None:
                 self._forwarder.cancel()
@@ -259,7 +256,7 @@ class AutoDetectHttpTransport:
 
 
 def _is_initialize(frame: bytes) -> bool:
-    return any(p.method == "initialize" and p.is_request for p in _peek(frame))
+    return any(p.method == "initialize" and p.is_request for p in peek(frame))
 
 
 def create_http_transport(

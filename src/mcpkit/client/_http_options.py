@@ -8,17 +8,17 @@ configured policy, and reports every response to the challenge observer.
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import inspect
 import logging
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
 from mcpkit._exceptions import MessageTooLargeError, TransportError
+from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 from mcpkit.protocol._sse import DEFAULT_MAX_SSE_EVENT_BYTES
 
@@ -43,8 +43,6 @@ DEFAULT_MAX_RECONNECT_ATTEMPTS = 6
 #: Backoff of SSE reconnects the server gave no ``retry`` for: first delay, and cap (s).
 DEFAULT_RECONNECT_DELAY = 0.5
 DEFAULT_MAX_RECONNECT_DELAY = 30.0
-#: Frames received but not yet read by the client engine, per transport.
-DEFAULT_MAX_QUEUED_FRAMES = 1024
 #: HTTP connections one transport may hold open at once (each open SSE stream holds one).
 DEFAULT_MAX_CONNECTIONS = 100
 
@@ -129,7 +127,7 @@ class HttpClientTransportOptions:
     redirect_policy: HttpRedirectPolicy = HttpRedirectPolicy.SAME_ORIGIN_ONLY
     max_redirects: int = 5
     request_timeout: float | None = DEFAULT_HTTP_TIMEOUT
-    auth_challenge_handler: Callable[[str], "str | Awaitable[str]"] | None = None
+    auth_challenge_handler: Callable[[str], str | Awaitable[str]] | None = None
     apply_per_request_headers: Callable[[HttpRequestHeaderContext, dict[str, str]], None] | None = None
     observe_response_challenge: Callable[[HttpResponseChallengeContext], None] | None = None
     #: Bound on a JSON (non-streamed) response body.
@@ -363,6 +361,13 @@ async def error_body(response: httpx.Response) -> bytes:
         return b""
 
 
+#: The media types and headers of MCP over HTTP.
+SSE = "text/event-stream"
+JSON = "application/json"
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+
+
 def content_type(response: httpx.Response) -> str:
     return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
@@ -389,48 +394,3 @@ def backoff_delay(failures: int) -> float:
     """Exponential backoff for the ``failures``-th consecutive failed reconnect (0-based)."""
     return min(DEFAULT_RECONNECT_DELAY * (2 ** min(failures, 16)), DEFAULT_MAX_RECONNECT_DELAY)
 
-
-_END = object()
-
-
-class FrameInbox:
-    """Frames received and not yet taken by the client engine: a bounded queue with an end.
-
-    ``put`` waits while the queue is full (back-pressure onto the network read). ``close``
-    ends the stream: ``get`` returns what is queued, then None, or raises the close error
-    (so the engine fails its pending requests with that reason).
-    """
-
-    def __init__(self, maxsize: int = DEFAULT_MAX_QUEUED_FRAMES) -> None:
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize)
-        self._closed = False
-        self._error: BaseException | None = None
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    async def put(self, frame: bytes) -> None:
-        if not self._closed:
-            await self._queue.put(frame)
-
-    def close(self, error: BaseException | None = None) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._error = error
-        if self._queue.empty():
-            self._queue.put_nowait(_END)  # wakes a waiting get(); a full queue has none
-
-    async def get(self) -> bytes | None:
-        if self._closed and self._queue.empty():
-            return self._end()
-        item = await self._queue.get()
-        if item is _END:
-            return self._end()
-        return item  # type: ignore[no-any-return]
-
-    def _end(self) -> None:
-        if self._error is not None:
-            raise self._error
-        return None

@@ -17,7 +17,8 @@ import httpx
 from mcpkit._exceptions import ConnectionClosedError, MessageTooLargeError, TransportError
 from mcpkit.client._http_options import (
     DEFAULT_HTTP_TIMEOUT,
-    FrameInbox,
+    JSON,
+    SSE,
     HttpClientTransportOptions,
     HttpRequester,
     content_type,
@@ -26,16 +27,15 @@ from mcpkit.client._http_options import (
     same_origin,
     status_error,
 )
+from mcpkit.client._inbox import InboxTransport
 from mcpkit.protocol._sse import SseDecoder
 
 logger = logging.getLogger("mcpkit.client.http")
 
 __all__ = ["LegacySseClientTransport"]
 
-SSE = "text/event-stream"
 
-
-class LegacySseClientTransport:
+class LegacySseClientTransport(InboxTransport):
     """A ``MessageStream`` over the 2024-11-05 HTTP+SSE transport.
 
     ``start()`` opens the stream and waits (``request_timeout``) for the ``endpoint`` event.
@@ -50,6 +50,7 @@ class LegacySseClientTransport:
         *,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
+        super().__init__(options.max_queued_frames)
         self.options = options
         self.sse_url = options.endpoint
         self._client = http_client
@@ -60,9 +61,6 @@ class LegacySseClientTransport:
         self._stream_url = options.endpoint
         self._endpoint: asyncio.Future[str] | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._inbox = FrameInbox(options.max_queued_frames)
-        self._fatal: ConnectionClosedError | None = None
-        self._closed = False
 
     async def start(self) -> None:
         if self._requester is not None:
@@ -135,11 +133,10 @@ class LegacySseClientTransport:
                 self._inbox.close(error)
 
     async def send(self, frame: bytes) -> None:
-        if self._fatal is not None:
-            raise ConnectionClosedError(str(self._fatal)) from self._fatal
+        self._raise_if_ended()
         if self._closed or self._requester is None or self.message_url is None:
             raise ConnectionClosedError("the SSE transport is not connected")
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        headers = {"Content-Type": JSON, "Accept": f"{JSON}, {SSE}"}
         response = await self._requester.open(
             "POST", self.message_url, headers, content=frame, streaming=False
         )
@@ -165,13 +162,9 @@ class LegacySseClientTransport:
             if self._reader is not None and self._reader is not asyncio.current_task():
                 self._reader.cancel()
 
-    async def receive(self) -> bytes | None:
-        return await self._inbox.get()
-
     async def aclose(self) -> None:
-        if self._closed:
+        if not self._begin_close():
             return
-        self._closed = True
         if self._reader is not None and not self._reader.done():
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)

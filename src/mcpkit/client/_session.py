@@ -11,8 +11,9 @@ import inspect
 import itertools
 import logging
 import math
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from mcpkit._exceptions import (
     ConnectionClosedError,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.protocol._framing import OVERSIZED, LineFramer

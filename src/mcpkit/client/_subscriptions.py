@@ -213,6 +213,6 @@ class Listening:
         await self._stream._open()
         return self._stream
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._stream is not None:
             await self._stream._close()

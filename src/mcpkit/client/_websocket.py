@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
-from mcpkit.client._http_options import DEFAULT_HTTP_TIMEOUT, DEFAULT_MAX_QUEUED_FRAMES, FrameInbox
+from mcpkit.client._http_options import DEFAULT_HTTP_TIMEOUT
+from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES, InboxTransport
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 
 logger = logging.getLogger("mcpkit.client.websocket")
@@ -19,7 +21,7 @@ SUBPROTOCOL = "mcp"
 DEFAULT_CLOSE_TIMEOUT = 5.0
 
 
-class WebSocketClientTransport:
+class WebSocketClientTransport(InboxTransport):
     """A ``MessageStream`` over one WebSocket connection (``websockets`` asyncio client).
 
     Messages past ``max_message_bytes`` make the library close the connection (1009), which
@@ -39,6 +41,7 @@ class WebSocketClientTransport:
         max_queued_frames: int = DEFAULT_MAX_QUEUED_FRAMES,
         ping_interval: float | None = 20.0,
     ) -> None:
+        super().__init__(max_queued_frames)
         self.url = url
         self.headers = dict(headers or {})
         self.max_message_bytes = max_message_bytes
@@ -46,9 +49,6 @@ class WebSocketClientTransport:
         self.ping_interval = ping_interval
         self._ws: Any = None
         self._reader: asyncio.Task[None] | None = None
-        self._inbox = FrameInbox(max_queued_frames)
-        self._fatal: ConnectionClosedError | None = None
-        self._closed = False
 
     @property
     def subprotocol(self) -> str | None:
@@ -99,8 +99,7 @@ class WebSocketClientTransport:
     async def send(self, frame: bytes) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        if self._fatal is not None:
-            raise ConnectionClosedError(str(self._fatal)) from self._fatal
+        self._raise_if_ended()
         if self._ws is None or self._closed:
             raise ConnectionClosedError("the WebSocket transport is not connected")
         try:
@@ -108,13 +107,9 @@ class WebSocketClientTransport:
         except ConnectionClosed as exc:
             raise ConnectionClosedError(f"WebSocket {self.url} closed: {_describe(exc)}") from exc
 
-    async def receive(self) -> bytes | None:
-        return await self._inbox.get()
-
     async def aclose(self) -> None:
-        if self._closed:
+        if not self._begin_close():
             return
-        self._closed = True
         if self._ws is not None:
             try:
                 await self._ws.close()

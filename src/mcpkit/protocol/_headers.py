@@ -145,6 +145,8 @@ def check_request_headers(
 
 
 def _check_one(label: str, raw: str | None, body: Any, optional: bool = False) -> str | None:
+    if raw is not None and raw == body:  # the usual case: sent verbatim
+        return None
     if raw is None:
         if body is None and optional:
             return None

@@ -171,6 +171,19 @@ def decode_message(
     own error reply. Raises ``ParseError``, ``MessageTooLargeError`` or ``InvalidRequestError``.
     """
     obj = decode_json(data, max_bytes=max_bytes)
+    if type(obj) is dict:
+        # The common case, a well-formed request, checked inline; parse_message does the rest.
+        method = obj.get("method")
+        rid = obj.get("id")
+        params = obj.get("params")
+        if (
+            type(method) is str
+            and (type(rid) is int or type(rid) is str)
+            and (params is None or type(params) is dict)
+            and obj.get("jsonrpc") == "2.0"
+        ):
+            return JsonRpcRequest(rid, method, params)
+        return parse_message(obj)
     if type(obj) is list:
         if not obj:
             raise _invalid("an empty batch")

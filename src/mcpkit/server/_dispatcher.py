@@ -11,7 +11,12 @@ import asyncio
 import logging
 from typing import Any, Awaitable, Callable
 
-from mcpkit._exceptions import InternalError, InvalidRequestError, MethodNotFoundError, ProtocolError
+from mcpkit._exceptions import (
+    InternalError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    ProtocolError,
+)
 from mcpkit.protocol._jsonrpc import (
     JsonRpcNotification,
     JsonRpcRequest,
@@ -84,15 +89,20 @@ class McpDispatcher:
                 return error_response(request.id, exc)
         else:
             era = None
-        refusal = self._refusal(request, binding)
-        if refusal is not None:
-            return error_response(request.id, refusal)
-        key = (binding.connection_key, request.id)
+        handler = self._handlers.get(request.method)
+        connection = binding.connection_key
+        key = (connection, request.id)
+        running = self._per_connection.get(connection, 0)
+        if handler is None or key in self._in_flight or running >= self.max_in_flight_per_connection or (
+            binding.session is not None and not binding.session.initialize_seen and request.method not in _BEFORE_INITIALIZE
+        ):
+            return error_response(request.id, self._refusal(request, binding, running))
         task = asyncio.current_task()
         assert task is not None, "dispatch() runs inside a task"
-        self._track(key, task)
+        self._in_flight[key] = task
+        self._per_connection[connection] = running + 1
         try:
-            result = await self._handlers[request.method](request, binding)
+            result = await handler(request, binding)
             if era is not None:
                 result = era.leave(request.method, result)
         except InputRequired as needed:
@@ -117,35 +127,26 @@ class McpDispatcher:
             return None
         return result_response(request.id, result)
 
-    def _refusal(self, request: JsonRpcRequest, binding: TransportBinding) -> ProtocolError | None:
+    def _refusal(self, request: JsonRpcRequest, binding: TransportBinding, running: int) -> ProtocolError:
+        """Why a request may not run (``dispatch`` checked that one of these holds)."""
         if request.method not in self._handlers:
             return MethodNotFoundError(f"Method not found: {request.method}")
-        session = binding.session
-        if (
-            session is not None
-            and not session.initialize_seen
-            and request.method not in _BEFORE_INITIALIZE
-        ):
+        if binding.session is not None and not binding.session.initialize_seen and request.method not in _BEFORE_INITIALIZE:
             return InvalidRequestError("Session not initialized: send initialize first")
-        key = (binding.connection_key, request.id)
-        if key in self._in_flight:
+        if (binding.connection_key, request.id) in self._in_flight:
             return InvalidRequestError(f"Request id {request.id!r} is already in use")
-        if self._per_connection.get(binding.connection_key, 0) >= self.max_in_flight_per_connection:
-            return InternalError("Server busy: too many requests in flight on this connection")
-        return None
-
-    def _track(self, key: _InFlightKey, task: asyncio.Task[Any]) -> None:
-        self._in_flight[key] = task
-        self._per_connection[key[0]] = self._per_connection.get(key[0], 0) + 1
+        return InternalError("Server busy: too many requests in flight on this connection")
 
     def _untrack(self, key: _InFlightKey) -> None:
-        self._in_flight.pop(key, None)
-        self._cancel_requested.discard(key)
-        remaining = self._per_connection.get(key[0], 1) - 1
+        del self._in_flight[key]
+        if self._cancel_requested:
+            self._cancel_requested.discard(key)
+        connection = key[0]
+        remaining = self._per_connection[connection] - 1
         if remaining:
-            self._per_connection[key[0]] = remaining
+            self._per_connection[connection] = remaining
         else:
-            self._per_connection.pop(key[0], None)
+            del self._per_connection[connection]
 
     # cancellation -----------------------------------------------------------------------
 

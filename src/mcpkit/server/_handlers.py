@@ -206,9 +206,10 @@ class MethodHandlers:
             raise InvalidParamsError('"arguments" must be an object')
         signature = entry.signature
         kwargs = signature.validate(arguments) if signature is not None else dict(arguments or {})
-        mode = self.app.tasks.mode_for(entry, binding)
-        if mode is not None:  # the tasks extension: answered with a CreateTaskResult
-            return await self.app.tasks.call_tool(mode, entry, kwargs, request, binding)
+        if entry.task_support is not None:
+            mode = self.app.tasks.mode_for(entry, binding)
+            if mode is not None:  # the tasks extension: answered with a CreateTaskResult
+                return await self.app.tasks.call_tool(mode, entry, kwargs, request, binding)
         return await self.execute_tool(entry, kwargs, request, binding)
 
     async def execute_tool(
@@ -218,7 +219,11 @@ class MethodHandlers:
         ``InputRequired`` and protocol errors propagate)."""
         signature = entry.signature
         try:
-            if entry.timeout is None:
+            if entry.timeout is None and entry.pipeline.empty and not entry.injected:
+                value = entry.fn(**kwargs)  # the plain tool: called here, not through invoke()
+                if inspect.isawaitable(value):
+                    value = await value
+            elif entry.timeout is None:
                 value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
             else:
                 async with asyncio.timeout(entry.timeout):

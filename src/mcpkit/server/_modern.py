@@ -9,6 +9,9 @@ from typing import Any
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
 from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
+from mcpkit.server._binding import TransportBinding
+from mcpkit.server._mrtr import RoundInputs
+from mcpkit.server._session import McpSession
 
 PREFIX = "io.modelcontextprotocol/"
 PROTOCOL_VERSION_KEY = PREFIX + "protocolVersion"
@@ -35,6 +38,9 @@ MODERN_METHODS = frozenset({
     "tasks/update",
     "tasks/cancel",
 })
+
+#: Requests whose handlers may ask the client for input (multi round-trip requests).
+_ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 #: Results that carry ``ttlMs`` and ``cacheScope`` (SEP-2549).
 CACHEABLE_METHODS = frozenset({
@@ -72,7 +78,11 @@ def modern_version(params: dict[str, Any] | None) -> Any:
 
 def check_request_meta(params: dict[str, Any] | None) -> ProtocolError | None:
     """What is wrong with a modern request's ``_meta`` (None when it is fine)."""
-    meta = request_meta(params)
+    return check_meta(request_meta(params))
+
+
+def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
+    """What is wrong with a modern request's ``_meta`` object (None when it is fine)."""
     if meta is None:
         return InvalidParamsError("Invalid _meta: a 2026-07-28 request must carry _meta", {"field": "_meta"})
     version = meta.get(PROTOCOL_VERSION_KEY)
@@ -92,13 +102,15 @@ def check_request_meta(params: dict[str, Any] | None) -> ProtocolError | None:
 
 def complete_result(result: dict[str, Any], method: str, server_info: dict[str, Any], ttl_ms: int, cache_scope: str) -> dict[str, Any]:
     """Add what every modern result carries: ``resultType``, ``serverInfo`` in ``_meta``,
-    and for cacheable results ``ttlMs`` / ``cacheScope``."""
-    result = dict(result)
-    result.setdefault("resultType", "complete")
-    meta = dict(result.get("_meta") or {})
-    meta.setdefault(SERVER_INFO_KEY, server_info)
-    result["_meta"] = meta
-    if method in CACHEABLE_METHODS and result["resultType"] == "complete":
+    and for cacheable results ``ttlMs`` / ``cacheScope``. ``result`` is not changed."""
+    result = {**result}
+    result_type = result.setdefault("resultType", "complete")
+    meta = result.get("_meta")
+    if not meta:
+        result["_meta"] = {SERVER_INFO_KEY: server_info}
+    elif SERVER_INFO_KEY not in meta:
+        result["_meta"] = {**meta, SERVER_INFO_KEY: server_info}
+    if result_type == "complete" and method in CACHEABLE_METHODS:
         result.setdefault("ttlMs", ttl_ms)
         result.setdefault("cacheScope", cache_scope)
     return result
@@ -113,25 +125,55 @@ class ModernEra:
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
         self.codec = codec
+        self._server_info: dict[str, Any] | None = None
 
-    def applies(self, params: dict[str, Any] | None, binding: Any) -> bool:
-        return modern_version(params) is not None or binding.extras.get("modern", False)
+    @staticmethod
+    def applies(params: dict[str, Any] | None, binding: Any) -> bool:
+        if binding.extras.get("modern", False):
+            return True
+        meta = params.get("_meta") if params else None
+        return type(meta) is dict and meta.get(PROTOCOL_VERSION_KEY) is not None
 
     def enter(self, request: Any, binding: Any) -> Any:
-        """A binding for this request alone; raises ``ProtocolError`` for a bad one."""
-        from mcpkit._exceptions import MethodNotFoundError
-        from mcpkit.server._binding import TransportBinding
-        from mcpkit.server._mrtr import RoundInputs
-        from mcpkit.server._session import McpSession
+        """The binding of this request, with a session made from its ``_meta``; raises
+        ``ProtocolError`` for a bad request.
 
+        A transport that made ``binding`` for this request alone and checked its ``_meta``
+        marks it ``modern`` without a session: it is filled in place. Any other binding
+        (a stdio connection's, shared by its requests) is copied.
+        """
         params = request.params or {}
-        problem = check_request_meta(params)
-        if problem is not None:
-            raise problem
+        fresh = binding.session is None and binding.extras.get("modern", False)
+        if not fresh:
+            problem = check_request_meta(params)
+            if problem is not None:
+                raise problem
         if request.method not in MODERN_METHODS or request.method not in self.app.dispatcher._handlers:
+            from mcpkit._exceptions import MethodNotFoundError
+
             raise MethodNotFoundError(f"Method not found: {request.method}")
-        meta = params["_meta"]
-        session = McpSession(None, key=binding.connection_key or None)
+        session = self._session(params["_meta"], binding.connection_key)
+        if fresh:
+            binding.session = session
+            extras = binding.extras
+        else:
+            extras = dict(binding.extras)
+            extras["modern"] = True
+            binding = TransportBinding(
+                session=session,
+                send=binding.send,
+                headers=binding.headers,
+                execution_context=binding.execution_context,
+                connection_key=binding.connection_key,
+                extras=extras,
+            )
+        if request.method in _ROUND_TRIP_METHODS:
+            extras["mrtr"] = RoundInputs.from_request(self.codec, request.method, params)
+        return binding
+
+    @staticmethod
+    def _session(meta: dict[str, Any], key: str) -> McpSession:
+        session = McpSession(None, key=key or None)
         session.ephemeral = True
         session.modern = True
         session.initialize_seen = session.initialized = True
@@ -139,21 +181,12 @@ class ModernEra:
         session.client_capabilities = meta[CLIENT_CAPABILITIES_KEY]
         session.client_info = meta.get(CLIENT_INFO_KEY)
         session.log_level = meta.get(LOG_LEVEL_KEY)
-        extras = dict(binding.extras)
-        extras["modern"] = True
-        if request.method in ("tools/call", "prompts/get", "resources/read"):
-            extras["mrtr"] = RoundInputs.from_request(self.codec, request.method, params)
-        return TransportBinding(
-            session=session,
-            send=binding.send,
-            headers=binding.headers,
-            execution_context=binding.execution_context,
-            connection_key=binding.connection_key,
-            extras=extras,
-        )
+        return session
 
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
-        return complete_result(result, method, self.app.server_info(), self.ttl_ms, self.cache_scope)
+        if self._server_info is None:  # the app's identity is fixed once it serves
+            self._server_info = self.app.server_info()
+        return complete_result(result, method, self._server_info, self.ttl_ms, self.cache_scope)
 
     def input_required(self, binding: Any, requests: dict[str, Any]) -> dict[str, Any]:
         inputs = binding.extras["mrtr"]

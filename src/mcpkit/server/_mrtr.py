@@ -113,6 +113,8 @@ class RoundInputs:
     def from_request(cls, codec: RequestStateCodec, method: str, params: dict[str, Any]) -> RoundInputs:
         target = params.get("name") or params.get("uri")
         inputs = cls(method, target if isinstance(target, str) else None)
+        if "requestState" not in params and "inputResponses" not in params:
+            return inputs  # the first round
         state = params.get("requestState")
         if state is not None:
             payload = codec.decode(state)

@@ -42,6 +42,8 @@ DEFAULT_EVENT_TTL = 3600.0
 PURGE_EVERY = 512
 #: Seconds a statement waits for another writer's lock before the store reports itself unavailable.
 DEFAULT_BUSY_TIMEOUT = 5.0
+#: Seconds between attempts to set up a database file another process is setting up.
+SETUP_RETRY_DELAY = 0.02
 
 
 class _SqliteFile:
@@ -57,13 +59,30 @@ class _SqliteFile:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False)
-            if self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            for statement in self._schema:
-                conn.execute(statement)
+            try:
+                self._set_up(conn)
+            except BaseException:
+                conn.close()
+                raise
             self._conn = conn
         return self._conn
+
+    def _set_up(self, conn: sqlite3.Connection) -> None:
+        """WAL mode and the schema. Switching to WAL may report "locked" at once, without
+        waiting, while another process sets up the same file: retried until the busy timeout."""
+        deadline = time.monotonic() + self._busy_timeout
+        while True:
+            try:
+                if self.path != ":memory:":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                for statement in self._schema:
+                    conn.execute(statement)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(SETUP_RETRY_DELAY)
 
     def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         try:

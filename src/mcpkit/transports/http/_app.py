@@ -59,14 +59,13 @@ class McpAsgiApp:
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "http":
-            await self._http(scope, receive, send)
-        elif kind == "websocket":
-            await self._websocket(scope, receive, send)
-        elif kind == "lifespan":
-            await self._lifespan(receive, send)
-
-    async def _http(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if kind != "http":
+            if kind == "websocket":
+                await self._websocket(scope, receive, send)
+            elif kind == "lifespan":
+                await self._lifespan(receive, send)
+            return
+        # An HTTP request is routed here rather than one coroutine further: it is every request.
         path = scope["path"]
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]

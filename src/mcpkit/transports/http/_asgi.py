@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Iterable
 
-from mcpkit.protocol._jsonrpc import encode_json
+from mcpkit._exceptions import ProtocolError
+from mcpkit.protocol._jsonrpc import encode_json, error_response
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -29,8 +30,17 @@ async def read_body(receive: Receive, limit: int) -> bytes:
         if len(body) > limit:
             raise BodyTooLarge
         return body
+    return await read_rest(receive, message, limit)
+
+
+async def read_rest(receive: Receive, message: dict[str, Any], limit: int) -> bytes:
+    """The body of a request whose first ``http.request`` message was ``message`` and
+    said more follows; raises ``BodyTooLarge`` past ``limit`` bytes."""
+    body = message.get("body", b"")
     chunks = [body]
     size = len(body)
+    if size > limit:
+        raise BodyTooLarge
     while message.get("more_body"):
         message = await receive()
         chunk = message.get("body", b"")
@@ -51,13 +61,29 @@ async def send_response(
     raw = list(headers or ())
     if content_type is not None:
         raw.append((b"content-type", content_type))
-    raw.append((b"content-length", str(len(body)).encode()))
+    raw.append((b"content-length", b"%d" % len(body)))
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
 
 
+def json_response(status: int, value: Any, headers: RawHeaders | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The two ASGI messages of a JSON answer (callers on the hot path send them
+    themselves, saving a coroutine)."""
+    body = encode_json(value)
+    raw = [*headers, (b"content-type", b"application/json")] if headers else [(b"content-type", b"application/json")]
+    raw.append((b"content-length", b"%d" % len(body)))
+    return {"type": "http.response.start", "status": status, "headers": raw}, {"type": "http.response.body", "body": body}
+
+
 async def send_json(send: Send, status: int, value: Any, headers: RawHeaders | None = None) -> None:
-    await send_response(send, status, encode_json(value), headers, b"application/json")
+    start, body = json_response(status, value, headers)
+    await send(start)
+    await send(body)
+
+
+def error_body(code: int, message: str, data: Any = None, request_id: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error response, for HTTP errors whose body speaks JSON-RPC."""
+    return error_response(request_id, ProtocolError(message, data, code=code))
 
 
 async def send_text(send: Send, status: int, text: str, headers: RawHeaders | None = None) -> None:

@@ -42,7 +42,7 @@ from mcpkit.server._bus import InProcessMessageBus, new_instance_id
 from mcpkit.stores._events import InMemoryEventStore, event_seq
 from mcpkit.stores._sessions import SessionRecord
 from mcpkit.transports.http._asgi import Receive, Send, send_json, send_response, start_sse
-from mcpkit.transports.http._streams import StreamRelay
+from mcpkit.transports.http._streams import Replayer, StreamRelay
 
 if TYPE_CHECKING:
     from mcpkit.server._binding import TransportBinding
@@ -156,7 +156,7 @@ class SessionCluster:
                 error = ProtocolError("Too many sessions; try again later", code=ErrorCode.INTERNAL_ERROR)
                 await send_json(send, 503, error_response(request.id, error), headers[:1])
             else:
-                await self.handler._store_unavailable(send, exc, request.id)
+                await self.handler.store_unavailable(send, exc, request.id)
             return
         await send_json(send, 200, response, headers)
 
@@ -244,7 +244,7 @@ class SessionCluster:
         what any instance writes for the client reaches it through this GET."""
         handler = self.handler
         if last_event_id is None and session.listener is not None:
-            await handler._fail(send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session")
+            await handler.fail(send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session")
             return
         relay = StreamRelay(
             send, session.session_id, self.event_store, self.options.retry_ms, max_queued=self.options.max_queued_messages
@@ -252,17 +252,17 @@ class SessionCluster:
         try:
             stop = await self.event_store.listen(session.session_id, relay.feed)
         except StoreUnavailableError as exc:
-            await handler._store_unavailable(send, exc)
+            await handler.store_unavailable(send, exc)
             return
         session.add_relay(relay)
         try:
-            await start_sse(send, handler._response_headers(session, version))
+            await start_sse(send, handler.response_headers(session, version))
             local = await self._open(session, relay, version, last_event_id)
             if local is not None:  # the call runs here: serve its stream directly
                 await stop()
                 stop = None
                 session.discard_relay(relay)
-                await handler._serve_stream(local, session, send, receive, _replayer(send, relay.last_id or last_event_id))
+                await handler.serve_stream(local, session, send, receive, _replayer(send, relay.last_id or last_event_id))
                 return
             if not relay.answered:
                 keep_alive = asyncio.ensure_future(relay.keep_alive(self.options.sse_keep_alive_ms / 1000))
@@ -318,7 +318,5 @@ class SessionCluster:
         await self.publish(SESSION_CHANNEL, {"op": "listener", "session_id": session.session_id, "token": relay.token})
 
 
-def _replayer(send: Send, last_id: str | None) -> Any:
-    from mcpkit.transports.http._streamable import _Replayer
-
-    return _Replayer(send, last_id or "")
+def _replayer(send: Send, last_id: str | None) -> Replayer:
+    return Replayer(send, last_id or "")

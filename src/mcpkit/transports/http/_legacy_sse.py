@@ -31,6 +31,7 @@ from mcpkit.transports.http._asgi import (
     Receive,
     Send,
     encode_headers,
+    error_body,
     read_body,
     send_chunk,
     send_json,
@@ -38,7 +39,6 @@ from mcpkit.transports.http._asgi import (
     start_sse,
 )
 from mcpkit.transports.http._options import StreamableHttpServerOptions
-from mcpkit.transports.http._streamable import _error_body
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -219,7 +219,7 @@ class LegacySseHandler:
         self, send: Send, status: int, code: int, message: str, data: Any = None, allow: str | None = None
     ) -> None:
         extra = encode_headers([("allow", allow)]) if allow else None
-        await send_json(send, status, _error_body(code, message, data), extra)
+        await send_json(send, status, error_body(code, message, data), extra)
 
     def close(self) -> None:
         """End every open stream (server shutdown); each GET then cleans its session up."""

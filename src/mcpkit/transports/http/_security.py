@@ -7,6 +7,9 @@ from urllib.parse import urlsplit
 
 from mcpkit.transports.http._options import TransportSecuritySettings
 
+#: Distinct Host values whose verdict is remembered (forgotten all at once past it).
+MAX_REMEMBERED_HOSTS = 256
+
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 
 
@@ -31,9 +34,19 @@ class TransportSecurityGuard:
         self.enabled = is_loopback_bind(bind_host) if enabled is None else enabled
         self.allowed_hosts = frozenset(h.lower() for h in settings.allowed_hosts)
         self.allowed_origins = frozenset(o.lower().rstrip("/") for o in settings.allowed_origins)
+        #: Host header value -> admitted; a client sends the same one on every request.
+        self._host_verdicts: dict[str, bool] = {}
 
     def _host_ok(self, host: str) -> bool:
-        host = host.lower()
+        verdict = self._host_verdicts.get(host)
+        if verdict is None:
+            verdict = self._judge_host(host.lower())
+            if len(self._host_verdicts) >= MAX_REMEMBERED_HOSTS:
+                self._host_verdicts.clear()
+            self._host_verdicts[host] = verdict
+        return verdict
+
+    def _judge_host(self, host: str) -> bool:
         if self.allowed_hosts:
             return host in self.allowed_hosts or _hostname(host) in self.allowed_hosts
         return _hostname(host) in _LOOPBACK_HOSTS

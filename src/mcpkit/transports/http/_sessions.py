@@ -42,7 +42,7 @@ class StreamableSession:
 
     __slots__ = (
         "session_id", "standalone", "mcp", "streams", "last_seen", "closed",
-        "created_at", "store_seen", "saved", "listener", "relays",
+        "created_at", "store_seen", "saved", "listener", "relays", "calls",
     )
 
     def __init__(self, session_id: str, event_store: EventStore | None, retry_ms: int, *, shared: bool = False) -> None:
@@ -59,6 +59,8 @@ class StreamableSession:
         self.saved: tuple[Any, ...] | None = None
         self.listener: StreamRelay | None = None
         self.relays: set[StreamRelay] | None = None
+        #: Requests of this session running now (a call answered as JSON has no stream).
+        self.calls = 0
 
     def touch(self) -> None:
         self.last_seen = time.monotonic()
@@ -70,7 +72,7 @@ class StreamableSession:
     @property
     def busy(self) -> bool:
         """A stream is open or a call runs: the session must not expire."""
-        return bool(self.streams) or self.standalone.attached or bool(self.relays)
+        return self.calls > 0 or bool(self.streams) or self.standalone.attached or bool(self.relays)
 
     # the shared record ----------------------------------------------------------------------
 

@@ -23,6 +23,21 @@ from mcpkit.transports.http._asgi import Receive, Send, send_chunk
 logger = logging.getLogger("mcpkit.http")
 
 
+class Replayer:
+    """Writes replayed events to a resuming GET and remembers the last one sent."""
+
+    __slots__ = ("send", "last_id")
+
+    def __init__(self, send: Send, last_id: str) -> None:
+        self.send = send
+        self.last_id = last_id
+
+    async def __call__(self, event: StoredEvent) -> None:
+        if event.message is not None:
+            await send_chunk(self.send, encode_event(encode_json(event.message), event="message", id=event.event_id))
+        self.last_id = event.event_id
+
+
 class SseStream:
     """Numbered, resumable events over a replaceable HTTP response."""
 

@@ -1,0 +1,42 @@
+-- call-modern: every request is the same 2026-07-28 POST tools/call: no initialize, no session;
+-- the body's _meta names the version, client capabilities and client, and the headers carry
+-- MCP-Protocol-Version plus SEP-2243's Mcp-Method / Mcp-Name. A response counts as ok when it
+-- is a 200 carrying add(1, 2)'s result with `resultType: "complete"`; a 200 without it is
+-- `bad`, any other status `non200`.
+
+local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
+local C = dofile(here .. "common.lua")
+
+local HEADERS = {
+  { "MCP-Protocol-Version", "2026-07-28" },
+  { "Mcp-Method", "tools/call" },
+  { "Mcp-Name", "add" },
+}
+
+ok, bad, non200 = 0, 0, 0
+local req
+
+function setup(thread) C.setup(thread) end
+
+function init(args)
+  req = C.post_with(string.format(C.CALL_MODERN, 1), HEADERS)
+end
+
+function request()
+  return req
+end
+
+function response(status, headers, body)
+  if status ~= 200 then
+    non200 = non200 + 1
+    C.count_status(status)
+  elseif C.is_modern_call_result(body) then
+    ok = ok + 1
+  else
+    bad = bad + 1
+  end
+end
+
+function done(summary, latency, requests)
+  C.report(summary, latency, { "ok", "bad", "non200" })
+end

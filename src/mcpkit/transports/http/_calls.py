@@ -1,0 +1,163 @@
+"""The HTTP side of one POSTed request while it runs: a JSON answer, or an SSE stream
+opened the moment the call has something of its own to say; and the watch for clients
+that hang up on a long call."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from typing import TYPE_CHECKING, Any
+
+from mcpkit.protocol._versions import V2025_11_25
+from mcpkit.transports.http._asgi import Send, start_sse
+from mcpkit.transports.http._streams import SseStream
+
+if TYPE_CHECKING:
+    from mcpkit.protocol._jsonrpc import JsonRpcRequest
+    from mcpkit.server._binding import TransportBinding
+    from mcpkit.transports.http._sessions import StreamableSession
+    from mcpkit.transports.http._streamable import StreamableHttpHandler
+
+#: Seconds a call runs before we start watching for its client to disconnect (quick
+#: calls never pay for the watcher).
+DISCONNECT_WATCH_DELAY = 0.05
+
+
+class PostCall:
+    """One request's HTTP exchange. The SSE stream (and, in a session, its place among the
+    session's resumable streams) is made only when the call first sends something, so a
+    call answered with plain JSON allocates nothing for it."""
+
+    __slots__ = (
+        "handler", "send", "headers", "session", "sse", "stream", "opened", "finished", "binding", "request",
+    )
+
+    def __init__(
+        self,
+        handler: StreamableHttpHandler,
+        send: Send,
+        headers: list[tuple[bytes, bytes]],
+        session: StreamableSession | None,
+        sse: bool,
+        binding: TransportBinding,
+        request: JsonRpcRequest,
+    ) -> None:
+        self.handler = handler
+        self.send = send
+        self.headers = headers
+        self.session = session
+        #: The client accepts an SSE answer.
+        self.sse = sse
+        self.stream: SseStream | None = None
+        self.opened = False
+        self.finished = False
+        self.binding = binding
+        self.request = request
+
+    @property
+    def resumable(self) -> bool:
+        """Its events are kept: a dropped stream can be resumed with ``Last-Event-ID``."""
+        return self.sse and self.session is not None
+
+    async def send_message(self, message: dict[str, Any]) -> None:
+        """The binding's ``send`` while the call runs: opens the SSE answer if need be."""
+        if not self.opened:
+            await self.open_sse()
+        await self.stream.write(message)  # type: ignore[union-attr]
+
+    async def open_sse(self) -> None:
+        if self.opened or not self.sse:
+            return
+        self.opened = True
+        stream = self.stream = self.handler.new_post_stream(self.session)
+        if self.session is not None:
+            self.session.streams[stream.stream_id] = stream
+        await start_sse(self.send, self.headers)
+        stream.attach(self.send)
+        if self.session is not None and (self.session.protocol_version or "") >= V2025_11_25:
+            await stream.prime()  # SEP-1699
+
+    async def close_stream(self) -> None:
+        """SEP-1699: end the SSE answer mid-call; the client resumes with GET."""
+        if not self.resumable:
+            return
+        await self.open_sse()
+        await self.stream.end_response()  # type: ignore[union-attr]
+        self.cancel_later()
+
+    def end(self) -> None:
+        """The call is over: its stream, if it had one, is finished."""
+        stream = self.stream
+        if stream is not None:
+            stream.finished.set()
+            if self.session is not None:
+                self.session.streams.pop(stream.stream_id, None)
+
+    def client_gone(self) -> None:
+        """The client hung up before the answer: cancel, unless it may still resume."""
+        if self.finished:
+            return
+        stream = self.stream
+        if stream is not None and stream.store is not None:
+            stream.detach(self.send)  # a resumed GET may already have taken over
+            self.cancel_later()
+        else:
+            self.cancel()
+
+    def cancel(self) -> None:
+        self.handler.app.dispatcher.cancel(self.binding.connection_key, self.request.id)
+
+    def cancel_later(self) -> None:
+        """A dropped resumable stream: cancel the call unless the client resumes in time."""
+        def expire() -> None:
+            stream = self.stream
+            if not self.finished and (stream is None or not (stream.attached or stream.remote_reader)):
+                self.cancel()
+
+        asyncio.get_running_loop().call_later(self.handler.options.resume_grace, expire)
+
+
+class DisconnectWatch:
+    """Calls that may outlive their client. One sweeper task looks for calls running longer
+    than ``DISCONNECT_WATCH_DELAY`` and starts a disconnect watcher for each; quick calls
+    cost a dict insert and delete (no timer per request: cancelled timers linger in the
+    loop's heap, keep their calls alive and make the garbage collector work hard)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, tuple[float, Any, PostCall]] = {}
+        self._watchers: dict[int, asyncio.Task[None]] = {}
+        self._ids = itertools.count()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def add(self, receive: Any, call: PostCall) -> int:
+        token = next(self._ids)
+        self._calls[token] = (time.monotonic(), receive, call)
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        return token
+
+    def remove(self, token: int) -> None:
+        del self._calls[token]
+        if self._watchers:
+            watcher = self._watchers.pop(token, None)
+            if watcher is not None:
+                watcher.cancel()
+
+    async def _sweep(self) -> None:
+        try:
+            while self._calls:
+                await asyncio.sleep(DISCONNECT_WATCH_DELAY)
+                cutoff = time.monotonic() - DISCONNECT_WATCH_DELAY
+                loop = asyncio.get_running_loop()
+                for token, (started, receive, call) in list(self._calls.items()):
+                    if started <= cutoff and token not in self._watchers:
+                        self._watchers[token] = loop.create_task(_watch(receive, call))
+        finally:
+            self._sweeper = None
+
+
+async def _watch(receive: Any, call: PostCall) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    call.client_gone()

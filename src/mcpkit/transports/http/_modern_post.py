@@ -1,0 +1,117 @@
+"""POST in the 2026-07-28 era: one stateless request per POST, its HTTP headers checked
+against its body (SEP-2243) before it runs, and protocol errors mapped to HTTP statuses."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from mcpkit._codes import ErrorCode
+from mcpkit._exceptions import ProtocolError
+from mcpkit.protocol._headers import check_request_headers
+from mcpkit.protocol._jsonrpc import (
+    JsonRpcErrorResponse,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    error_response,
+)
+from mcpkit.protocol._versions import LATEST_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
+from mcpkit.server._binding import TransportBinding
+from mcpkit.server._modern import (
+    PROTOCOL_VERSION_KEY,
+    HeaderMismatchError,
+    check_meta,
+    modern_version,
+    request_meta,
+)
+from mcpkit.transports.http._asgi import error_body
+
+if TYPE_CHECKING:
+    from mcpkit.transports.http._streamable import StreamableHttpHandler
+
+#: HTTP statuses of 2026-07-28 errors (Streamable HTTP, "Protocol Version Header").
+MODERN_ERROR_STATUS = {
+    ErrorCode.METHOD_NOT_FOUND: 404,
+    ErrorCode.HEADER_MISMATCH: 400,
+    ErrorCode.MISSING_REQUIRED_CAPABILITY: 400,
+    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+
+_VERSION_HEADER_VALUES = {version: version.encode() for version in MODERN_VERSIONS}
+_LATEST_VALUE = LATEST_VERSION.encode()
+
+
+def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -> bool:
+    """The era of this POST: a modern version header, or modern ``_meta`` in the body,
+    or a version header we don't know on a request without a session (a modern
+    client's probe gets a modern error)."""
+    if version in MODERN_VERSIONS:
+        return True
+    if modern_version(getattr(decoded, "params", None)) is not None:
+        return True
+    return version is not None and version not in SUPPORTED_VERSIONS and "mcp-session-id" not in headers and (
+        isinstance(decoded, JsonRpcRequest) and decoded.method != "initialize"
+    )
+
+
+def modern_response_headers(headers: dict[str, str], version: str | None) -> list[tuple[bytes, bytes]]:
+    """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent."""
+    out = [(b"mcp-protocol-version", _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE))]
+    method = headers.get("mcp-method")
+    if method is not None:
+        out.append((b"mcp-method", method.strip(" \t").encode("latin-1")))
+        name = headers.get("mcp-name")
+        if name is not None:
+            out.append((b"mcp-name", name.strip(" \t").encode("latin-1")))
+    elif "mcp-name" in headers:
+        out.append((b"mcp-name", headers["mcp-name"].strip(" \t").encode("latin-1")))
+    return out
+
+
+class ModernPosts:
+    """Admits the POSTs of the 2026-07-28 era for a ``StreamableHttpHandler``."""
+
+    def __init__(self, handler: StreamableHttpHandler) -> None:
+        self.catalog = handler.app.catalog
+        self._ids = itertools.count(1)
+
+    def admit(
+        self, decoded: Any, headers: dict[str, str], version: str | None
+    ) -> tuple[TransportBinding | None, list[tuple[bytes, bytes]], tuple[int, Any] | None]:
+        """``(binding, response headers, None)`` for a request that may run, else
+        ``(None, response headers, (status, body))``: the answer to send instead (a body of
+        ``None`` is an empty one). Synchronous: it runs for every modern POST."""
+        if isinstance(decoded, (list, JsonRpcResponse, JsonRpcErrorResponse)):
+            body = error_body(ErrorCode.INVALID_REQUEST, "2026-07-28 accepts one request or notification per POST")
+            return None, [(b"mcp-protocol-version", LATEST_VERSION.encode())], (400, body)
+        if isinstance(decoded, JsonRpcNotification):
+            return None, [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())], (202, None)
+        request: JsonRpcRequest = decoded
+        meta = request_meta(request.params)
+        body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
+        response_headers = modern_response_headers(headers, body_version or version)
+        problem = self._problem(request, meta, headers, version, body_version)
+        if problem is not None:
+            return None, response_headers, (400, error_response(request.id, problem))
+        # Marked modern with its _meta checked: the engine fills in the request's session.
+        binding = TransportBinding(headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True})
+        return binding, response_headers, None
+
+    def _problem(
+        self, request: JsonRpcRequest, meta: dict[str, Any] | None, headers: dict[str, str], version: str | None, body_version: Any
+    ) -> ProtocolError | None:
+        """Why this request is refused before it runs (None: it may run)."""
+        if body_version is not None and version != body_version:
+            return HeaderMismatchError(
+                f"MCP-Protocol-Version header {version!r} does not match _meta protocolVersion {body_version!r}"
+            )
+        problem = check_meta(meta)
+        if problem is not None:
+            return problem
+        params = request.params
+        tool = self.catalog.get_tool(params.get("name")) if request.method == "tools/call" and params else None
+        mismatch = check_request_headers(request.method, params, headers, tool.header_params if tool else ())
+        if mismatch is not None:
+            return HeaderMismatchError(f"Header mismatch: {mismatch}")
+        return None
