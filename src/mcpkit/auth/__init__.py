@@ -8,7 +8,12 @@ identity of an accepted request is an ``AuthInfo``.
 Client side: ``mcpkit.auth.client.OAuthClientProvider``.
 """
 
-from mcpkit.auth._challenge import Challenge, build_challenge, find_challenge, parse_www_authenticate
+from mcpkit.auth._challenge import (
+    Challenge,
+    build_challenge,
+    find_challenge,
+    parse_www_authenticate,
+)
 from mcpkit.auth._dpop import (
     DPoPError,
     DPoPNonceManager,
@@ -19,9 +24,15 @@ from mcpkit.auth._dpop import (
     jwk_thumbprint,
 )
 from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
-from mcpkit.auth._server import BearerAuthConfig, BearerAuthGate, WELL_KNOWN_PRM
-from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY, AuthInfo, AuthResult, OAuthError, current_auth
-
+from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthConfig, BearerAuthGate
+from mcpkit.auth._types import (
+    CURRENT_AUTH,
+    SCOPE_KEY,
+    AuthInfo,
+    AuthResult,
+    OAuthError,
+    current_auth,
+)
 
 __all__ = [
     "AuthInfo",

@@ -128,13 +128,15 @@ def check_request_headers(
     sent_method = headers.get("mcp-method")
     if sent_method is None:
         return "Mcp-Method header is required"
-    if sent_method.strip(" \t") != method:
+    if sent_method != method and sent_method.strip(" \t") != method:
         return f"Mcp-Method header {sent_method.strip()!r} does not match body method {method!r}"
     field = NAME_FIELDS.get(method)
     if field is not None:
         problem = _check_one("Mcp-Name", headers.get("mcp-name"), params.get(field))
         if problem:
             return problem
+    if not annotations:
+        return None
     arguments = params.get("arguments")
     for name, path in annotations:
         body = value_at(arguments, path)

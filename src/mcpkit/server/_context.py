@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from mcpkit._exceptions import MissingCapabilityError
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import ElicitResult, build_elicitation_schema, structure_content
-from mcpkit.server._mrtr import InputRequired, capability_for
+from mcpkit.server._mrtr import InputRequired, capability_for, round_inputs
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
@@ -245,7 +245,7 @@ class McpToolContext:
         """Handshake era: a server-to-client request. 2026-07-28: the answer from this
         round's ``inputResponses``, or ``InputRequired`` so the client retries with it."""
         capability = capability_for(method)
-        inputs = self.binding.extras.get("mrtr")
+        inputs = round_inputs(self.binding)
         if inputs is None:
             self._require(capability)
             return await self.binding.client_rpc(method, params, timeout=timeout)
@@ -268,7 +268,7 @@ class McpToolContext:
         """
         caps = self.client_capabilities
         wanted = {k: (m, p) for k, (m, p) in requests.items() if caps.get(capability_for(m)) is not None}
-        inputs = self.binding.extras.get("mrtr")
+        inputs = round_inputs(self.binding)
         if inputs is None:
             return {key: await self.binding.client_rpc(m, p) for key, (m, p) in wanted.items()}
         answers = {key: inputs.answer(key, m) for key, (m, _) in wanted.items()}
@@ -284,11 +284,11 @@ class McpToolContext:
     def request_state(self) -> Any:
         """The call's own state across the rounds of a multi round-trip request (JSON
         value; signed, so the client can't alter it). None in the handshake era."""
-        inputs = self.binding.extras.get("mrtr")
+        inputs = round_inputs(self.binding)
         return inputs.state if inputs is not None else None
 
     @request_state.setter
     def request_state(self, value: Any) -> None:
-        inputs = self.binding.extras.get("mrtr")
+        inputs = round_inputs(self.binding)
         if inputs is not None:
             inputs.state = value

@@ -22,7 +22,6 @@ from mcpkit.protocol._jsonrpc import (
     JsonRpcRequest,
     RequestId,
     error_response,
-    result_response,
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._mrtr import InputRequired
@@ -123,9 +122,9 @@ class McpDispatcher:
             return error_response(request.id, InternalError(f"Internal error: {exc}"))
         finally:
             self._untrack(key)
-        if key in self._cancel_requested:
+        if self._cancel_requested and key in self._cancel_requested:
             return None
-        return result_response(request.id, result)
+        return {"jsonrpc": "2.0", "id": request.id, "result": result}  # result_response(), inline: every request
 
     def _refusal(self, request: JsonRpcRequest, binding: TransportBinding, running: int) -> ProtocolError:
         """Why a request may not run (``dispatch`` checked that one of these holds)."""

@@ -4,7 +4,6 @@ subscription's id (the request's JSON-RPC id)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidParamsError

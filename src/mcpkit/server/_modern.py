@@ -4,13 +4,14 @@ is (``resultType``) and who answered (``serverInfo``)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
 from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._binding import TransportBinding
-from mcpkit.server._mrtr import RoundInputs
+from mcpkit.server._mrtr import RoundInputs, is_retry, round_inputs
 from mcpkit.server._session import McpSession
 
 PREFIX = "io.modelcontextprotocol/"
@@ -168,20 +169,22 @@ class ModernEra:
                 extras=extras,
             )
         if request.method in _ROUND_TRIP_METHODS:
-            extras["mrtr"] = RoundInputs.from_request(self.codec, request.method, params)
+            if is_retry(params):
+                extras["mrtr"] = RoundInputs.from_request(self.codec, request.method, params)
+            else:
+                extras["mrtr"] = (request.method, params)  # see round_inputs()
         return binding
 
     @staticmethod
     def _session(meta: dict[str, Any], key: str) -> McpSession:
-        session = McpSession(None, key=key or None)
-        session.ephemeral = True
-        session.modern = True
-        session.initialize_seen = session.initialized = True
-        session.protocol_version = meta[PROTOCOL_VERSION_KEY]
-        session.client_capabilities = meta[CLIENT_CAPABILITIES_KEY]
-        session.client_info = meta.get(CLIENT_INFO_KEY)
-        session.log_level = meta.get(LOG_LEVEL_KEY)
-        return session
+        return McpSession.for_request(
+            key or uuid.uuid4().hex,
+            meta[PROTOCOL_VERSION_KEY],
+            meta[CLIENT_CAPABILITIES_KEY],
+            meta.get(CLIENT_INFO_KEY),
+            meta.get(LOG_LEVEL_KEY),
+            modern=True,
+        )
 
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         if self._server_info is None:  # the app's identity is fixed once it serves
@@ -189,8 +192,8 @@ class ModernEra:
         return complete_result(result, method, self._server_info, self.ttl_ms, self.cache_scope)
 
     def input_required(self, binding: Any, requests: dict[str, Any]) -> dict[str, Any]:
-        inputs = binding.extras["mrtr"]
-        return self.leave(inputs.method, inputs.result_for(self.codec, requests))
+        inputs = round_inputs(binding)
+        return self.leave(inputs.method, inputs.result_for(self.codec, requests))  # type: ignore[union-attr]
 
     @staticmethod
     def convert_error(exc: ProtocolError) -> ProtocolError:

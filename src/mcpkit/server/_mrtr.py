@@ -110,11 +110,15 @@ class RoundInputs:
         return value if value is not None and valid_response(method, value) else None
 
     @classmethod
-    def from_request(cls, codec: RequestStateCodec, method: str, params: dict[str, Any]) -> RoundInputs:
+    def first_round(cls, method: str, params: dict[str, Any]) -> RoundInputs:
         target = params.get("name") or params.get("uri")
-        inputs = cls(method, target if isinstance(target, str) else None)
-        if "requestState" not in params and "inputResponses" not in params:
-            return inputs  # the first round
+        return cls(method, target if isinstance(target, str) else None)
+
+    @classmethod
+    def from_request(cls, codec: RequestStateCodec, method: str, params: dict[str, Any]) -> RoundInputs:
+        """This round's inputs; raises ``InvalidParamsError`` for a ``requestState`` that was
+        altered or issued for another request."""
+        inputs = cls.first_round(method, params)
         state = params.get("requestState")
         if state is not None:
             payload = codec.decode(state)
@@ -139,3 +143,21 @@ class RoundInputs:
         if requests:
             result["inputRequests"] = requests
         return result
+
+
+#: Stands for a first round's ``RoundInputs`` until a call asks for input: ``(method, params)``.
+FirstRound = tuple
+
+
+def is_retry(params: dict[str, Any]) -> bool:
+    """The request is a later round: it carries answers or state from an earlier one."""
+    return "requestState" in params or "inputResponses" in params
+
+
+def round_inputs(binding: Any) -> RoundInputs | None:
+    """The inputs of a 2026-07-28 call (None in the handshake era), made on first use in a
+    first round: most calls never ask the client anything."""
+    inputs = binding.extras.get("mrtr")
+    if type(inputs) is FirstRound:
+        inputs = binding.extras["mrtr"] = RoundInputs.first_round(*inputs)
+    return inputs

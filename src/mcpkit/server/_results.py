@@ -68,6 +68,8 @@ def _is_plain(item: Any) -> bool:
 
 
 def _text_json(value: Any) -> dict[str, Any]:
+    if type(value) is int:  # a common return value, whose JSON text is its str()
+        return {"type": "text", "text": str(value)}
     return {"type": "text", "text": encode_json(_builtins(value)).decode()}
 
 

@@ -25,6 +25,7 @@ LOG_LEVELS: tuple[str, ...] = (
     "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
 )
 _LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+_new_session = object.__new__
 
 
 class McpSession:
@@ -67,6 +68,38 @@ class McpSession:
         self.request_id_prefix = ""
         self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
         self._ids: itertools.count[int] | None = None
+
+    @classmethod
+    def for_request(
+        cls,
+        key: str,
+        protocol_version: str,
+        client_capabilities: dict[str, Any] | None,
+        client_info: dict[str, Any] | None = None,
+        log_level: str | None = None,
+        modern: bool = False,
+    ) -> McpSession:
+        """The session of one request (stateless HTTP, the 2026-07-28 era): its state came
+        with it, there is no handshake to wait for. Built slot by slot rather than through
+        ``__init__``: it is made for every such request."""
+        self = _new_session(cls)
+        self.send = None
+        self.session_id = None
+        self.key = key
+        self.protocol_version = protocol_version
+        self.client_info = client_info
+        self.client_capabilities = client_capabilities
+        self.initialize_seen = self.initialized = True
+        self.log_level = log_level
+        self.closed = False
+        self.ephemeral = True
+        self.modern = modern
+        self.client_request_timeout = DEFAULT_CLIENT_REQUEST_TIMEOUT
+        self.max_pending_client_requests = DEFAULT_MAX_PENDING_CLIENT_REQUESTS
+        self.request_id_prefix = ""
+        self._pending = None
+        self._ids = None
+        return self
 
     def should_log(self, level: str) -> bool:
         """Whether a log message at ``level`` passes this session's ``logging/setLevel``."""

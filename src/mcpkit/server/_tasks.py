@@ -40,7 +40,7 @@ from mcpkit.protocol._jsonrpc import JsonRpcRequest
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._listen import Subscription
 from mcpkit.server._modern import SUBSCRIPTION_ID_KEY
-from mcpkit.server._mrtr import InputRequired, RoundInputs, valid_response
+from mcpkit.server._mrtr import InputRequired, RoundInputs, round_inputs, valid_response
 from mcpkit.server._session import McpSession
 from mcpkit.stores._tasks import InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreFullError
 
@@ -266,7 +266,7 @@ class TaskManager:
             client_info=session.client_info if session is not None else None,
             owner=self.principal(binding),
         )
-        inputs = binding.extras.get("mrtr")
+        inputs = round_inputs(binding)
         if isinstance(inputs, RoundInputs):
             record.responses = dict(inputs.responses)
             record.issued = dict(inputs.issued)
@@ -454,7 +454,7 @@ class TaskManager:
     async def _conclude(self, task_id: str, binding: TransportBinding, exc: Exception) -> None:
         """Record how a run that raised ended."""
         if isinstance(exc, InputRequired):
-            await self._park(task_id, binding.extras.get("mrtr"), exc.requests)
+            await self._park(task_id, round_inputs(binding), exc.requests)
         elif isinstance(exc, ProtocolError):
             await self._settle(task_id, "failed", error=exc.to_error(), message=exc.message)
         else:

@@ -16,7 +16,12 @@ from mcpkit.auth.client._grants import (
     AssertionContext,
     IdJagTokenExchange,
 )
-from mcpkit.auth.client._provider import AuthorizeCallback, OAuthClientMetadata, OAuthClientProvider, pkce_pair
+from mcpkit.auth.client._provider import (
+    AuthorizeCallback,
+    OAuthClientMetadata,
+    OAuthClientProvider,
+    pkce_pair,
+)
 from mcpkit.auth.client._storage import (
     JsonFileTokenStorage,
     MemoryTokenStorage,

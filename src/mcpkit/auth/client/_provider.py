@@ -56,7 +56,12 @@ from mcpkit.auth.client._discovery import (
     resource_matches_server,
 )
 from mcpkit.auth.client._grants import JWT_BEARER_GRANT, AssertionContext
-from mcpkit.auth.client._storage import MemoryTokenStorage, OAuthClientInformation, OAuthToken, TokenStorage
+from mcpkit.auth.client._storage import (
+    MemoryTokenStorage,
+    OAuthClientInformation,
+    OAuthToken,
+    TokenStorage,
+)
 
 logger = logging.getLogger("mcpkit.auth.client")
 

@@ -28,10 +28,9 @@ class McpAsgiApp:
     """``McpAsgiApp(app, options)`` is a plain ASGI callable: mount it anywhere."""
 
     def __init__(
-        self, app: McpServerApp, options: StreamableHttpServerOptions | None = None, *, freeze_gc: bool = False
+        self, app: McpServerApp, options: StreamableHttpServerOptions | None = None
     ) -> None:
         self.app = app
-        self.freeze_gc = freeze_gc
         self.options = options or StreamableHttpServerOptions()
         if self.options.server_name:
             app.name = self.options.server_name
@@ -157,7 +156,7 @@ class McpAsgiApp:
                     logger.exception("startup failed")
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
-                if self.freeze_gc:
+                if self.options.freeze_gc_at_startup:
                     freeze_startup_objects()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -181,4 +180,4 @@ def serve_http(app: McpServerApp, options: StreamableHttpServerOptions | None = 
     options = options or StreamableHttpServerOptions()
     config = {"host": options.host or "0.0.0.0", "port": options.port, "log_level": "warning", "lifespan": "on"}
     config.update(uvicorn_options)
-    uvicorn.run(McpAsgiApp(app, options, freeze_gc=True), **config)
+    uvicorn.run(McpAsgiApp(app, options), **config)

@@ -5,17 +5,15 @@ that hang up on a long call."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.protocol._versions import V2025_11_25
-from mcpkit.transports.http._asgi import Send, start_sse
+from mcpkit.transports.http._asgi import Receive, Send, start_sse
 from mcpkit.transports.http._streams import SseStream
 
 if TYPE_CHECKING:
-    from mcpkit.protocol._jsonrpc import JsonRpcRequest
-    from mcpkit.server._binding import TransportBinding
+    from mcpkit.protocol._jsonrpc import RequestId
     from mcpkit.transports.http._sessions import StreamableSession
     from mcpkit.transports.http._streamable import StreamableHttpHandler
 
@@ -30,7 +28,8 @@ class PostCall:
     call answered with plain JSON allocates nothing for it."""
 
     __slots__ = (
-        "handler", "send", "headers", "session", "sse", "stream", "opened", "finished", "binding", "request",
+        "handler", "send", "headers", "session", "sse", "stream", "opened", "finished", "connection_key",
+        "request_id", "started",
     )
 
     def __init__(
@@ -40,8 +39,8 @@ class PostCall:
         headers: list[tuple[bytes, bytes]],
         session: StreamableSession | None,
         sse: bool,
-        binding: TransportBinding,
-        request: JsonRpcRequest,
+        connection_key: str,
+        request_id: RequestId,
     ) -> None:
         self.handler = handler
         self.send = send
@@ -52,15 +51,18 @@ class PostCall:
         self.stream: SseStream | None = None
         self.opened = False
         self.finished = False
-        self.binding = binding
-        self.request = request
+        # Not the binding: it holds this call as its ``send``, and a cycle would leave both
+        # to the garbage collector.
+        self.connection_key = connection_key
+        self.request_id = request_id
+        self.started = 0.0
 
     @property
     def resumable(self) -> bool:
         """Its events are kept: a dropped stream can be resumed with ``Last-Event-ID``."""
         return self.sse and self.session is not None
 
-    async def send_message(self, message: dict[str, Any]) -> None:
+    async def __call__(self, message: dict[str, Any]) -> None:
         """The binding's ``send`` while the call runs: opens the SSE answer if need be."""
         if not self.opened:
             await self.open_sse()
@@ -106,7 +108,7 @@ class PostCall:
             self.cancel()
 
     def cancel(self) -> None:
-        self.handler.app.dispatcher.cancel(self.binding.connection_key, self.request.id)
+        self.handler.app.dispatcher.cancel(self.connection_key, self.request_id)
 
     def cancel_later(self) -> None:
         """A dropped resumable stream: cancel the call unless the client resumes in time."""
@@ -125,22 +127,20 @@ class DisconnectWatch:
     loop's heap, keep their calls alive and make the garbage collector work hard)."""
 
     def __init__(self) -> None:
-        self._calls: dict[int, tuple[float, Any, PostCall]] = {}
-        self._watchers: dict[int, asyncio.Task[None]] = {}
-        self._ids = itertools.count()
+        self._calls: dict[PostCall, Receive] = {}
+        self._watchers: dict[PostCall, asyncio.Task[None]] = {}
         self._sweeper: asyncio.Task[None] | None = None
 
-    def add(self, receive: Any, call: PostCall) -> int:
-        token = next(self._ids)
-        self._calls[token] = (time.monotonic(), receive, call)
+    def add(self, receive: Receive, call: PostCall) -> None:
+        call.started = time.monotonic()
+        self._calls[call] = receive
         if self._sweeper is None:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
-        return token
 
-    def remove(self, token: int) -> None:
-        del self._calls[token]
+    def remove(self, call: PostCall) -> None:
+        del self._calls[call]
         if self._watchers:
-            watcher = self._watchers.pop(token, None)
+            watcher = self._watchers.pop(call, None)
             if watcher is not None:
                 watcher.cancel()
 
@@ -150,9 +150,9 @@ class DisconnectWatch:
                 await asyncio.sleep(DISCONNECT_WATCH_DELAY)
                 cutoff = time.monotonic() - DISCONNECT_WATCH_DELAY
                 loop = asyncio.get_running_loop()
-                for token, (started, receive, call) in list(self._calls.items()):
-                    if started <= cutoff and token not in self._watchers:
-                        self._watchers[token] = loop.create_task(_watch(receive, call))
+                for call, receive in list(self._calls.items()):
+                    if call.started <= cutoff and call not in self._watchers:
+                        self._watchers[call] = loop.create_task(_watch(receive, call))
         finally:
             self._sweeper = None
 

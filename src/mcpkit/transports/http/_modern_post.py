@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ProtocolError
-from mcpkit.protocol._headers import check_request_headers
+from mcpkit.protocol._headers import NAME_FIELDS, check_request_headers
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -19,6 +19,8 @@ from mcpkit.protocol._jsonrpc import (
 from mcpkit.protocol._versions import LATEST_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._modern import (
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
     PROTOCOL_VERSION_KEY,
     HeaderMismatchError,
     check_meta,
@@ -60,13 +62,25 @@ def modern_response_headers(headers: dict[str, str], version: str | None) -> lis
     out = [(b"mcp-protocol-version", _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE))]
     method = headers.get("mcp-method")
     if method is not None:
-        out.append((b"mcp-method", method.strip(" \t").encode("latin-1")))
-        name = headers.get("mcp-name")
-        if name is not None:
-            out.append((b"mcp-name", name.strip(" \t").encode("latin-1")))
-    elif "mcp-name" in headers:
-        out.append((b"mcp-name", headers["mcp-name"].strip(" \t").encode("latin-1")))
+        out.append((b"mcp-method", _echoed(method)))
+    name = headers.get("mcp-name")
+    if name is not None:
+        out.append((b"mcp-name", _echoed(name)))
     return out
+
+
+#: Header values already encoded for echoing (method and tool names repeat); cleared when full.
+_ECHO_CACHE: dict[str, bytes] = {}
+MAX_ECHO_CACHE = 1024
+
+
+def _echoed(value: str) -> bytes:
+    raw = _ECHO_CACHE.get(value)
+    if raw is None:
+        if len(_ECHO_CACHE) >= MAX_ECHO_CACHE:
+            _ECHO_CACHE.clear()
+        raw = _ECHO_CACHE[value] = value.strip(" \t").encode("latin-1")
+    return raw
 
 
 class ModernPosts:
@@ -91,12 +105,39 @@ class ModernPosts:
         meta = request_meta(request.params)
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
         response_headers = modern_response_headers(headers, body_version or version)
-        problem = self._problem(request, meta, headers, version, body_version)
-        if problem is not None:
-            return None, response_headers, (400, error_response(request.id, problem))
+        if not self._plainly_valid(request, meta, headers, version, body_version):
+            problem = self._problem(request, meta, headers, version, body_version)
+            if problem is not None:
+                return None, response_headers, (400, error_response(request.id, problem))
         # Marked modern with its _meta checked: the engine fills in the request's session.
         binding = TransportBinding(headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True})
         return binding, response_headers, None
+
+    def _plainly_valid(
+        self, request: JsonRpcRequest, meta: dict[str, Any] | None, headers: dict[str, str], version: str | None, body_version: Any
+    ) -> bool:
+        """The checks of ``_problem`` for the usual request, whose headers repeat the body
+        verbatim: True only when ``_problem`` would find nothing (False: ask it)."""
+        if meta is None or body_version != version or version not in MODERN_VERSIONS:
+            return False
+        if type(meta.get(CLIENT_CAPABILITIES_KEY)) is not dict:
+            return False
+        info = meta.get(CLIENT_INFO_KEY)
+        if info is not None and type(info) is not dict:
+            return False
+        method = request.method
+        if headers.get("mcp-method") != method:
+            return False
+        field = NAME_FIELDS.get(method)
+        if field is None:
+            return True
+        name = request.params.get(field)  # type: ignore[union-attr]
+        if name is None or headers.get("mcp-name") != name:
+            return False
+        if method == "tools/call":
+            tool = self.catalog.get_tool(name)
+            return tool is None or not tool.header_params
+        return True
 
     def _problem(
         self, request: JsonRpcRequest, meta: dict[str, Any] | None, headers: dict[str, str], version: str | None, body_version: Any

@@ -231,11 +231,7 @@ class StreamableHttpHandler:
             mcp = session.mcp
             binding = TransportBinding(session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, extras=extras)
         else:
-            temp = McpSession(None, key=f"sl{next(self._stateless_ids)}")
-            temp.ephemeral = True
-            temp.initialize_seen = True
-            temp.initialized = True
-            temp.protocol_version = version or LATEST_HANDSHAKE_VERSION
+            temp = McpSession.for_request(f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None)
             binding = TransportBinding(session=temp, headers=headers, connection_key=temp.key, extras=extras)
         CURRENT_BINDING.set(binding)
         return binding
@@ -305,21 +301,21 @@ class StreamableHttpHandler:
         modern: bool = False,
     ) -> None:
         """Run one request and answer it as JSON, or on the SSE stream it opened."""
-        call = PostCall(self, send, response_headers, session, wants_sse, binding, request)
+        call = PostCall(self, send, response_headers, session, wants_sse, binding.connection_key, request.id)
         if wants_sse:
-            binding.send = call.send_message
+            binding.send = call
             if session is not None:
                 binding.extras["close_sse_stream"] = call.close_stream
         if session is not None:
             session.calls += 1
-        token = self._disconnects.add(receive, call)
+        self._disconnects.add(receive, call)
         try:
             response = await self.app.dispatcher.dispatch(request, binding)
         except BaseException:
             call.end()
             raise
         finally:
-            self._disconnects.remove(token)
+            self._disconnects.remove(call)
             call.finished = True
             if session is not None:
                 session.calls -= 1
