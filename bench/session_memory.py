@@ -80,7 +80,7 @@ def settle() -> None:
 def measure(name: str, flags: list[str], args: argparse.Namespace) -> dict:
     server = Server(name, "stateful", flags)
     try:
-        problem = server.wait_ready() or preflight(server.url, "stateful")
+        problem = server.wait_ready() or preflight(server.url, "call-session")
         if problem:
             return {"server": name, "wrong": problem}
         pid = server.proc.pid
