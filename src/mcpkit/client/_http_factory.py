@@ -14,9 +14,9 @@ still falls back when the server has changed since).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import OrderedDict
-from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -26,7 +26,6 @@ from mcpkit.client._client import McpClient
 from mcpkit.client._eras import endpoint_key, forget_detected_eras
 from mcpkit.client._frames import peek
 from mcpkit.client._http_options import (
-    DEFAULT_HTTP_TIMEOUT,
     HttpClientTransportOptions,
     HttpStatusError,
     HttpTransportMode,
@@ -35,8 +34,7 @@ from mcpkit.client._http_options import (
 from mcpkit.client._inbox import InboxTransport
 from mcpkit.client._legacy_sse import LegacySseClientTransport
 from mcpkit.client._streamable_http import StreamableHttpClientTransport
-from mcpkit.client._websocket import WebSocketClientTransport
-from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
+from mcpkit.client._websocket import WebSocketClientTransport, WebSocketClientTransportOptions
 
 logger = logging.getLogger("mcpkit.client.http")
 
@@ -290,22 +288,29 @@ def connect_http(
     return client
 
 
-def connect_websocket(
-    url: str,
-    *,
-    headers: Mapping[str, str] | None = None,
-    max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
-    open_timeout: float | None = DEFAULT_HTTP_TIMEOUT,
-    client_cls: type[McpClient] = McpClient,
-    **client_kwargs: Any,
-) -> McpClient:
-    """A client for the MCP server at the WebSocket ``url`` (``ws://`` or ``wss://``).
+#: Keywords of ``connect_websocket`` that configure the transport, not the client
+#: (``headers`` is the older name of ``additional_headers``).
+_WEBSOCKET_OPTION_NAMES = frozenset(
+    {f.name for f in dataclasses.fields(WebSocketClientTransportOptions)} - {"url"} | {"headers"}
+)
 
-    ``client_kwargs`` go to ``client_cls``.
+
+def connect_websocket(
+    url: str | WebSocketClientTransportOptions,
+    *,
+    client_cls: type[McpClient] = McpClient,
+    **kwargs: Any,
+) -> McpClient:
+    """A client for the MCP server at the WebSocket ``url`` (``ws://`` or ``wss://``), or
+    as ``WebSocketClientTransportOptions`` describe it (with an ``OAuthClientProvider``
+    installed on them, say).
+
+    Keywords named like an options field (``additional_headers`` or ``headers``,
+    ``max_message_bytes``, ``open_timeout``, the auth hooks...) configure the transport
+    (replacing those of given options); the rest go to ``client_cls``.
     """
-    transport = WebSocketClientTransport(
-        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
-    )
-    client = client_cls(transport, **client_kwargs)
+    fields = {name: kwargs.pop(name) for name in _WEBSOCKET_OPTION_NAMES & kwargs.keys()}
+    transport = WebSocketClientTransport(url, **fields)
+    client = client_cls(transport, **kwargs)
     client._starter = transport.start  # type: ignore[attr-defined]
     return client

@@ -9,7 +9,6 @@ configured policy, and reports every response to the challenge observer.
 from __future__ import annotations
 
 import enum
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +17,14 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from mcpkit._exceptions import MessageTooLargeError, TransportError
+from mcpkit.client._auth_hooks import (
+    HttpRequestHeaderContext,
+    HttpResponseChallengeContext,
+    authorization_retry,
+    joined_challenge,
+    observe_response,
+    request_headers,
+)
 from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 from mcpkit.protocol._sse import DEFAULT_MAX_SSE_EVENT_BYTES
@@ -47,8 +54,6 @@ DEFAULT_MAX_RECONNECT_DELAY = 30.0
 DEFAULT_MAX_CONNECTIONS = 100
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-#: Headers never carried across a redirect to another origin.
-_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "dpop"})
 #: How much of an error body is kept for the error message.
 _ERROR_BODY_PREVIEW = 4096
 
@@ -70,27 +75,6 @@ class HttpRedirectPolicy(enum.Enum):
     FOLLOW_ALL = "follow-all"
     SAME_ORIGIN_ONLY = "same-origin-only"
     NO_FOLLOW = "no-follow"
-
-
-@dataclass(frozen=True, slots=True)
-class HttpRequestHeaderContext:
-    """What ``apply_per_request_headers`` is told about the request about to be sent."""
-
-    method: str
-    url: str
-    #: 0 for the first send of a request; counts redirect hops after that.
-    attempt: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class HttpResponseChallengeContext:
-    """What ``observe_response_challenge`` is told about each response (2xx and SSE too)."""
-
-    method: str
-    url: str
-    status_code: int
-    www_authenticate: str | None = None
-    dpop_nonce: str | None = None
 
 
 @dataclass(slots=True)
@@ -200,33 +184,19 @@ class HttpRequester:
     def _headers(
         self, method: str, url: str, hop: int, headers: Mapping[str, str], *, crossed: bool
     ) -> dict[str, str]:
-        """Static headers, then the transport's (replacing same-named ones whatever their
-        case), without credentials once a redirect left the first origin, then the hook."""
-        own = {k.lower() for k in headers}
-        merged = {k: v for k, v in self.options.additional_headers.items() if k.lower() not in own}
-        if self.authorization and "authorization" not in own:
-            merged = {k: v for k, v in merged.items() if k.lower() != "authorization"}
-            merged["Authorization"] = self.authorization
-        merged.update(headers)
-        if crossed:
-            merged = {k: v for k, v in merged.items() if k.lower() not in _CREDENTIAL_HEADERS}
-        hook = self.options.apply_per_request_headers
-        if hook is not None:
-            hook(HttpRequestHeaderContext(method, url, hop), merged)
-        return merged
+        """Static headers, then the transport's, then the hook (see ``request_headers``)."""
+        context = HttpRequestHeaderContext(method, url, hop)
+        return request_headers(self.options, context, headers, authorization=self.authorization, crossed=crossed)
 
     def _observe(self, method: str, url: str, response: httpx.Response) -> None:
-        hook = self.options.observe_response_challenge
-        if hook is not None:
-            hook(
-                HttpResponseChallengeContext(
-                    method,
-                    url,
-                    response.status_code,
-                    response.headers.get("www-authenticate"),
-                    response.headers.get("dpop-nonce"),
-                )
-            )
+        observe_response(
+            self.options,
+            method,
+            url,
+            response.status_code,
+            www_authenticate=response.headers.get("www-authenticate"),
+            dpop_nonce=response.headers.get("dpop-nonce"),
+        )
 
     async def open(
         self,
@@ -264,30 +234,20 @@ class HttpRequester:
         it as it was (a ``use_dpop_nonce`` challenge: the header hook makes a new proof with
         the nonce the observer saw); else the ``Authorization`` value the auth challenge
         handler gave (kept for later requests too)."""
-        status = response.status_code
-        challenge = ", ".join(response.headers.get_list("www-authenticate"))
-        if status in (400, 401) and response.headers.get("dpop-nonce"):
-            marker = "use_dpop_nonce" in challenge
-            if not marker:
-                length = response.headers.get("content-length", "")
-                if not length.isdigit() or int(length) <= _ERROR_BODY_PREVIEW:
-                    body = await response.aread()
-                    marker = b"use_dpop_nonce" in body[:_ERROR_BODY_PREVIEW]
-            if marker:
-                return ""
-        handler = self.options.auth_challenge_handler
-        if handler is None or not (status == 401 or (status == 403 and "insufficient_scope" in challenge)):
-            return None
         try:
-            value = handler(challenge)
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as exc:
+            value = await authorization_retry(
+                self.options,
+                response.status_code,
+                joined_challenge(response.headers.get_list("www-authenticate")),
+                dpop_nonce=response.headers.get("dpop-nonce"),
+                body_preview=lambda: _small_body_preview(response),
+                request=f"{method} {url}",
+            )
+        except TransportError:
             await response.aclose()
-            raise TransportError(f"{method} {url}: authorization failed: {exc}") from exc
-        if not value:
-            return None
-        self.authorization = value
+            raise
+        if value:
+            self.authorization = value
         return value
 
     async def _open_following(
@@ -332,6 +292,14 @@ class HttpRequester:
             logger.debug("%s: following %d redirect to %s", opts.display_name, response.status_code, target)
             url = target
         raise TransportError(f"more than {opts.max_redirects} redirects from {start_url}")
+
+
+async def _small_body_preview(response: httpx.Response) -> bytes:
+    """The start of an error body that says it is small (or says nothing of its size)."""
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > _ERROR_BODY_PREVIEW:
+        return b""
+    return (await response.aread())[:_ERROR_BODY_PREVIEW]
 
 
 async def read_body(response: httpx.Response, limit: int | None) -> bytes:

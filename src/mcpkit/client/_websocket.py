@@ -1,29 +1,106 @@
-"""WebSocket client transport: one text message per JSON-RPC frame, subprotocol ``mcp``."""
+"""WebSocket client transport: one text message per JSON-RPC frame, subprotocol ``mcp``.
+
+Authorization works as on the HTTP transports, with the same option names (see
+``_auth_hooks``): the upgrade request is a GET that carries ``additional_headers`` and what
+``apply_per_request_headers`` adds (``OAuthClientProvider.install(options)``: the access
+token and, for a DPoP-bound token, a proof). A refused upgrade is sent once more when the
+hooks can answer it, as an HTTP request is: a 401 (or a 403 ``insufficient_scope``) that
+``auth_challenge_handler`` answers with new credentials, or a ``use_dpop_nonce`` challenge.
+Otherwise it fails with ``HttpStatusError``, as an HTTP transport does.
+
+The hooks are told the upgrade's URL in its http(s) form: that is the HTTP request the
+upgrade is (its DPoP ``htu``; servers compare ``ws``/``wss`` as ``http``/``https``), and it
+is how an ``OAuthClientProvider`` recognizes its server's origin. So the provider is made
+with the server's HTTP URL (its MCP endpoint, or the http form of the WebSocket URL).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
-from mcpkit.client._http_options import DEFAULT_HTTP_TIMEOUT
+from mcpkit.client._auth_hooks import (
+    HttpRequestHeaderContext,
+    HttpResponseChallengeContext,
+    authorization_retry,
+    joined_challenge,
+    observe_response,
+    request_headers,
+)
+from mcpkit.client._http_options import DEFAULT_HTTP_TIMEOUT, HttpStatusError
 from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES, InboxTransport
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 
 logger = logging.getLogger("mcpkit.client.websocket")
 
-__all__ = ["WebSocketClientTransport"]
+__all__ = ["WebSocketClientTransport", "WebSocketClientTransportOptions", "http_form"]
 
 SUBPROTOCOL = "mcp"
 #: Seconds the closing handshake may take.
 DEFAULT_CLOSE_TIMEOUT = 5.0
+#: Seconds between keepalive pings.
+DEFAULT_PING_INTERVAL = 20.0
+#: How much of a refusal's body and challenge the error message quotes.
+_ERROR_PREVIEW = 300
+
+
+@dataclass(slots=True)
+class WebSocketClientTransportOptions:
+    """How to reach one MCP server over WebSocket (``ws://`` or ``wss://``).
+
+    The auth fields mean what they mean on ``HttpClientTransportOptions``, for the upgrade
+    request: ``additional_headers`` (a static ``Authorization: Bearer ...``, say);
+    ``apply_per_request_headers`` and ``observe_response_challenge``; and
+    ``auth_challenge_handler``, asked on a 401 (or a 403 ``insufficient_scope``) for the
+    ``Authorization`` value to retry the upgrade once with. ``OAuthClientProvider.install``
+    (``mcpkit.auth.client``) sets the three hooks.
+    """
+
+    url: str
+    additional_headers: dict[str, str] = field(default_factory=dict)
+    auth_challenge_handler: Callable[[str], str | Awaitable[str]] | None = None
+    apply_per_request_headers: Callable[[HttpRequestHeaderContext, dict[str, str]], None] | None = (
+        None
+    )
+    observe_response_challenge: Callable[[HttpResponseChallengeContext], None] | None = None
+    #: Messages past it make the library close the connection (1009).
+    max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES
+    #: Seconds connecting and the opening handshake may take (each attempt).
+    open_timeout: float | None = DEFAULT_HTTP_TIMEOUT
+    #: Frames received but not yet taken by the client engine.
+    max_queued_frames: int = DEFAULT_MAX_QUEUED_FRAMES
+    ping_interval: float | None = DEFAULT_PING_INTERVAL
+
+
+def http_form(url: str) -> str:
+    """``url`` with ``ws``/``wss`` as ``http``/``https`` (the upgrade's HTTP target)."""
+    parts = urlsplit(url)
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme.lower(), parts.scheme)
+    return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
+
+
+def _options_from(
+    target: str | WebSocketClientTransportOptions, fields: dict[str, Any]
+) -> WebSocketClientTransportOptions:
+    # ``headers`` is this transport's older name for ``additional_headers``.
+    if "headers" in fields:
+        fields["additional_headers"] = dict(fields.pop("headers") or {})
+    if isinstance(target, WebSocketClientTransportOptions):
+        return dataclasses.replace(target, **fields) if fields else target
+    return WebSocketClientTransportOptions(url=target, **fields)
 
 
 class WebSocketClientTransport(InboxTransport):
     """A ``MessageStream`` over one WebSocket connection (``websockets`` asyncio client).
 
+    Made from a URL with option fields as keywords, or from ready
+    ``WebSocketClientTransportOptions`` (keywords then replace their fields).
     Messages past ``max_message_bytes`` make the library close the connection (1009), which
     ends the transport. A server that selects no subprotocol is accepted with a warning.
     """
@@ -31,24 +108,18 @@ class WebSocketClientTransport(InboxTransport):
     #: This transport predates the 2026-07-28 era: clients speak the handshake era on it.
     modern_capable = False
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
-        open_timeout: float | None = DEFAULT_HTTP_TIMEOUT,
-        max_queued_frames: int = DEFAULT_MAX_QUEUED_FRAMES,
-        ping_interval: float | None = 20.0,
-    ) -> None:
-        super().__init__(max_queued_frames)
-        self.url = url
-        self.headers = dict(headers or {})
-        self.max_message_bytes = max_message_bytes
-        self.open_timeout = open_timeout
-        self.ping_interval = ping_interval
+    def __init__(self, url: str | WebSocketClientTransportOptions, **fields: Any) -> None:
+        options = _options_from(url, fields)
+        super().__init__(options.max_queued_frames)
+        self.options = options
+        #: What ``auth_challenge_handler`` last gave: every later upgrade carries it.
+        self.authorization: str | None = None
         self._ws: Any = None
         self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str:
+        return self.options.url
 
     @property
     def subprotocol(self) -> str | None:
@@ -57,27 +128,97 @@ class WebSocketClientTransport(InboxTransport):
     async def start(self) -> None:
         if self._ws is not None:
             return
-        try:
-            from websockets.asyncio.client import connect
-            from websockets.exceptions import WebSocketException
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise TransportError("the WebSocket transport needs `pip install mcpkit[ws]`") from exc
-        try:
-            self._ws = await connect(
-                self.url,
-                subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
-                additional_headers=self.headers or None,
-                max_size=self.max_message_bytes,
-                open_timeout=self.open_timeout,
-                ping_interval=self.ping_interval,
-                close_timeout=DEFAULT_CLOSE_TIMEOUT,
-                compression=None,
-            )
-        except (OSError, TimeoutError, WebSocketException) as exc:
-            raise TransportError(f"WebSocket connection to {self.url} failed: {exc!r}") from exc
+        self._ws = await self._open_authorized()
         if self._ws.subprotocol != SUBPROTOCOL:
             logger.warning("%s selected no %r subprotocol; continuing", self.url, SUBPROTOCOL)
         self._reader = asyncio.ensure_future(self._read())
+
+    # the upgrade ---------------------------------------------------------------------------
+
+    async def _open_authorized(self) -> Any:
+        """Open the connection; retry a refused upgrade once when the auth hooks can answer
+        its challenge (one retry, shared as on HTTP); else ``HttpStatusError``."""
+        connect, InvalidStatus, WebSocketException = _websockets_client()
+        retried = False
+        while True:
+            headers = self._upgrade_headers()
+            try:
+                ws = await self._open(connect, headers)
+            except InvalidStatus as exc:
+                response = exc.response
+                self._observe(response.status_code, response.headers)
+                authorization = None if retried else await self._retry_authorization(response)
+                if authorization is None:
+                    raise self._refusal(response, headers) from exc
+                retried = True
+                if authorization:  # "" answers a DPoP nonce challenge: same token, new proof
+                    self.authorization = authorization
+                continue
+            except (OSError, TimeoutError, WebSocketException) as exc:
+                raise TransportError(f"WebSocket connection to {self.url} failed: {exc!r}") from exc
+            self._observe(ws.response.status_code, ws.response.headers)
+            return ws
+
+    def _upgrade_headers(self) -> dict[str, str]:
+        context = HttpRequestHeaderContext("GET", http_form(self.url))
+        return request_headers(self.options, context, {}, authorization=self.authorization)
+
+    async def _open(self, connect: Any, headers: dict[str, str]) -> Any:
+        """One opening handshake; a refusal raises the library's ``InvalidStatus``."""
+        return await connect(
+            self.url,
+            subprotocols=[SUBPROTOCOL],
+            additional_headers=headers or None,
+            max_size=self.options.max_message_bytes,
+            open_timeout=self.options.open_timeout,
+            ping_interval=self.options.ping_interval,
+            close_timeout=DEFAULT_CLOSE_TIMEOUT,
+            compression=None,
+        )
+
+    def _observe(self, status_code: int, headers: Any) -> None:
+        observe_response(
+            self.options,
+            "GET",
+            http_form(self.url),
+            status_code,
+            www_authenticate=headers.get("www-authenticate"),
+            dpop_nonce=headers.get("dpop-nonce"),
+        )
+
+    async def _retry_authorization(self, response: Any) -> str | None:
+        async def body_preview() -> bytes:
+            return bytes(response.body or b"")
+
+        return await authorization_retry(
+            self.options,
+            response.status_code,
+            joined_challenge(response.headers.get_all("www-authenticate")),
+            dpop_nonce=response.headers.get("dpop-nonce"),
+            body_preview=body_preview,
+            request=f"WebSocket upgrade of {self.url}",
+        )
+
+    def _refusal(self, response: Any, sent: Mapping[str, str]) -> HttpStatusError:
+        """The error of a refused upgrade: the status, the challenge, what to do about it."""
+        status = response.status_code
+        body = bytes(response.body or b"")
+        text = f"the WebSocket upgrade of {self.url} was refused: HTTP {status} {response.reason_phrase}".rstrip()
+        challenge = joined_challenge(response.headers.get_all("www-authenticate"))
+        if challenge:
+            text += f"; WWW-Authenticate: {challenge[:_ERROR_PREVIEW]}"
+        snippet = body[:_ERROR_PREVIEW].decode("utf-8", "replace").strip()
+        if snippet:
+            text += f"; {snippet}"
+        hint = _auth_hint(
+            status,
+            challenge,
+            sent_credentials=any(k.lower() == "authorization" for k in sent),
+            has_auth_hooks=self.options.auth_challenge_handler is not None,
+        )
+        return HttpStatusError(f"{text}{hint}", status, body)
+
+    # frames ------------------------------------------------------------------------------
 
     async def _read(self) -> None:
         from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
@@ -85,7 +226,9 @@ class WebSocketClientTransport(InboxTransport):
         error: ConnectionClosedError | None = None
         try:
             async for message in self._ws:
-                await self._inbox.put(message.encode("utf-8") if isinstance(message, str) else bytes(message))
+                await self._inbox.put(
+                    message.encode("utf-8") if isinstance(message, str) else bytes(message)
+                )
         except ConnectionClosedOK:
             pass
         except ConnectionClosed as exc:
@@ -119,6 +262,36 @@ class WebSocketClientTransport(InboxTransport):
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)
         self._inbox.close()
+
+
+def _auth_hint(status: int, challenge: str, *, sent_credentials: bool, has_auth_hooks: bool) -> str:
+    """What a caller can do about an auth refusal ("" for other statuses)."""
+    if status == 401 and sent_credentials:
+        return " (the credentials sent were not accepted)"
+    if status == 401 and has_auth_hooks:
+        return " (the server requires authorization, and the auth challenge handler gave no credentials)"
+    if status == 401:
+        return (
+            " (the server requires authorization: send a token in additional_headers, or "
+            "install an OAuthClientProvider on the options)"
+        )
+    if status == 403 and "insufficient_scope" in challenge:
+        return " (the token lacks a scope this server requires)"
+    if status == 403 and not challenge:
+        # ASGI servers without the websocket.http.response extension can only refuse an
+        # upgrade with a bare 403, so a missing token looks like this too.
+        return " (refused without a challenge: if the server requires authorization, send a token)"
+    return ""
+
+
+def _websockets_client() -> tuple[Any, type[Exception], type[Exception]]:
+    """(``connect``, ``InvalidStatus``, ``WebSocketException``) of the ``websockets`` library."""
+    try:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import InvalidStatus, WebSocketException
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise TransportError("the WebSocket transport needs `pip install mcpkit[ws]`") from exc
+    return connect, InvalidStatus, WebSocketException
 
 
 def _describe(exc: Any) -> str:

@@ -153,7 +153,15 @@ class ModernEra:
             from mcpkit._exceptions import MethodNotFoundError
 
             raise MethodNotFoundError(f"Method not found: {request.method}")
-        session = self._session(params["_meta"], binding.connection_key)
+        meta = params["_meta"]
+        session = McpSession.for_request(
+            binding.connection_key or uuid.uuid4().hex,
+            meta[PROTOCOL_VERSION_KEY],
+            meta[CLIENT_CAPABILITIES_KEY],
+            meta.get(CLIENT_INFO_KEY),
+            meta.get(LOG_LEVEL_KEY),
+            modern=True,
+        )
         if fresh:
             binding.session = session
             extras = binding.extras
@@ -174,17 +182,6 @@ class ModernEra:
             else:
                 extras["mrtr"] = (request.method, params)  # see round_inputs()
         return binding
-
-    @staticmethod
-    def _session(meta: dict[str, Any], key: str) -> McpSession:
-        return McpSession.for_request(
-            key or uuid.uuid4().hex,
-            meta[PROTOCOL_VERSION_KEY],
-            meta[CLIENT_CAPABILITIES_KEY],
-            meta.get(CLIENT_INFO_KEY),
-            meta.get(LOG_LEVEL_KEY),
-            modern=True,
-        )
 
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         if self._server_info is None:  # the app's identity is fixed once it serves

@@ -44,7 +44,7 @@ class McpAsgiApp:
         if self.options.enable_legacy_sse:
             from mcpkit.transports.http._legacy_sse import LegacySseHandler
 
-            legacy = LegacySseHandler(app, self.options)
+            legacy = LegacySseHandler(app, self.options, self.streamable.cluster)
             self.routes[f"{base}/sse"] = legacy.get
             self.routes[f"{base}/messages"] = legacy.post
         self.websocket_path = f"{base}/ws"

@@ -15,7 +15,8 @@ request of a session.
 
 Messages on the bus: channel ``session`` carries ``{"op", "session_id", ...}`` for every
 instance (``ended``, ``updated``, ``listener``, ``cancel``, ``attached``); channel
-``instance.{id}`` carries answers for one instance (``response``). What this module does
+``instance.{id}`` carries answers for one instance (``response``; the legacy SSE transport
+adds its own ops there, see ``_legacy_sse.py``). What this module does
 not own: the wire (``_streamable.py``), the record and its backends (``mcpkit.stores``).
 """
 
@@ -60,6 +61,11 @@ STATEFUL_METHODS = frozenset({
 _CANCEL_METHODS = frozenset({"notifications/cancelled", "$/cancelRequest"})
 
 
+def instance_channel(instance_id: str) -> str:
+    """The bus channel only the instance ``instance_id`` listens on."""
+    return f"instance.{instance_id}"
+
+
 class SessionCluster:
     """The shared-session side of one ``StreamableHttpHandler``."""
 
@@ -86,7 +92,7 @@ class SessionCluster:
             self.app.connections.set_bus(self.bus)
             self.app.subscriptions.set_bus(self.bus)
             self.bus.subscribe(SESSION_CHANNEL, self._on_session_message)
-            self.bus.subscribe(f"instance.{self.instance_id}", self._on_instance_message)
+            self.bus.subscribe(instance_channel(self.instance_id), self._on_instance_message)
 
     async def start(self) -> None:
         """Start the bus on the first request (the ASGI lifespan belongs to the app)."""
@@ -187,7 +193,7 @@ class SessionCluster:
         if owner == self.instance_id:
             return  # ours, and no longer waited for
         await self.publish(
-            f"instance.{owner}",
+            instance_channel(owner),
             {"op": "response", "session_id": session.session_id, "message": message.to_dict()},
         )
 

@@ -12,18 +12,29 @@ queue that fills up means the client stopped reading, and the session is dropped
 than blocking the engine. The session id comes from the ``session_id`` query parameter
 (what the ``endpoint`` event carries) or, for clients that send it that way, the
 ``mcp-session-id`` header. These sessions are unrelated to Streamable HTTP sessions.
+
+Behind a load balancer (a ``message_bus`` shared by several instances) a client's POST may
+reach an instance other than the one holding its stream. The session id then names its
+owner (``{instance_id}.{token}``), so any instance knows where to send the message without
+a store lookup: it goes on the bus to ``instance.{owner}`` (``legacy_message``), the owner
+feeds it to the session's connection as if it had been posted there and confirms
+(``legacy_taken``, with ``taken`` false when it holds no such session). The POST is answered
+202 once confirmed, 404 when refused or when no confirmation comes within
+``DEFAULT_FORWARD_TIMEOUT`` (the owner is gone). A session lives exactly as long as its
+stream, so when the stream ends its owner refuses everything after: 404 everywhere.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
 from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import ConnectionClosedError
+from mcpkit._exceptions import ConnectionClosedError, StoreUnavailableError
 from mcpkit.protocol._sse import encode_comment, encode_event
 from mcpkit.server._connection import ServerConnection
 from mcpkit.transports.http._asgi import (
@@ -38,10 +49,12 @@ from mcpkit.transports.http._asgi import (
     send_response,
     start_sse,
 )
+from mcpkit.transports.http._cluster import instance_channel
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
+    from mcpkit.transports.http._cluster import SessionCluster
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -51,6 +64,17 @@ END_RESPONSE_TIMEOUT = 1.0
 
 #: Query parameters that may carry the session id (``sessionId`` is what some clients use).
 _SESSION_PARAMS = ("session_id", "sessionId")
+
+#: Seconds a POST for a session held by another instance waits for that instance to confirm
+#: it took the message. No confirmation in time means the owner is gone: 404.
+DEFAULT_FORWARD_TIMEOUT = 3.0
+
+#: Forwarded POSTs waiting for their confirmation at once, per instance; beyond, 503.
+DEFAULT_MAX_PENDING_FORWARDS = 1024
+
+#: Between the owner's instance id and the random part of a shared session's id (the
+#: random part, URL-safe base64, never contains it).
+_OWNER_SEPARATOR = "."
 
 
 class _LegacySession:
@@ -90,13 +114,136 @@ class _LegacySession:
             self.ended.set()
 
 
+class _ForwardsFull(Exception):
+    """Too many forwarded POSTs already wait for their confirmation."""
+
+
+class _Forwarding:
+    """Legacy sessions across instances: hands POSTs for sessions held elsewhere to their
+    owner over the bus, and takes those the other instances hand to this one."""
+
+    def __init__(
+        self,
+        handler: LegacySseHandler,
+        cluster: SessionCluster,
+        timeout: float,
+        max_pending: int,
+    ) -> None:
+        self.handler = handler
+        self.cluster = cluster
+        self.bus = cluster.bus
+        self.instance_id = cluster.instance_id
+        self.timeout = timeout
+        self.max_pending = max_pending
+        #: Confirmations awaited, by ticket: True when the owner took the message.
+        self._pending: dict[str, asyncio.Future[bool]] = {}
+        self.bus.subscribe(instance_channel(self.instance_id), self._on_instance_message)
+
+    def new_session_id(self) -> str:
+        return f"{self.instance_id}{_OWNER_SEPARATOR}{secrets.token_urlsafe(24)}"
+
+    def owner_elsewhere(self, session_id: str) -> str | None:
+        """The other instance a session id names as its owner; None if it names none, or this one."""
+        owner, separator, _ = session_id.rpartition(_OWNER_SEPARATOR)
+        if not separator or not owner or owner == self.instance_id:
+            return None
+        return owner
+
+    async def ready(self) -> None:
+        """Start the bus (once, shared with Streamable HTTP): forwarded messages and their
+        confirmations arrive on it. Raises ``StoreUnavailableError``."""
+        if not self.cluster.started:
+            await self.cluster.start()
+
+    # the instance that got the POST -------------------------------------------------------
+
+    async def forward(self, owner: str, session_id: str, body: bytes) -> bool:
+        """Hand ``body`` to ``owner``; True once it took it, False when it holds no such
+        session or did not say so within ``timeout``. Raises ``StoreUnavailableError``
+        (the bus is down) and ``_ForwardsFull``."""
+        await self.ready()
+        if len(self._pending) >= self.max_pending:
+            raise _ForwardsFull
+        ticket = secrets.token_hex(8)
+        # Registered before publishing: an in-process bus confirms within ``publish``.
+        confirmed = self._pending[ticket] = asyncio.get_running_loop().create_future()
+        message = {
+            "op": "legacy_message", "session_id": session_id, "reply_to": self.instance_id,
+            "ticket": ticket, **_pack_body(body),
+        }
+        try:
+            await self.bus.publish(instance_channel(owner), message)
+            async with asyncio.timeout(self.timeout):
+                return await confirmed
+        except TimeoutError:
+            logger.debug("instance %s did not confirm a message for legacy session %s", owner, session_id)
+            return False
+        finally:
+            self._pending.pop(ticket, None)
+
+    def _confirmed(self, message: dict[str, Any]) -> None:
+        waiting = self._pending.pop(message.get("ticket", ""), None)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(bool(message.get("taken")))
+
+    # the owner ----------------------------------------------------------------------------
+
+    async def _on_instance_message(self, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if op == "legacy_message":
+            await self._take(message)
+        elif op == "legacy_taken":
+            self._confirmed(message)
+
+    async def _take(self, message: dict[str, Any]) -> None:
+        """A message posted elsewhere for one of this instance's sessions: feed it, then
+        tell the sender whether it was taken."""
+        taken = self.handler.deliver(message.get("session_id", ""), _unpack_body(message))
+        reply = {"op": "legacy_taken", "ticket": message.get("ticket"), "taken": taken}
+        try:
+            await self.bus.publish(instance_channel(message.get("reply_to", "")), reply)
+        except StoreUnavailableError as exc:  # the sender times out and answers 404
+            logger.warning("could not confirm a forwarded legacy SSE message: %s", exc)
+
+
+def _pack_body(body: bytes) -> dict[str, str]:
+    """A POST body as a JSON field: as text when it is UTF-8 (JSON-RPC always is), else in
+    base64, so even a malformed body reaches the owner byte for byte and is answered there."""
+    try:
+        return {"body": body.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"body_b64": base64.b64encode(body).decode("ascii")}
+
+
+def _unpack_body(message: dict[str, Any]) -> bytes:
+    text = message.get("body")
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    return base64.b64decode(message.get("body_b64") or b"")
+
+
 class LegacySseHandler:
     """The two ASGI endpoints of the legacy HTTP+SSE transport, and their sessions."""
 
-    def __init__(self, app: McpServerApp, options: StreamableHttpServerOptions) -> None:
+    def __init__(
+        self,
+        app: McpServerApp,
+        options: StreamableHttpServerOptions,
+        cluster: SessionCluster | None = None,
+        *,
+        forward_timeout: float = DEFAULT_FORWARD_TIMEOUT,
+        max_pending_forwards: int = DEFAULT_MAX_PENDING_FORWARDS,
+    ) -> None:
         self.app = app
         self.options = options
         self.sessions: dict[str, _LegacySession] = {}
+        #: Set when a message bus links this instance to others (``cluster``: the
+        #: Streamable HTTP handler's, which owns the bus); None keeps the one-instance path.
+        self.forwarding = (
+            _Forwarding(self, cluster, forward_timeout, max_pending_forwards)
+            if cluster is not None and cluster.bus is not None
+            else None
+        )
 
     # GET {base}/sse -----------------------------------------------------------------------
 
@@ -107,7 +254,12 @@ class LegacySseHandler:
         if len(self.sessions) >= self.options.max_sessions:
             await self._fail(send, 503, ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later")
             return
-        session_id = secrets.token_urlsafe(24)
+        forwarding = self.forwarding
+        if forwarding is None:
+            session_id = secrets.token_urlsafe(24)
+        else:
+            session_id = forwarding.new_session_id()
+            await self._join_bus(forwarding)
         session = _LegacySession(session_id, self.options.max_queued_messages)
         connection = ServerConnection(
             self.app,
@@ -131,6 +283,15 @@ class LegacySseHandler:
                     await send_chunk(send, b"", more=False)
             except Exception:  # the client is gone or not reading: the server closes the socket
                 logger.debug("could not end the SSE response of session %s", session_id, exc_info=True)
+
+    @staticmethod
+    async def _join_bus(forwarding: _Forwarding) -> None:
+        """Before the client learns where to post: POSTs that reach other instances come
+        here on the bus. Without it the stream still works through this instance."""
+        try:
+            await forwarding.ready()
+        except StoreUnavailableError as exc:  # the next request retries
+            logger.warning("message bus unavailable: %s", exc)
 
     def _endpoint_uri(self, scope: dict[str, Any], session_id: str) -> str:
         """The relative URI of the POST endpoint, as the client sees this server.
@@ -192,7 +353,11 @@ class LegacySseHandler:
             return
         session = self.sessions.get(session_id)
         if session is None or session.closed or session.connection is None:
-            await self._fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired", {"sessionId": session_id})
+            owner = self.forwarding.owner_elsewhere(session_id) if self.forwarding is not None else None
+            if owner is None:
+                await self._session_expired(send, session_id)
+            else:
+                await self._post_elsewhere(owner, session_id, receive, send)
             return
         try:
             body = await read_body(receive, self.options.max_body_bytes)
@@ -204,6 +369,37 @@ class LegacySseHandler:
         session.connection.feed(body)
         await send_response(send, 202, b"Accepted", content_type=b"text/plain; charset=utf-8")
 
+    async def _post_elsewhere(self, owner: str, session_id: str, receive: Receive, send: Send) -> None:
+        """A POST for a session whose stream another instance holds: forwarded there."""
+        assert self.forwarding is not None
+        try:
+            body = await read_body(receive, self.options.max_body_bytes)
+        except BodyTooLarge:
+            await self._body_too_large(send)
+            return
+        try:
+            taken = await self.forwarding.forward(owner, session_id, body)
+        except StoreUnavailableError as exc:
+            logger.warning("could not forward a legacy SSE message: %s", exc)
+            await self._unavailable(send, f"Message bus unavailable: {exc}")
+            return
+        except _ForwardsFull:
+            await self._unavailable(send, "Too many forwarded messages waiting; try again later")
+            return
+        if taken:
+            await self._accepted(send)
+        else:
+            await self._session_expired(send, session_id)
+
+    def deliver(self, session_id: str, body: bytes) -> bool:
+        """Feed a message posted on another instance to a session held here, exactly as
+        ``post`` does; False when no such session is open."""
+        session = self.sessions.get(session_id)
+        if session is None or session.closed or session.connection is None:
+            return False
+        session.connection.feed(body)
+        return True
+
     @staticmethod
     def _session_id(scope: dict[str, Any], headers: dict[str, str]) -> str | None:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -214,6 +410,22 @@ class LegacySseHandler:
         return headers.get("mcp-session-id") or None
 
     # helpers ------------------------------------------------------------------------------
+
+    @staticmethod
+    async def _accepted(send: Send) -> None:
+        await send_response(send, 202, b"Accepted", content_type=b"text/plain; charset=utf-8")
+
+    async def _session_expired(self, send: Send, session_id: str) -> None:
+        await self._fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired", {"sessionId": session_id})
+
+    async def _body_too_large(self, send: Send) -> None:
+        await self._fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {self.options.max_body_bytes} bytes")
+
+    @staticmethod
+    async def _unavailable(send: Send, message: str) -> None:
+        """503 with a JSON-RPC error the client may retry on, as Streamable HTTP answers an outage."""
+        body = error_body(ErrorCode.INTERNAL_ERROR, message, {"retryable": True})
+        await send_json(send, 503, body, encode_headers([("retry-after", "1")]))
 
     async def _fail(
         self, send: Send, status: int, code: int, message: str, data: Any = None, allow: str | None = None
@@ -230,4 +442,4 @@ class LegacySseHandler:
         return len(self.sessions)
 
 
-__all__ = ["LegacySseHandler"]
+__all__ = ["DEFAULT_FORWARD_TIMEOUT", "DEFAULT_MAX_PENDING_FORWARDS", "LegacySseHandler"]

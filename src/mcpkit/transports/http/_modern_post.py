@@ -25,7 +25,6 @@ from mcpkit.server._modern import (
     HeaderMismatchError,
     check_meta,
     modern_version,
-    request_meta,
 )
 from mcpkit.transports.http._asgi import error_body
 
@@ -102,7 +101,10 @@ class ModernPosts:
         if isinstance(decoded, JsonRpcNotification):
             return None, [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())], (202, None)
         request: JsonRpcRequest = decoded
-        meta = request_meta(request.params)
+        params = request.params
+        meta = params.get("_meta") if params else None  # request_meta(), inline
+        if type(meta) is not dict:
+            meta = None
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
         response_headers = modern_response_headers(headers, body_version or version)
         if not self._plainly_valid(request, meta, headers, version, body_version):
