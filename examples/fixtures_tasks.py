@@ -12,7 +12,7 @@ import asyncio
 
 from mcpkit import McpToolContext, mcp_server, mcp_tool
 from mcpkit._exceptions import InternalError
-from mcpkit.server._tasks import deferred_task, start_task
+from mcpkit.server import deferred_task, start_task
 
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 CONFIRM_SCHEMA = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}

@@ -14,7 +14,7 @@ import pytest
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit._exceptions import InternalError
 from mcpkit.server import ServerConnection
-from mcpkit.server._tasks import TASKS_EXTENSION, current_task_id, deferred_task, start_task
+from mcpkit.server import TASKS_EXTENSION, current_task_id, deferred_task, start_task
 from mcpkit.stores._tasks import InMemoryTaskStore, SqliteTaskStore
 from tests.wire import check
 

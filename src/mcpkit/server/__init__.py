@@ -25,6 +25,7 @@ from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._results import Audio, Image
 from mcpkit.server._session import McpSession
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
+from mcpkit.server._tasks import TASKS_EXTENSION, current_task_id, deferred_task, start_task
 
 __all__ = [
     "CURRENT_BINDING",
@@ -43,8 +44,11 @@ __all__ = [
     "ResourceSubscriptionManager",
     "ResourceTemplateEntry",
     "ServerConnection",
+    "TASKS_EXTENSION",
     "ToolEntry",
     "TransportBinding",
+    "current_task_id",
+    "deferred_task",
     "mcp_completion",
     "mcp_lifespan",
     "mcp_prompt",
@@ -53,6 +57,7 @@ __all__ = [
     "mcp_tool",
     "serve_stream",
     "set_metadata",
+    "start_task",
     "use_exception_handlers",
     "use_guards",
     "use_interceptors",
