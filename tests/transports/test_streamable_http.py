@@ -162,6 +162,22 @@ async def test_session_cap_gives_503_and_idle_sessions_expire(app):
         assert len(asgi.streamable.sessions) == 1
 
 
+async def test_a_session_with_a_call_running_does_not_expire(app):
+    """A call answered as JSON has no SSE stream; it still keeps its session alive."""
+    async with serving(app, session_idle_timeout=0.3) as (url, _), httpx.AsyncClient(timeout=10) as http:
+        s = Session(http, url)
+        await s.initialize()
+        hang = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
+        running = asyncio.ensure_future(s.post(hang, accept="application/json"))
+        await asyncio.sleep(0.6)  # twice the idle timeout, the call still running
+        assert not running.done()
+        ping = await s.post({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+        assert ping.status_code == 200
+        running.cancel()
+        await asyncio.sleep(0.6)  # now idle: it expires
+        assert (await s.post({"jsonrpc": "2.0", "id": 9, "method": "ping"})).status_code == 404
+
+
 async def test_stateless_mode_needs_no_session_and_refuses_get(app):
     async with serving(app, stateless=True) as (url, _), httpx.AsyncClient(timeout=10) as http:
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}
