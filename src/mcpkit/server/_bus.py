@@ -84,9 +84,10 @@ class MessageBus(ABC):
                 logger.warning("bus handler for %s failed", channel, exc_info=True)
 
     @abstractmethod
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+    async def publish(self, channel: str, message: dict[str, Any]) -> int | None:
         """Send ``message`` to the other instances; raises ``StoreUnavailableError`` when
-        the bus's backend cannot be reached."""
+        the bus's backend cannot be reached. Returns how many instances listen on
+        ``channel`` and got it, when the backend can tell (None when it can't)."""
 
     async def start(self) -> None:
         """Begin receiving (idempotent)."""
@@ -106,11 +107,14 @@ class InProcessMessageBus(MessageBus):
         self.hub = hub if hub is not None else []
         self.hub.append(self)
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
         data = msgspec.json.encode(message)
+        delivered = 0
         for member in list(self.hub):
             if member is not self and channel in member._handlers:
+                delivered += 1
                 await member.dispatch(channel, msgspec.json.decode(data))
+        return delivered
 
     async def aclose(self) -> None:
         if self in self.hub:

@@ -303,9 +303,10 @@ class RedisMessageBus(MessageBus):
             channel, message = await self._queue.get()
             await self.dispatch(channel, message)
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+        """Redis counts the subscribers that got it: each instance subscribes once per channel."""
         data = msgspec.json.encode({"o": self.instance_id, "m": message})
-        await self.hub.call(self.hub.client.publish(self._redis_channel(channel), data))
+        return int(await self.hub.call(self.hub.client.publish(self._redis_channel(channel), data)))
 
     async def aclose(self) -> None:
         for channel, callback in list(self._subscribed.items()):

@@ -172,7 +172,8 @@ class _Forwarding:
             "ticket": ticket, **_pack_body(body),
         }
         try:
-            await self.bus.publish(instance_channel(owner), message)
+            if await self.bus.publish(instance_channel(owner), message) == 0:
+                return False  # nobody listens for that instance: it is gone
             async with asyncio.timeout(self.timeout):
                 return await confirmed
         except TimeoutError:
