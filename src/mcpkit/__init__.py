@@ -24,6 +24,7 @@ from mcpkit.client import (
     HttpTransportMode,
     McpClient,
     StdioClientTransportOptions,
+    WebSocketClientTransportOptions,
 )
 from mcpkit.server import (
     CURRENT_BINDING,
@@ -85,6 +86,7 @@ __all__ = [
     "ResourceNotFoundError",
     "ResourceSubscriptionManager",
     "StdioClientTransportOptions",
+    "WebSocketClientTransportOptions",
     "TransportBinding",
     "TransportError",
     "UrlElicitationRequiredError",

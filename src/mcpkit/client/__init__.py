@@ -11,6 +11,7 @@ from mcpkit.client._http_options import (
 from mcpkit.client._session import ClientSession
 from mcpkit.client._stdio import StdioClientTransport, StdioClientTransportOptions
 from mcpkit.client._subscriptions import ListenStream, ServerNotification
+from mcpkit.client._websocket import WebSocketClientTransportOptions
 
 __all__ = [
     "ClientSession",
@@ -25,6 +26,7 @@ __all__ = [
     "ServerNotification",
     "StdioClientTransport",
     "StdioClientTransportOptions",
+    "WebSocketClientTransportOptions",
     "connect_http",
     "connect_websocket",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiation
 from mcpkit.client._errors import ProtocolEraError
@@ -37,6 +37,9 @@ from mcpkit.client._tool_headers import ToolHeaderMirroring
 from mcpkit.protocol import types as t
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
 from mcpkit.transports._base import MessageStream
+
+if TYPE_CHECKING:
+    from mcpkit.client._websocket import WebSocketClientTransportOptions
 
 __all__ = ["McpClient", "ServerDiscovery"]
 
@@ -161,8 +164,9 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
         return connect_http(options, client_cls=cls, **kwargs)
 
     @classmethod
-    def websocket(cls, url: str, **kwargs: Any) -> McpClient:
-        """A client for a server at a ``ws://`` or ``wss://`` URL (subprotocol ``mcp``)."""
+    def websocket(cls, url: str | WebSocketClientTransportOptions, **kwargs: Any) -> McpClient:
+        """A client for a server at a ``ws://`` or ``wss://`` URL (subprotocol ``mcp``), or
+        as ``WebSocketClientTransportOptions`` say (headers, authorization hooks)."""
         from mcpkit.client._http_factory import connect_websocket
 
         return connect_websocket(url, client_cls=cls, **kwargs)

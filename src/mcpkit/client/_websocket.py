@@ -182,8 +182,8 @@ class WebSocketClientTransport(InboxTransport):
             "GET",
             http_form(self.url),
             status_code,
-            www_authenticate=headers.get("www-authenticate"),
-            dpop_nonce=headers.get("dpop-nonce"),
+            www_authenticate=joined_challenge(headers.get_all("www-authenticate")) or None,
+            dpop_nonce=_first(headers, "dpop-nonce"),
         )
 
     async def _retry_authorization(self, response: Any) -> str | None:
@@ -194,7 +194,7 @@ class WebSocketClientTransport(InboxTransport):
             self.options,
             response.status_code,
             joined_challenge(response.headers.get_all("www-authenticate")),
-            dpop_nonce=response.headers.get("dpop-nonce"),
+            dpop_nonce=_first(response.headers, "dpop-nonce"),
             body_preview=body_preview,
             request=f"WebSocket upgrade of {self.url}",
         )
@@ -282,6 +282,12 @@ def _auth_hint(status: int, challenge: str, *, sent_credentials: bool, has_auth_
         # upgrade with a bare 403, so a missing token looks like this too.
         return " (refused without a challenge: if the server requires authorization, send a token)"
     return ""
+
+
+def _first(headers: Any, name: str) -> str | None:
+    # ``websockets`` headers raise on ``get`` when a name repeats (two challenges, say).
+    values = headers.get_all(name)
+    return values[0] if values else None
 
 
 def _websockets_client() -> tuple[Any, type[Exception], type[Exception]]:
