@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ProtocolError
-from mcpkit.protocol._headers import NAME_FIELDS, check_request_headers
+from mcpkit.protocol._headers import check_request_headers
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -19,12 +19,11 @@ from mcpkit.protocol._jsonrpc import (
 from mcpkit.protocol._versions import LATEST_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._modern import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
     PROTOCOL_VERSION_KEY,
     HeaderMismatchError,
     check_meta,
     modern_version,
+    request_meta,
 )
 from mcpkit.transports.http._asgi import error_body
 
@@ -101,45 +100,15 @@ class ModernPosts:
         if isinstance(decoded, JsonRpcNotification):
             return None, [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())], (202, None)
         request: JsonRpcRequest = decoded
-        params = request.params
-        meta = params.get("_meta") if params else None  # request_meta(), inline
-        if type(meta) is not dict:
-            meta = None
+        meta = request_meta(request.params)
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
         response_headers = modern_response_headers(headers, body_version or version)
-        if not self._plainly_valid(request, meta, headers, version, body_version):
-            problem = self._problem(request, meta, headers, version, body_version)
-            if problem is not None:
-                return None, response_headers, (400, error_response(request.id, problem))
+        problem = self._problem(request, meta, headers, version, body_version)
+        if problem is not None:
+            return None, response_headers, (400, error_response(request.id, problem))
         # Marked modern with its _meta checked: the engine fills in the request's session.
         binding = TransportBinding(headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True})
         return binding, response_headers, None
-
-    def _plainly_valid(
-        self, request: JsonRpcRequest, meta: dict[str, Any] | None, headers: dict[str, str], version: str | None, body_version: Any
-    ) -> bool:
-        """The checks of ``_problem`` for the usual request, whose headers repeat the body
-        verbatim: True only when ``_problem`` would find nothing (False: ask it)."""
-        if meta is None or body_version != version or version not in MODERN_VERSIONS:
-            return False
-        if type(meta.get(CLIENT_CAPABILITIES_KEY)) is not dict:
-            return False
-        info = meta.get(CLIENT_INFO_KEY)
-        if info is not None and type(info) is not dict:
-            return False
-        method = request.method
-        if headers.get("mcp-method") != method:
-            return False
-        field = NAME_FIELDS.get(method)
-        if field is None:
-            return True
-        name = request.params.get(field)  # type: ignore[union-attr]
-        if name is None or headers.get("mcp-name") != name:
-            return False
-        if method == "tools/call":
-            tool = self.catalog.get_tool(name)
-            return tool is None or not tool.header_params
-        return True
 
     def _problem(
         self, request: JsonRpcRequest, meta: dict[str, Any] | None, headers: dict[str, str], version: str | None, body_version: Any
