@@ -46,28 +46,10 @@ class McpSession:
         client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
         max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
     ) -> None:
-        self.send = send
-        self.session_id = session_id
-        self.key = key or session_id or uuid.uuid4().hex
-        self.protocol_version: str | None = None
-        self.client_info: dict[str, Any] | None = None
-        self.client_capabilities: dict[str, Any] | None = None
-        self.initialize_seen = False
-        self.initialized = False
-        self.log_level: str | None = None
-        self.closed = False
-        # One request's worth of state (stateless HTTP): initialize may come at any time.
-        self.ephemeral = False
-        # 2026-07-28: no handshake; logging only when the request named a level.
-        self.modern = False
-        self.client_request_timeout = client_request_timeout
-        self.max_pending_client_requests = max_pending_client_requests
-        # Server-to-client request ids are "{prefix}s{n}"; a session served by several
-        # instances prefixes them with the instance's id, so ids never collide and the
-        # client's answer can be routed back to the instance that waits for it.
-        self.request_id_prefix = ""
-        self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
-        self._ids: itertools.count[int] | None = None
+        self._fill(
+            send, session_id, key or session_id or uuid.uuid4().hex, None, None, None, None, False, False,
+            client_request_timeout, max_pending_client_requests,
+        )
 
     @classmethod
     def for_request(
@@ -80,26 +62,52 @@ class McpSession:
         modern: bool = False,
     ) -> McpSession:
         """The session of one request (stateless HTTP, the 2026-07-28 era): its state came
-        with it, there is no handshake to wait for. Built slot by slot rather than through
-        ``__init__``: it is made for every such request."""
+        with it, there is no handshake to wait for. Made without ``__init__``'s keyword
+        arguments: it is made for every such request."""
         self = _new_session(cls)
-        self.send = None
-        self.session_id = None
+        self._fill(
+            None, None, key, protocol_version, client_capabilities, client_info, log_level, True, modern,
+            DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+        )
+        return self
+
+    def _fill(
+        self,
+        send: SendMessage | None,
+        session_id: str | None,
+        key: str,
+        protocol_version: str | None,
+        client_capabilities: dict[str, Any] | None,
+        client_info: dict[str, Any] | None,
+        log_level: str | None,
+        request_scoped: bool,
+        modern: bool,
+        client_request_timeout: float,
+        max_pending_client_requests: int,
+    ) -> None:
+        """Every slot, for both ways of making a session."""
+        self.send = send
+        self.session_id = session_id
         self.key = key
         self.protocol_version = protocol_version
         self.client_info = client_info
         self.client_capabilities = client_capabilities
-        self.initialize_seen = self.initialized = True
+        # A request-scoped session has no handshake to wait for.
+        self.initialize_seen = self.initialized = request_scoped
         self.log_level = log_level
         self.closed = False
-        self.ephemeral = True
+        # One request's worth of state (stateless HTTP): initialize may come at any time.
+        self.ephemeral = request_scoped
+        # 2026-07-28: no handshake; logging only when the request named a level.
         self.modern = modern
-        self.client_request_timeout = DEFAULT_CLIENT_REQUEST_TIMEOUT
-        self.max_pending_client_requests = DEFAULT_MAX_PENDING_CLIENT_REQUESTS
+        self.client_request_timeout = client_request_timeout
+        self.max_pending_client_requests = max_pending_client_requests
+        # Server-to-client request ids are "{prefix}s{n}"; a session served by several
+        # instances prefixes them with the instance's id, so ids never collide and the
+        # client's answer can be routed back to the instance that waits for it.
         self.request_id_prefix = ""
-        self._pending = None
-        self._ids = None
-        return self
+        self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
+        self._ids: itertools.count[int] | None = None
 
     def should_log(self, level: str) -> bool:
         """Whether a log message at ``level`` passes this session's ``logging/setLevel``."""
