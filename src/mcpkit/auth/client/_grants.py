@@ -5,14 +5,14 @@ authorization)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 from urllib.parse import urlencode
 
 import httpx
 
 from mcpkit.auth._types import OAuthError
+from mcpkit.auth.client._responses import json_object, refusal
 
 JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -85,19 +85,9 @@ class IdJagTokenExchange:
             )
         except httpx.HTTPError as exc:
             raise OAuthError(f"token exchange at {self.token_endpoint} failed: {exc!r}") from exc
-        try:
-            body: Any = json.loads(response.content)
-        except ValueError:
-            body = {}
-        if not isinstance(body, dict):
-            body = {}
+        body = json_object(response)
         if response.status_code != 200 or not isinstance(body.get("access_token"), str):
-            raise OAuthError(
-                f"token exchange refused (HTTP {response.status_code}): {body.get('error', '')} "
-                f"{body.get('error_description', '')}".strip(),
-                error=body.get("error") if isinstance(body.get("error"), str) else None,
-                status_code=response.status_code,
-            )
+            raise refusal("token exchange", response, body)
         issued = body.get("issued_token_type")
         if issued is not None and issued != ID_JAG_TOKEN_TYPE:
             raise OAuthError(f"token exchange issued {issued!r}, not an ID-JAG")

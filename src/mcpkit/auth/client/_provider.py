@@ -32,7 +32,6 @@ import asyncio
 import base64
 import hashlib
 import inspect
-import json
 import logging
 import secrets
 import time
@@ -56,6 +55,7 @@ from mcpkit.auth.client._discovery import (
     resource_matches_server,
 )
 from mcpkit.auth.client._grants import JWT_BEARER_GRANT, AssertionContext
+from mcpkit.auth.client._responses import json_object, refusal
 from mcpkit.auth.client._storage import (
     MemoryTokenStorage,
     OAuthClientInformation,
@@ -501,14 +501,9 @@ class OAuthClientProvider:
             )
         except httpx.HTTPError as exc:
             raise OAuthError(f"dynamic registration at {metadata.registration_endpoint} failed: {exc!r}") from exc
-        data = _json(response)
+        data = json_object(response)
         if response.status_code not in (200, 201) or not isinstance(data.get("client_id"), str):
-            raise OAuthError(
-                f"dynamic registration refused (HTTP {response.status_code}): "
-                f"{data.get('error', '')} {data.get('error_description', '')}".strip(),
-                error=data.get("error"),
-                status_code=response.status_code,
-            )
+            raise refusal("dynamic registration", response, data)
         expires = data.get("client_secret_expires_at")
         return OAuthClientInformation(
             client_id=data["client_id"],
@@ -737,7 +732,7 @@ class OAuthClientProvider:
             nonce = response.headers.get("dpop-nonce")
             if nonce:
                 self._nonces[where] = nonce
-            body = _json(response)
+            body = json_object(response)
             if (
                 attempt == 0
                 and self.dpop is not None
@@ -748,28 +743,14 @@ class OAuthClientProvider:
                 continue  # RFC 9449 §8: once more, with the server's nonce
             break
         assert response is not None
-        body = _json(response)
         if response.status_code != 200 or not isinstance(body.get("access_token"), str):
-            raise OAuthError(
-                f"token request refused (HTTP {response.status_code}): "
-                f"{body.get('error', '')} {body.get('error_description', '')}".strip(),
-                error=body.get("error") if isinstance(body.get("error"), str) else None,
-                status_code=response.status_code,
-            )
+            raise refusal("token request", response, body)
         token_type = str(body.get("token_type") or "Bearer")
         if token_type.lower() not in ("bearer", "dpop"):
             raise OAuthError(f"unsupported token type {token_type!r}")
         if token_type.lower() == "dpop" and self.dpop is None:
             raise OAuthError("the authorization server issued a DPoP-bound token, but DPoP is off")
         return OAuthToken.from_response(body, issuer=metadata.issuer, resource=resource, now=self.clock())
-
-
-def _json(response: httpx.Response) -> dict[str, Any]:
-    try:
-        data = json.loads(response.content[:256 * 1024])
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 __all__ = ["AuthorizeCallback", "OAuthClientMetadata", "OAuthClientProvider", "pkce_pair"]
