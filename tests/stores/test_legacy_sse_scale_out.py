@@ -13,27 +13,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import secrets
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Self
-from urllib.parse import parse_qs, urljoin, urlsplit
+from typing import Any
+from urllib.parse import urljoin
 
 import httpx
 import pytest
 
 from mcpkit import McpServerApp
-from mcpkit.protocol._sse import SseDecoder, SseEvent
 from mcpkit.server._bus import InProcessMessageBus
 from mcpkit.stores import RedisHub, RedisMessageBus
 from mcpkit.transports.http._cluster import instance_channel
 from mcpkit.transports.http._legacy_sse import DEFAULT_FORWARD_TIMEOUT, LegacySseHandler
 from tests.http_server import serving
+from tests.legacy_sse_client import LegacyStream
 from tests.redis_server import RedisServer, needs_redis
 from tests.stores.test_scale_out import EXAMPLE, Instance, three_instances
-from tests.wire import SchemaChecker
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -49,69 +47,15 @@ def init_message(version: str, request_id: int = 1) -> dict[str, Any]:
     }}
 
 
-class SpreadLegacyClient:
+class SpreadLegacyClient(LegacyStream):
     """One legacy SSE session whose stream is opened on one instance while each POST names
     the instance it goes to (round-robin when none is named), as a load balancer without
     affinity would spread them. Every message read from the stream is schema-checked."""
 
     def __init__(self, http: httpx.AsyncClient, stream_url: str, post_urls: list[str], version: str = "2024-11-05") -> None:
-        self.http = http
-        self.stream_url = stream_url
+        super().__init__(http, stream_url, version=version, wait=WAIT, stream_timeout=httpx.Timeout(WAIT, read=None))
         self._turn = itertools.cycle(post_urls)
-        self.version = version
-        self.checker = SchemaChecker(version)
-        self.events: asyncio.Queue[SseEvent | None] = asyncio.Queue()
-        self.endpoint = ""
-        self.session_id = ""
         self._ids = itertools.count(2)
-        self._stack = contextlib.AsyncExitStack()
-        self._reader: asyncio.Task[None] | None = None
-
-    async def __aenter__(self) -> Self:
-        response = await self._stack.enter_async_context(self.http.stream(
-            "GET", f"{self.stream_url}/sse", headers={"accept": "text/event-stream"},
-            timeout=httpx.Timeout(WAIT, read=None),
-        ))
-        assert response.status_code == 200, response.status_code
-        self._reader = asyncio.create_task(self._read(response))
-        first = await self.next_event()
-        assert first is not None and first.event == "endpoint"
-        self.endpoint = first.data
-        self.session_id = parse_qs(urlsplit(first.data).query)["session_id"][0]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Drop the stream, as a client that goes away does."""
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-        await self._stack.aclose()
-
-    async def _read(self, response: httpx.Response) -> None:
-        decoder = SseDecoder()
-        try:
-            async for chunk in response.aiter_bytes():
-                for event in decoder.feed(chunk):
-                    await self.events.put(event)
-        except httpx.HTTPError:
-            pass
-        finally:
-            await self.events.put(None)
-
-    async def next_event(self) -> SseEvent | None:
-        async with asyncio.timeout(WAIT):
-            return await self.events.get()
-
-    async def next_message(self) -> dict[str, Any]:
-        event = await self.next_event()
-        assert event is not None, "the stream ended"
-        assert event.event == "message", event
-        message = json.loads(event.data)
-        self.checker.from_server(message)
-        return message
 
     async def answer_to(self, request_id: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The response to ``request_id`` and the messages the stream carried before it."""

@@ -5,10 +5,8 @@ and a stream that drops mid-call, over real sockets."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 from typing import Any, AsyncIterator
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 import mcp_types as types
@@ -17,12 +15,11 @@ from mcp import ClientSession
 from mcp.client.sse import sse_client
 
 from mcpkit import McpServerApp, McpToolContext, mcp_resource, mcp_server, mcp_tool
-from mcpkit.protocol._sse import SseDecoder, SseEvent
 from mcpkit.transports.http._legacy_sse import LegacySseHandler
 from tests.http_server import serving
+from tests.legacy_sse_client import LegacyStream
 from tests.transports._tools import CancellableTools, ElicitingTool
 from tests.waiting import wait_until
-from tests.wire import SchemaChecker
 
 WAIT = 5.0
 JSON = {"content-type": "application/json"}
@@ -68,98 +65,6 @@ def app() -> McpServerApp:
 
 def legacy_handler(asgi: Any) -> LegacySseHandler:
     return asgi.routes[f"{asgi.options.base_path}/sse"].__self__
-
-
-def init_message(version: str = "2024-11-05", request_id: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
-        "protocolVersion": version,
-        "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "raw", "version": "1"},
-    }}
-
-
-class LegacyStream:
-    """A raw legacy SSE client: one GET stream, POSTs to its endpoint; schema-checks what it reads."""
-
-    def __init__(self, http: httpx.AsyncClient, url: str) -> None:
-        self.http = http
-        self.url = url
-        self.events: asyncio.Queue[SseEvent | None] = asyncio.Queue()
-        self.raw = bytearray()
-        self.checker = SchemaChecker("2024-11-05")
-        self.endpoint = ""
-        self.session_id = ""
-        self._stack = contextlib.AsyncExitStack()
-        self._reader: asyncio.Task[None] | None = None
-
-    async def __aenter__(self) -> LegacyStream:
-        self.response = await self._stack.enter_async_context(
-            self.http.stream("GET", f"{self.url}/sse", headers={"accept": "text/event-stream"})
-        )
-        assert self.response.status_code == 200, self.response.status_code
-        assert self.response.headers["content-type"].startswith("text/event-stream")
-        self._reader = asyncio.create_task(self._read())
-        first = await self.next_event()
-        assert first is not None and first.event == "endpoint"
-        self.endpoint = first.data
-        self.session_id = parse_qs(urlsplit(first.data).query)["session_id"][0]
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-        await self._stack.aclose()
-
-    async def _read(self) -> None:
-        decoder = SseDecoder()
-        try:
-            async for chunk in self.response.aiter_bytes():
-                self.raw.extend(chunk)
-                for event in decoder.feed(chunk):
-                    await self.events.put(event)
-        except httpx.HTTPError:
-            pass
-        finally:
-            await self.events.put(None)  # the stream ended
-
-    async def next_event(self) -> SseEvent | None:
-        async with asyncio.timeout(WAIT):
-            return await self.events.get()
-
-    async def next_message(self) -> dict[str, Any]:
-        event = await self.next_event()
-        assert event is not None, "stream ended"
-        assert event.event == "message", event
-        message = json.loads(event.data)
-        self.checker.from_server(message)
-        return message
-
-    async def ended(self) -> bool:
-        """Reads until the stream ends; True if it did within the bound."""
-        with contextlib.suppress(TimeoutError):
-            while (await self.next_event()) is not None:
-                pass
-            return True
-        return False
-
-    async def post(self, message: Any, **kwargs: Any) -> httpx.Response:
-        if isinstance(message, dict):
-            self.checker.outgoing_from_client(message)
-            kwargs["json"] = message
-        else:
-            kwargs["content"] = message
-            kwargs.setdefault("headers", JSON)
-        return await self.http.post(urljoin(self.url, self.endpoint), **kwargs)
-
-    async def initialize(self, version: str = "2024-11-05") -> dict[str, Any]:
-        assert (await self.post(init_message(version))).status_code == 202
-        reply = await self.next_message()
-        assert (await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})).status_code == 202
-        return reply
 
 
 def http_client() -> httpx.AsyncClient:
