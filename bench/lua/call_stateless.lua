@@ -19,14 +19,7 @@ function request()
 end
 
 function response(status, headers, body)
-  if status ~= 200 then
-    non200 = non200 + 1
-    C.count_status(status)
-  elseif C.is_call_result(body) then
-    ok = ok + 1
-  else
-    bad = bad + 1
-  end
+  C.count_call(status, body, C.is_call_result)
 end
 
 function done(summary, latency, requests)

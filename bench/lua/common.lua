@@ -69,6 +69,19 @@ function M.is_init_result(body)
   return string.find(body, '"serverInfo"', 1, true) ~= nil
 end
 
+-- Counts one answer to a tools/call into the scenario's ok / bad / non200 (globals of the
+-- calling thread): a 200 is ok when `is_result(body)`, else bad.
+function M.count_call(status, body, is_result)
+  if status ~= 200 then
+    non200 = non200 + 1
+    M.count_status(status)
+  elseif is_result(body) then
+    ok = ok + 1
+  else
+    bad = bad + 1
+  end
+end
+
 -- Unexpected statuses, as "code:count,code:count" (a string: it crosses Lua states in done()).
 local code_counts = {}
 codes = ""
