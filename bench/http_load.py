@@ -62,13 +62,17 @@ PROJECT_PY = ROOT / ".venv" / "bin" / "python"
 try:
     import httpx
 except ImportError:  # pragma: no cover - depends on how it was started
-    if PROJECT_PY.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve() and not os.environ.get("BENCH_REEXEC"):
+    if (
+        PROJECT_PY.exists()
+        and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve()
+        and not os.environ.get("BENCH_REEXEC")
+    ):
         os.environ["BENCH_REEXEC"] = "1"
         os.execv(str(PROJECT_PY), [str(PROJECT_PY), *sys.argv])
     sys.exit("the HTTP benches need httpx: run them with the project venv (.venv/bin/python)")
 
 sys.path.insert(0, str(HERE))
-from _pinning import pin_self, pinned  # noqa: E402
+from _pinning import pin_self, pinned
 
 PEERS = HERE / ".venv-peers"
 PEERS_PY = PEERS / "bin" / "python"
@@ -102,7 +106,7 @@ SCENARIOS: dict[str, tuple[str, str, str]] = {
 NOT_APPLICABLE: dict[str, dict[str, str]] = {
     "call-modern": {
         "lauren": "lauren-mcp speaks the handshake era only (its versions end at 2025-11-25): it answers a "
-                  "2026-07-28 request with a handshake-era result, without resultType",
+        "2026-07-28 request with a handshake-era result, without resultType",
     },
 }
 
@@ -111,10 +115,21 @@ ACCEPT_HEADERS = {
     "Content-Type": "application/json",
     "MCP-Protocol-Version": "2025-11-25",
 }
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+}
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 # 2026-07-28: no initialize; every request names its era in _meta and mirrors method and name
@@ -126,7 +141,10 @@ MODERN_META = {
 }
 CALL_MODERN = {**CALL, "params": {**CALL["params"], "_meta": MODERN_META}}
 MODERN_HEADERS = {
-    **ACCEPT_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add",
+    **ACCEPT_HEADERS,
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": "add",
 }
 
 SERVER_CPU, WRK_CPU = 1, 0
@@ -155,7 +173,10 @@ def ensure_wrk() -> str:
 
 def _pip(python: Path, args: list[str]) -> bool:
     log(f"$ {python} -m pip install {' '.join(args)}")
-    return subprocess.run([str(python), "-m", "pip", "install", "-q", *args], check=False).returncode == 0
+    return (
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *args], check=False).returncode
+        == 0
+    )
 
 
 def _versions(python: Path, distributions: list[str]) -> dict[str, str | None]:
@@ -166,7 +187,9 @@ def _versions(python: Path, distributions: list[str]) -> dict[str, str | None]:
         "    except metadata.PackageNotFoundError: out[d] = None\n"
         "print(json.dumps(out))"
     )
-    done = subprocess.run([str(python), "-c", code, *distributions], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(python), "-c", code, *distributions], capture_output=True, text=True, check=False
+    )
     return json.loads(done.stdout) if done.returncode == 0 else dict.fromkeys(distributions)
 
 
@@ -176,7 +199,13 @@ def ensure_peers(wanted: list[str], extra: list[str], upgrade: bool) -> dict[str
         log(f"creating {PEERS.relative_to(ROOT)}")
         subprocess.run([sys.executable, "-m", "venv", str(PEERS)], check=True)
         _pip(PEERS_PY, ["--upgrade", "pip"])
-    distributions = ["uvicorn", "uvloop", "httptools", *(PEER_DISTRIBUTIONS[p] for p in wanted), *extra]
+    distributions = [
+        "uvicorn",
+        "uvloop",
+        "httptools",
+        *(PEER_DISTRIBUTIONS[p] for p in wanted),
+        *extra,
+    ]
     have = _versions(PEERS_PY, distributions)
 
     def satisfied(peer: str) -> bool:
@@ -188,7 +217,11 @@ def ensure_peers(wanted: list[str], extra: list[str], upgrade: bool) -> dict[str
     extra_missing = [d for d in extra if have.get(d) is None]
     if upgrade or missing or base_missing or extra_missing:
         todo = wanted if upgrade else missing
-        requirements = [*BASE_REQUIREMENTS, *extra, *(r for p in todo for r in PEER_REQUIREMENTS[p])]
+        requirements = [
+            *BASE_REQUIREMENTS,
+            *extra,
+            *(r for p in todo for r in PEER_REQUIREMENTS[p]),
+        ]
         flags = ["--upgrade"] if upgrade else []
         if not _pip(PEERS_PY, [*flags, *requirements]):
             log("installing the peers together failed; trying one at a time")
@@ -201,7 +234,12 @@ def ensure_peers(wanted: list[str], extra: list[str], upgrade: bool) -> dict[str
 
 
 def _imports(python: Path, modules: str, env: dict[str, str]) -> bool:
-    return subprocess.run([str(python), "-c", f"import {modules}"], env=env, capture_output=True, check=False).returncode == 0
+    return (
+        subprocess.run(
+            [str(python), "-c", f"import {modules}"], env=env, capture_output=True, check=False
+        ).returncode
+        == 0
+    )
 
 
 #: set by use_mcpkit_snapshot(): a folder holding src/mcpkit of one git revision
@@ -213,10 +251,16 @@ def use_mcpkit_snapshot(revision: str) -> str:
     install on PYTHONPATH), so edits to the work tree during a run don't change what is measured.
     Returns the commit."""
     global MCPKIT_SNAPSHOT
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", revision],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     folder = Path(tempfile.mkdtemp(prefix=f"bench-mcpkit-{commit}-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src/mcpkit"], capture_output=True, check=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit, "src/mcpkit"], capture_output=True, check=True
+    )
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     MCPKIT_SNAPSHOT = folder
     return commit
@@ -285,12 +329,29 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{name}-", suffix=".log", delete=False)
         command = [
-            str(python), "-m", "uvicorn", "--app-dir", str(SERVERS_DIR), target,
-            "--host", "127.0.0.1", "--port", str(self.port), "--workers", "1",
-            "--log-level", "warning", "--no-access-log", "--lifespan", "on", *flags,
+            str(python),
+            "-m",
+            "uvicorn",
+            "--app-dir",
+            str(SERVERS_DIR),
+            target,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--workers",
+            "1",
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "--lifespan",
+            "on",
+            *flags,
         ]
         self.command = pinned(command, SERVER_CPU)
-        self.proc = subprocess.Popen(self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=str(HERE))
+        self.proc = subprocess.Popen(
+            self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=str(HERE)
+        )
 
     def wait_ready(self, timeout: float = 60.0) -> str | None:
         deadline = time.monotonic() + timeout
@@ -306,7 +367,9 @@ class Server:
 
     def log_tail(self, lines: int = 8) -> str:
         try:
-            return " | ".join(Path(self.log.name).read_text(errors="replace").strip().splitlines()[-lines:])
+            return " | ".join(
+                Path(self.log.name).read_text(errors="replace").strip().splitlines()[-lines:]
+            )
         except OSError:
             return ""
 
@@ -370,7 +433,7 @@ def _check_call(response: httpx.Response, modern: bool = False) -> str | None:
     if result.get("isError") or texts != ["3"]:
         return f"tools/call answered the wrong result: {json.dumps(result)[:200]}"
     if modern and result.get("resultType") != "complete":
-        return f"tools/call answered without resultType \"complete\" (not the 2026-07-28 shape): {json.dumps(result)[:200]}"
+        return f'tools/call answered without resultType "complete" (not the 2026-07-28 shape): {json.dumps(result)[:200]}'
     return None
 
 
@@ -380,7 +443,9 @@ def preflight(url: str, scenario: str) -> str | None:
     try:
         with httpx.Client(timeout=10.0) as client:
             if scenario == "call-modern":
-                return _check_call(client.post(url, json=CALL_MODERN, headers=MODERN_HEADERS), modern=True)
+                return _check_call(
+                    client.post(url, json=CALL_MODERN, headers=MODERN_HEADERS), modern=True
+                )
             if mode == "stateless":
                 return _check_call(client.post(url, json=CALL, headers=ACCEPT_HEADERS))
             r = client.post(url, json=INIT, headers=ACCEPT_HEADERS)
@@ -427,12 +492,25 @@ def _schedstat_wait(pid: int) -> float | None:
         return None
 
 
-def run_wrk(wrk: str, url: str, script: str, seconds: float, connections: int) -> tuple[dict | None, str, float, float]:
+def run_wrk(
+    wrk: str, url: str, script: str, seconds: float, connections: int
+) -> tuple[dict | None, str, float, float]:
     """wrk's BENCH_RESULT, its raw output, the CPU seconds it used, and the seconds it was
     runnable but waiting for its core (read from schedstat while it runs)."""
     command = pinned(
-        [wrk, "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
-         "-s", str(LUA_DIR / script), url, "--", str(connections)],
+        [
+            wrk,
+            "-t1",
+            f"-c{connections}",
+            f"-d{max(1, round(seconds))}s",
+            "--timeout",
+            "10s",
+            "-s",
+            str(LUA_DIR / script),
+            url,
+            "--",
+            str(connections),
+        ],
         WRK_CPU,
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -452,7 +530,9 @@ def load_once(wrk: str, server: Server, scenario: str, args: argparse.Namespace)
     """One measured wrk run against a running server."""
     _mode, script, _unit = SCENARIOS[scenario]
     cpu0, delay0, busy0, t0 = server.cpu_seconds(), server.run_delay(), cpu_busy(), time.monotonic()
-    result, raw, wrk_cpu, wrk_wait = run_wrk(wrk, server.url, script, args.duration, args.connections)
+    result, raw, wrk_cpu, wrk_wait = run_wrk(
+        wrk, server.url, script, args.duration, args.connections
+    )
     elapsed = time.monotonic() - t0
     server_cpu = server.cpu_seconds() - cpu0
     server_wait = server.run_delay() - delay0
@@ -466,7 +546,9 @@ def load_once(wrk: str, server: Server, scenario: str, args: argparse.Namespace)
     }
     seconds = result["duration_us"] / 1e6
     counted = result["cycles"] if scenario == "churn" else result["ok"]
-    errors = sum(result.get(k, 0) for k in ("bad", "non200", "setup_bad", "lost"))  # `codes`: which statuses
+    errors = sum(
+        result.get(k, 0) for k in ("bad", "non200", "setup_bad", "lost")
+    )  # `codes`: which statuses
     errors += sum(result[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
     noise = max(server_wait, wrk_wait) / elapsed
     return {
@@ -507,8 +589,10 @@ def measure(wrk: str, name: str, scenario: str, flags: list[str], args: argparse
             if "wrong" in sample or not sample["disturbed"]:
                 break
             if attempt < args.retries:
-                log(f"    {scenario} {name}: disturbed (server waited {sample['server_wait']:.0%}, wrk {sample['wrk_wait']:.0%}"
-                    f" of the run for a core): again")
+                log(
+                    f"    {scenario} {name}: disturbed (server waited {sample['server_wait']:.0%}, wrk {sample['wrk_wait']:.0%}"
+                    f" of the run for a core): again"
+                )
         good = [s for s in samples if "wrong" not in s]
         if not good:
             row.update(samples[-1])
@@ -543,7 +627,9 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                 "rate_max": max((r["rate"] for r in good), default=None),
                 "rate_median_undisturbed": _median([r["rate"] for r in good if not r["disturbed"]]),
                 "requests_per_s_median": _median([r["requests_per_s"] for r in good]),
-                "rate_per_cpu_s_median": _median([r["rate_per_cpu_s"] for r in good if r["rate_per_cpu_s"]]),
+                "rate_per_cpu_s_median": _median(
+                    [r["rate_per_cpu_s"] for r in good if r["rate_per_cpu_s"]]
+                ),
                 "errors": sum(r["errors"] for r in good),
                 "server_cpu_median": _median([r["server_cpu"] for r in good]),
                 "wrk_cpu_median": _median([r["wrk_cpu"] for r in good]),
@@ -553,7 +639,9 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                 "runs": len(good),
                 "other_on_server_cpu_median": _median([r["other_on_server_cpu"] for r in good]),
                 "other_on_wrk_cpu_median": _median([r["other_on_wrk_cpu"] for r in good]),
-                "statuses": ",".join(r["wrk"].get("codes", "") for r in good if r["wrk"].get("codes")),
+                "statuses": ",".join(
+                    r["wrk"].get("codes", "") for r in good if r["wrk"].get("codes")
+                ),
                 "p50_ms_median": _median([r["wrk"]["lat_p50_us"] / 1000 for r in good]),
                 "p99_ms_median": _median([r["wrk"]["lat_p99_us"] / 1000 for r in good]),
                 "wrong": wrong[0] if wrong else None,
@@ -571,10 +659,18 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
             best_names: list[str] = []
             for round_ in range(rounds):
                 measured = {
-                    r["server"]: r for r in rows
-                    if r["scenario"] == scenario and r["round"] == round_ and r.get(metric) and "wrong" not in r
+                    r["server"]: r
+                    for r in rows
+                    if r["scenario"] == scenario
+                    and r["round"] == round_
+                    and r.get(metric)
+                    and "wrong" not in r
                 }
-                rates = {name: r[metric] for name, r in measured.items() if not (clean and r.get("disturbed"))}
+                rates = {
+                    name: r[metric]
+                    for name, r in measured.items()
+                    if not (clean and r.get("disturbed"))
+                }
                 if "mcpkit" not in rates:
                     continue
                 for other, rate in rates.items():
@@ -587,8 +683,13 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                     best = max(peers, key=peers.__getitem__)
                     best_names.append(best)
                     ratios.setdefault("mcpkit/best-peer", []).append(rates["mcpkit"] / peers[best])
-            entry[key] = {k: {"median": _median(v), "min": min(v), "max": max(v), "rounds": len(v)} for k, v in ratios.items()}
-            entry[key.replace("ratios", "best_peer")] = max(set(best_names), key=best_names.count) if best_names else None
+            entry[key] = {
+                k: {"median": _median(v), "min": min(v), "max": max(v), "rounds": len(v)}
+                for k, v in ratios.items()
+            }
+            entry[key.replace("ratios", "best_peer")] = (
+                max(set(best_names), key=best_names.count) if best_names else None
+            )
         summary[scenario] = entry
     return summary
 
@@ -599,10 +700,18 @@ def _fmt(value: float | None, spec: str = ",.0f") -> str:
 
 def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds: int) -> None:
     print()
-    print(f"rate = median over {rounds} round(s), [min..max]; req/s = all HTTP requests; errors = non-200, wrong bodies,")
-    print("socket errors; srv / wrk = CPU used by the server / wrk (share of one core), each followed by its wait =")
-    print("share of the run it was runnable but its core was taken by other work; dist = runs still disturbed")
-    print("(wait > --max-wait) after the retries, of all runs; p50/p99 = wrk latency; per CPU-s = rate per")
+    print(
+        f"rate = median over {rounds} round(s), [min..max]; req/s = all HTTP requests; errors = non-200, wrong bodies,"
+    )
+    print(
+        "socket errors; srv / wrk = CPU used by the server / wrk (share of one core), each followed by its wait ="
+    )
+    print(
+        "share of the run it was runnable but its core was taken by other work; dist = runs still disturbed"
+    )
+    print(
+        "(wait > --max-wait) after the retries, of all runs; p50/p99 = wrk latency; per CPU-s = rate per"
+    )
     print("second of server CPU")
     header = (
         f"{'scenario':<15} {'server':<9} {'rate':>10} {'unit':<8} {'[min..max]':>19} {'req/s':>8} {'errors':>6} "
@@ -635,11 +744,21 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
                 print(f"{'':<25} (a round failed: {s['wrong'][:150]})")
     keys = ["mcpkit/bare", "mcpkit/best-peer", *(f"mcpkit/{p}" for p in PEER_NAMES)]
     for key, best_key, title in (
-        ("ratios", "best_peer", "ratios of mcpkit's rate, taken within each round (median [min..max])"),
-        ("ratios_undisturbed", "best_peer_undisturbed",
-         "the same, from undisturbed pairs only (both runs of the pair waited <= --max-wait for their cores)"),
-        ("ratios_per_cpu_s", "best_peer_per_cpu_s",
-         "ratios of mcpkit's rate per server CPU-second (cost per call; less sensitive to a busy machine)"),
+        (
+            "ratios",
+            "best_peer",
+            "ratios of mcpkit's rate, taken within each round (median [min..max])",
+        ),
+        (
+            "ratios_undisturbed",
+            "best_peer_undisturbed",
+            "the same, from undisturbed pairs only (both runs of the pair waited <= --max-wait for their cores)",
+        ),
+        (
+            "ratios_per_cpu_s",
+            "best_peer_per_cpu_s",
+            "ratios of mcpkit's rate per server CPU-second (cost per call; less sensitive to a busy machine)",
+        ),
     ):
         print()
         print(title)
@@ -661,7 +780,10 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
     print("targets (all rounds | undisturbed pairs only | per server CPU-second)")
 
     def trio(scenario: str, ratio: str) -> list[float | None]:
-        return [summary[scenario][k].get(ratio, {}).get("median") for k in ("ratios", "ratios_undisturbed", "ratios_per_cpu_s")]
+        return [
+            summary[scenario][k].get(ratio, {}).get("median")
+            for k in ("ratios", "ratios_undisturbed", "ratios_per_cpu_s")
+        ]
 
     def show(values: list[float | None], spec: str) -> str:
         return " | ".join("-" if v is None else format(v, spec) for v in values)
@@ -680,7 +802,11 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
             print(f"  {scenario}: mcpkit >= 2x fastest peer .... {show(best, '.2f')}  {verdict}")
     if "churn" in summary:
         s = summary["churn"]["servers"].get("mcpkit", {})
-        rates = [s.get("rate_median"), s.get("rate_median_undisturbed"), s.get("rate_per_cpu_s_median")]
+        rates = [
+            s.get("rate_median"),
+            s.get("rate_median_undisturbed"),
+            s.get("rate_per_cpu_s_median"),
+        ]
         if rates[0] is not None:
             verdict = "met" if min(v for v in rates if v is not None) >= 5000 else "NOT met"
             print(f"  churn: mcpkit >= 5,000 cycles/s ......... {show(rates, ',.0f')}  {verdict}")
@@ -708,20 +834,41 @@ def profile(wrk: str, name: str, scenario: str, flags: list[str], args: argparse
             sys.exit(f"{name} is not answering {scenario}: {problem}")
         run_wrk(wrk, server.url, script, args.warmup or 2, args.connections)
         spy = subprocess.Popen(
-            pinned([str(py_spy), "record", "--pid", str(server.proc.pid), "--format", "raw", "--rate", "200",
-                    "--nonblocking", "--duration", str(int(args.duration)), "--output", out.name], WRK_CPU),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            pinned(
+                [
+                    str(py_spy),
+                    "record",
+                    "--pid",
+                    str(server.proc.pid),
+                    "--format",
+                    "raw",
+                    "--rate",
+                    "200",
+                    "--nonblocking",
+                    "--duration",
+                    str(int(args.duration)),
+                    "--output",
+                    out.name,
+                ],
+                WRK_CPU,
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         cpu0 = server.cpu_seconds()
-        result, _raw, _cpu, _wait = run_wrk(wrk, server.url, script, args.duration, args.connections)
+        result, _raw, _cpu, _wait = run_wrk(
+            wrk, server.url, script, args.duration, args.connections
+        )
         server_cpu = server.cpu_seconds() - cpu0
         spy.wait(args.duration + 30)
         per_request_us = None
         if result:
             counted = result["cycles"] if scenario == "churn" else result["ok"]
             per_request_us = server_cpu / result["requests"] * 1e6 if result["requests"] else None
-            print(f"{name} {scenario} under py-spy: {counted / (result['duration_us'] / 1e6):,.0f} {unit},"
-                  f" {per_request_us:.1f} µs of server CPU per HTTP request")
+            print(
+                f"{name} {scenario} under py-spy: {counted / (result['duration_us'] / 1e6):,.0f} {unit},"
+                f" {per_request_us:.1f} µs of server CPU per HTTP request"
+            )
         print_profile(Path(out.name), args.top, per_request_us)
     finally:
         server.stop()
@@ -756,7 +903,9 @@ def print_profile(path: Path, top: int, per_request_us: float | None = None) -> 
         stack, _, count_text = line.rpartition(" ")
         if not stack or not count_text.isdigit():
             continue
-        frames = [f for f in stack.split(";") if " (" in f and not f.startswith(("process ", "thread "))]
+        frames = [
+            f for f in stack.split(";") if " (" in f and not f.startswith(("process ", "thread "))
+        ]
         if not frames:
             continue
         count = int(count_text)
@@ -777,7 +926,9 @@ def print_profile(path: Path, top: int, per_request_us: float | None = None) -> 
         print("py-spy recorded no samples")
         return
     print(f"{samples} samples of the server's main thread while on CPU")
-    print("\nown time by package (the innermost Python frame; time in C code called from Python counts for its caller;")
+    print(
+        "\nown time by package (the innermost Python frame; time in C code called from Python counts for its caller;"
+    )
     print("'asyncio' = the event loop itself, uvloop's C code included)")
     for area, count in sorted(areas.items(), key=lambda kv: -kv[1]):
         us = f"  ~{count / samples * per_request_us:5.1f} µs/request" if per_request_us else ""
@@ -789,7 +940,9 @@ def print_profile(path: Path, top: int, per_request_us: float | None = None) -> 
     for frame, count in sorted(own_line.items(), key=lambda kv: -kv[1])[:top]:
         print(f"  {count / samples:6.1%}  {frame}")
     print(f"\ntop {top} mcpkit functions by total time (the function and everything it called)")
-    mine = [(k, c) for k, c in total_fn.items() if _area(k.rpartition(" (")[2].rstrip(")")) == "mcpkit"]
+    mine = [
+        (k, c) for k, c in total_fn.items() if _area(k.rpartition(" (")[2].rstrip(")")) == "mcpkit"
+    ]
     for key, count in sorted(mine, key=lambda kv: -kv[1])[:top]:
         print(f"  {count / samples:6.1%}  {key}")
 
@@ -798,29 +951,76 @@ def print_profile(path: Path, top: int, per_request_us: float | None = None) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured per server and scenario (default 10)")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of unmeasured load first (default 2; 0 = none)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=10.0,
+        help="seconds measured per server and scenario (default 10)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=2.0,
+        help="seconds of unmeasured load first (default 2; 0 = none)",
+    )
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (default 16)")
-    parser.add_argument("--max-wait", type=float, default=0.10,
-                        help="a run is 'disturbed' when the server or wrk waited longer than this share of it for "
-                             "their core (other work on the machine); default 0.10")
-    parser.add_argument("--retries", type=int, default=2,
-                        help="measure a disturbed run again, up to this many times, keeping the least disturbed (default 2)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported (default 3)")
-    parser.add_argument("--only", nargs="+", choices=list(SERVERS), help="servers to run (default: all)")
-    parser.add_argument("--scenarios", nargs="+", choices=list(SCENARIOS), help="scenarios to run (default: all)")
-    parser.add_argument("--http", choices=["auto", "httptools", "h11"], default="auto",
-                        help="uvicorn HTTP stack for every server (auto: uvloop+httptools where both venvs have them)")
-    parser.add_argument("--mcpkit-source", default="worktree", metavar="REV",
-                        help="serve mcpkit from the work tree (default) or from git revision REV, e.g. HEAD "
-                             "(a snapshot: edits made during the run don't change what is measured)")
-    parser.add_argument("--upgrade-peers", action="store_true", help="reinstall the peers at their latest versions")
-    parser.add_argument("--json", type=Path, help="also write the JSON results here (a path outside the repository)")
-    parser.add_argument("--profile", choices=list(SCENARIOS),
-                        help="instead: profile mcpkit (or the first --only server) under this scenario with py-spy")
-    parser.add_argument("--top", type=int, default=25, help="frames shown by --profile (default 25)")
-    parser.add_argument("--profile-out", type=Path, help="keep py-spy's raw (collapsed) stacks here, outside the repository")
+    parser.add_argument(
+        "--max-wait",
+        type=float,
+        default=0.10,
+        help="a run is 'disturbed' when the server or wrk waited longer than this share of it for "
+        "their core (other work on the machine); default 0.10",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=2,
+        help="measure a disturbed run again, up to this many times, keeping the least disturbed (default 2)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds; medians are reported (default 3)"
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=list(SERVERS), help="servers to run (default: all)"
+    )
+    parser.add_argument(
+        "--scenarios", nargs="+", choices=list(SCENARIOS), help="scenarios to run (default: all)"
+    )
+    parser.add_argument(
+        "--http",
+        choices=["auto", "httptools", "h11"],
+        default="auto",
+        help="uvicorn HTTP stack for every server (auto: uvloop+httptools where both venvs have them)",
+    )
+    parser.add_argument(
+        "--mcpkit-source",
+        default="worktree",
+        metavar="REV",
+        help="serve mcpkit from the work tree (default) or from git revision REV, e.g. HEAD "
+        "(a snapshot: edits made during the run don't change what is measured)",
+    )
+    parser.add_argument(
+        "--upgrade-peers", action="store_true", help="reinstall the peers at their latest versions"
+    )
+    parser.add_argument(
+        "--json", type=Path, help="also write the JSON results here (a path outside the repository)"
+    )
+    parser.add_argument(
+        "--profile",
+        choices=list(SCENARIOS),
+        help="instead: profile mcpkit (or the first --only server) under this scenario with py-spy",
+    )
+    parser.add_argument(
+        "--top", type=int, default=25, help="frames shown by --profile (default 25)"
+    )
+    parser.add_argument(
+        "--profile-out",
+        type=Path,
+        help="keep py-spy's raw (collapsed) stacks here, outside the repository",
+    )
     args = parser.parse_args()
     for option, value in (("--json", args.json), ("--profile-out", args.profile_out)):
         if value is not None and (value.resolve() == ROOT or ROOT in value.resolve().parents):
@@ -850,9 +1050,23 @@ def run(args: argparse.Namespace) -> None:
     if args.mcpkit_source != "worktree":
         mcpkit_source = f"git {use_mcpkit_snapshot(args.mcpkit_source)} (snapshot)"
     else:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "src"], capture_output=True, text=True, check=False)
-        mcpkit_source = "work tree at " + head.stdout.strip() + (" + uncommitted src changes" if dirty.stdout.strip() else "")
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "src"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        mcpkit_source = (
+            "work tree at "
+            + head.stdout.strip()
+            + (" + uncommitted src changes" if dirty.stdout.strip() else "")
+        )
     log(f"mcpkit served from the {mcpkit_source}")
 
     if args.profile:
@@ -863,7 +1077,11 @@ def run(args: argparse.Namespace) -> None:
         "mcpkit": _versions(PROJECT_PY, ["mcpkit"]).get("mcpkit"),
         "mcpkit source": mcpkit_source,
         "uvicorn (project)": _versions(PROJECT_PY, ["uvicorn"]).get("uvicorn"),
-        **({"uvicorn (peers)": _versions(PEERS_PY, ["uvicorn"]).get("uvicorn")} if wanted_peers else {}),
+        **(
+            {"uvicorn (peers)": _versions(PEERS_PY, ["uvicorn"]).get("uvicorn")}
+            if wanted_peers
+            else {}
+        ),
         **{p: v for p, v in peer_versions.items()},
     }
     log(f"versions: {versions}")
@@ -885,7 +1103,9 @@ def run(args: argparse.Namespace) -> None:
                 row["round"] = round_
                 rows.append(row)
                 if "wrong" in row:
-                    log(f"round {round_ + 1}/{args.rounds} {scenario:<15} {name:<9} WRONG: {row['wrong'][:300]}")
+                    log(
+                        f"round {round_ + 1}/{args.rounds} {scenario:<15} {name:<9} WRONG: {row['wrong'][:300]}"
+                    )
                 else:
                     log(
                         f"round {round_ + 1}/{args.rounds} {scenario:<15} {name:<9} {row['rate']:>9,.0f} {SCENARIOS[scenario][2]}"
@@ -898,17 +1118,28 @@ def run(args: argparse.Namespace) -> None:
     document = {
         "date": started.isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-        "machine": {"cpus": os.cpu_count(), "loadavg_before": load_before, "loadavg_after": os.getloadavg()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "loadavg_before": load_before,
+            "loadavg_after": os.getloadavg(),
+        },
         "config": {
-            "duration_s": args.duration, "warmup_s": args.warmup, "connections": args.connections,
-            "rounds": args.rounds, "uvicorn_flags": flags, "server_cpu": SERVER_CPU, "wrk_cpu": WRK_CPU,
+            "duration_s": args.duration,
+            "warmup_s": args.warmup,
+            "connections": args.connections,
+            "rounds": args.rounds,
+            "uvicorn_flags": flags,
+            "server_cpu": SERVER_CPU,
+            "wrk_cpu": WRK_CPU,
         },
         "versions": versions,
         "summary": summary,
         "runs": rows,
     }
     text = json.dumps(document, indent=1, default=str)
-    print(f"\nJSON (bench/results/http-{started:%Y-%m-%d}.json, not written: results stay out of git)")
+    print(
+        f"\nJSON (bench/results/http-{started:%Y-%m-%d}.json, not written: results stay out of git)"
+    )
     print(text)
     if args.json is not None:
         args.json.write_text(text)

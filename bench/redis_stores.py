@@ -50,12 +50,27 @@ sys.path.insert(0, str(HERE))
 from _pinning import pinned
 
 SERVER_CPU, LOAD_CPU = 1, 0
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
-INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
 }
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json", "mcp-protocol-version": "2025-11-25"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-11-25",
+}
 
 
 def log(message: str) -> None:
@@ -87,8 +102,14 @@ def serve(kind: str, port: int, redis_url: str) -> None:
     fast = {}
     if importlib.util.find_spec("httptools") and importlib.util.find_spec("uvloop"):
         fast = {"loop": "uvloop", "http": "httptools"}
-    uvicorn.run(create_asgi_app(McpServerApp(Bench), options), host="127.0.0.1", port=port,
-                log_level="warning", access_log=False, **fast)
+    uvicorn.run(
+        create_asgi_app(McpServerApp(Bench), options),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        **fast,
+    )
 
 
 # --- processes -----------------------------------------------------------------------------
@@ -117,9 +138,24 @@ class Redis:
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="mcpkit-bench-redis-")
         self.process = subprocess.Popen(
-            pinned([binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--dir", self.dir], LOAD_CPU),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pinned(
+                [
+                    binary,
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    self.dir,
+                ],
+                LOAD_CPU,
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         wait_port(self.port)
         self.url = f"redis://127.0.0.1:{self.port}/0"
@@ -151,10 +187,27 @@ class Server:
         self.kind = kind
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT / "src"), str(EXTRAS) if EXTRAS.exists() else "") if p))
+        env = dict(
+            os.environ,
+            PYTHONPATH=os.pathsep.join(
+                p for p in (str(ROOT / "src"), str(EXTRAS) if EXTRAS.exists() else "") if p
+            ),
+        )
         python = str(PROJECT_PY if PROJECT_PY.exists() else sys.executable)
         self.process = subprocess.Popen(
-            pinned([python, __file__, "--serve", kind, "--port", str(self.port), "--redis-url", redis_url], SERVER_CPU),
+            pinned(
+                [
+                    python,
+                    __file__,
+                    "--serve",
+                    kind,
+                    "--port",
+                    str(self.port),
+                    "--redis-url",
+                    redis_url,
+                ],
+                SERVER_CPU,
+            ),
             env=env,
         )
         wait_port(self.port)
@@ -176,8 +229,19 @@ class Server:
 
 def run_wrk(wrk: str, url: str, script: str, seconds: float, connections: int) -> dict | None:
     command = pinned(
-        [wrk, "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s",
-         "-s", str(LUA_DIR / script), url, "--", str(connections)],
+        [
+            wrk,
+            "-t1",
+            f"-c{connections}",
+            f"-d{max(1, round(seconds))}s",
+            "--timeout",
+            "10s",
+            "-s",
+            str(LUA_DIR / script),
+            url,
+            "--",
+            str(connections),
+        ],
         LOAD_CPU,
     )
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -189,7 +253,10 @@ def run_wrk(wrk: str, url: str, script: str, seconds: float, connections: int) -
     good = raw.get("ok", 0) or raw.get("cycles", 0)
     return {
         "count": good,
-        "errors": raw.get("bad", 0) + raw.get("non200", 0) + raw.get("err_status", 0) + raw.get("err_timeout", 0),
+        "errors": raw.get("bad", 0)
+        + raw.get("non200", 0)
+        + raw.get("err_status", 0)
+        + raw.get("err_timeout", 0),
         "seconds": raw["duration_us"] / 1e6,
         "p50_ms": raw["lat_p50_us"] / 1000,
         "p99_ms": raw["lat_p99_us"] / 1000,
@@ -204,22 +271,31 @@ async def httpx_load(urls: list[str], seconds: float, connections: int) -> dict:
 
     latencies: list[float] = []
     errors = 0
-    limits = httpx.Limits(max_connections=connections * len(urls), max_keepalive_connections=connections * len(urls))
+    limits = httpx.Limits(
+        max_connections=connections * len(urls), max_keepalive_connections=connections * len(urls)
+    )
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+
         async def session(worker: int) -> None:
             nonlocal errors
             first = urls[worker % len(urls)]
             reply = await http.post(first, json=INIT, headers=HEADERS)
             sid = reply.headers["mcp-session-id"]
             headers = dict(HEADERS, **{"mcp-session-id": sid})
-            await http.post(urls[(worker + 1) % len(urls)], json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+            await http.post(
+                urls[(worker + 1) % len(urls)],
+                json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                headers=headers,
+            )
             await ready.wait()
             n = worker
             while time.monotonic() < stop_at:
                 started = time.perf_counter()
                 response = await http.post(urls[n % len(urls)], json=CALL, headers=headers)
                 n += 1
-                if response.status_code != 200 or b'"text":"3"' not in response.content.replace(b" ", b""):
+                if response.status_code != 200 or b'"text":"3"' not in response.content.replace(
+                    b" ", b""
+                ):
                     errors += 1
                 latencies.append(time.perf_counter() - started)
 
@@ -265,26 +341,38 @@ def one_round(args: argparse.Namespace, redis: Redis, wrk: str | None) -> list[d
     def record(kind: str, scenario: str, result: dict) -> None:
         rows.append({"stores": kind, "scenario": scenario, **result})
         rate = result.get("rate")
-        log(f"  {kind:<7} {scenario:<13} " + (f"{rate:10.0f}/s" if rate else result.get("wrong", "?")))
+        log(
+            f"  {kind:<7} {scenario:<13} "
+            + (f"{rate:10.0f}/s" if rate else result.get("wrong", "?"))
+        )
 
     for kind in ("memory", "redis"):
         redis.flush()
         server = Server(kind, redis.url)
         try:
             if wrk is not None:
-                for scenario, script in (("call-session", "call_session.lua"), ("churn", "churn.lua")):
+                for scenario, script in (
+                    ("call-session", "call_session.lua"),
+                    ("churn", "churn.lua"),
+                ):
                     if args.warmup > 0:
                         run_wrk(wrk, server.url, script, args.warmup, args.connections)
-                    load = functools.partial(run_wrk, wrk, server.url, script, args.duration, args.connections)
+                    load = functools.partial(
+                        run_wrk, wrk, server.url, script, args.duration, args.connections
+                    )
                     record(kind, scenario, measured(load, [server], redis))
-            load = functools.partial(asyncio.run, httpx_load([server.url], args.duration, args.connections))
+            load = functools.partial(
+                asyncio.run, httpx_load([server.url], args.duration, args.connections)
+            )
             record(kind, "httpx-one", measured(load, [server], redis))
         finally:
             server.close()
     redis.flush()
     pair = [Server("redis", redis.url), Server("redis", redis.url)]
     try:
-        load = functools.partial(asyncio.run, httpx_load([s.url for s in pair], args.duration, args.connections))
+        load = functools.partial(
+            asyncio.run, httpx_load([s.url for s in pair], args.duration, args.connections)
+        )
         record("redis", "spread", measured(load, pair, redis))
     finally:
         for server in pair:
@@ -302,17 +390,29 @@ def report(rounds: list[list[dict]]) -> dict:
         values = [r[field] for r in table.get(key, []) if field in r]
         return statistics.median(values) if values else float("nan")
 
-    print(f"\n{'stores':<7} {'scenario':<13} {'rate/s':>9} {'µs/req':>8} {'srv CPU µs':>10} {'srv busy':>8} {'redis CPU µs':>12} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}")
+    print(
+        f"\n{'stores':<7} {'scenario':<13} {'rate/s':>9} {'µs/req':>8} {'srv CPU µs':>10} {'srv busy':>8} {'redis CPU µs':>12} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}"
+    )
     summary: dict = {"runs": {}, "ratios": {}}
-    for (stores, scenario) in sorted(table, key=lambda k: (k[1], k[0])):
+    for stores, scenario in sorted(table, key=lambda k: (k[1], k[0])):
         key = (stores, scenario)
         rate = med(key, "rate")
         errors = sum(r.get("errors", 0) for r in table[key])
-        print(f"{stores:<7} {scenario:<13} {rate:9.0f} {1e6 / rate if rate else float('nan'):8.1f} {med(key, 'server_cpu_us'):10.1f} {med(key, 'server_util'):8.0%} "
-              f"{med(key, 'redis_cpu_us'):12.1f} {med(key, 'p50_ms'):7.2f} {med(key, 'p99_ms'):7.2f} {errors:6d}")
-        summary["runs"][f"{stores}/{scenario}"] = {f: med(key, f) for f in ("rate", "server_cpu_us", "server_util", "redis_cpu_us", "p50_ms", "p99_ms")}
+        print(
+            f"{stores:<7} {scenario:<13} {rate:9.0f} {1e6 / rate if rate else float('nan'):8.1f} {med(key, 'server_cpu_us'):10.1f} {med(key, 'server_util'):8.0%} "
+            f"{med(key, 'redis_cpu_us'):12.1f} {med(key, 'p50_ms'):7.2f} {med(key, 'p99_ms'):7.2f} {errors:6d}"
+        )
+        summary["runs"][f"{stores}/{scenario}"] = {
+            f: med(key, f)
+            for f in ("rate", "server_cpu_us", "server_util", "redis_cpu_us", "p50_ms", "p99_ms")
+        }
     print()
-    for scenario, base in (("call-session", "memory"), ("churn", "memory"), ("httpx-one", "memory"), ("spread", None)):
+    for scenario, base in (
+        ("call-session", "memory"),
+        ("churn", "memory"),
+        ("httpx-one", "memory"),
+        ("spread", None),
+    ):
         redis_rows = table.get(("redis", scenario))
         base_key = ("memory", scenario) if base else ("redis", "httpx-one")
         base_rows = table.get(base_key)
@@ -327,20 +427,29 @@ def report(rounds: list[list[dict]]) -> dict:
         ratio = statistics.median(ratios)
         extra_us = 1e6 / med(("redis", scenario), "rate") - 1e6 / med(base_key, "rate")
         versus = f"{base_key[0]}/{base_key[1]}"
-        print(f"redis/{scenario:<13} vs {versus:<20} throughput x{ratio:.2f}   wall cost per request {extra_us:+.1f} µs "
-              f"(server CPU {med(('redis', scenario), 'server_cpu_us') - med(base_key, 'server_cpu_us'):+.1f} µs, "
-              f"Redis CPU {med(('redis', scenario), 'redis_cpu_us'):.1f} µs)")
-        summary["ratios"][f"redis/{scenario} vs {versus}"] = {"throughput": ratio, "extra_us_per_request": extra_us}
+        print(
+            f"redis/{scenario:<13} vs {versus:<20} throughput x{ratio:.2f}   wall cost per request {extra_us:+.1f} µs "
+            f"(server CPU {med(('redis', scenario), 'server_cpu_us') - med(base_key, 'server_cpu_us'):+.1f} µs, "
+            f"Redis CPU {med(('redis', scenario), 'redis_cpu_us'):.1f} µs)"
+        )
+        summary["ratios"][f"redis/{scenario} vs {versus}"] = {
+            "throughput": ratio,
+            "extra_us_per_request": extra_us,
+        }
     return summary
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per measured run")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds of wrk warm-up per run")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--json", type=Path, help="also write the summary here (outside the repository)")
+    parser.add_argument(
+        "--json", type=Path, help="also write the summary here (outside the repository)"
+    )
     parser.add_argument("--serve", choices=("memory", "redis"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--redis-url", help=argparse.SUPPRESS)
@@ -352,7 +461,9 @@ def main() -> None:
         sys.exit("--json must point outside the repository")
     wrk = shutil.which("wrk")
     if wrk is None:
-        log("wrk not found (apt-get install -y wrk): call-session and churn are skipped, httpx load only")
+        log(
+            "wrk not found (apt-get install -y wrk): call-session and churn are skipped, httpx load only"
+        )
     redis = Redis()
     try:
         rounds = []
@@ -362,7 +473,12 @@ def main() -> None:
     finally:
         redis.close()
     summary = report(rounds)
-    summary["settings"] = {"duration": args.duration, "connections": args.connections, "rounds": args.rounds, "wrk": bool(wrk)}
+    summary["settings"] = {
+        "duration": args.duration,
+        "connections": args.connections,
+        "rounds": args.rounds,
+        "wrk": bool(wrk),
+    }
     print(json.dumps(summary, indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps(summary, indent=2))

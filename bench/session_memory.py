@@ -24,13 +24,22 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import http_load  # noqa: E402  (re-executes under the project venv when httpx is missing)
-from http_load import (  # noqa: E402
-    ACCEPT_HEADERS, CALL, INIT, INITIALIZED, _check_call, PEER_NAMES, SERVERS, Server, ensure_fast_http, ensure_peers, preflight,
+import http_load
+import httpx
+from _pinning import pin_self
+from http_load import (
+    ACCEPT_HEADERS,
+    CALL,
+    INIT,
+    INITIALIZED,
+    PEER_NAMES,
+    SERVERS,
+    Server,
+    _check_call,
+    ensure_fast_http,
+    ensure_peers,
+    preflight,
 )
-import httpx  # noqa: E402
-
-from _pinning import pin_self  # noqa: E402
 
 TARGET_BYTES = 3 * 1024  # the project's goal for mcpkit: <= 3 KiB per idle session
 
@@ -61,7 +70,9 @@ async def open_sessions(url: str, count: int, connections: int, opened: list[str
                     if r.status_code != 200 or not session:
                         failures += 1
                         continue
-                    r = await client.post(url, json=INITIALIZED, headers={**ACCEPT_HEADERS, "Mcp-Session-Id": session})
+                    r = await client.post(
+                        url, json=INITIALIZED, headers={**ACCEPT_HEADERS, "Mcp-Session-Id": session}
+                    )
                     if r.status_code not in (200, 202, 204):
                         failures += 1
                     else:
@@ -93,7 +104,9 @@ def measure(name: str, flags: list[str], args: argparse.Namespace) -> dict:
         failures += asyncio.run(open_sessions(server.url, half, args.connections, opened))
         settle()
         middle = rss_bytes(pid)
-        failures += asyncio.run(open_sessions(server.url, args.sessions - half, args.connections, opened))
+        failures += asyncio.run(
+            open_sessions(server.url, args.sessions - half, args.connections, opened)
+        )
         settle()
         after = rss_bytes(pid)
         if server.proc.poll() is not None:
@@ -101,7 +114,11 @@ def measure(name: str, flags: list[str], args: argparse.Namespace) -> dict:
         # the sessions are still there: the oldest and newest measured ones answer a call
         for session in (opened[0], opened[-1]):
             with httpx.Client(timeout=10.0) as client:
-                problem = _check_call(client.post(server.url, json=CALL, headers={**ACCEPT_HEADERS, "Mcp-Session-Id": session}))
+                problem = _check_call(
+                    client.post(
+                        server.url, json=CALL, headers={**ACCEPT_HEADERS, "Mcp-Session-Id": session}
+                    )
+                )
             if problem:
                 return {"server": name, "wrong": f"a measured session no longer answers: {problem}"}
         made = args.sessions  # failures are reported; a failed session adds (almost) nothing
@@ -120,14 +137,34 @@ def measure(name: str, flags: list[str], args: argparse.Namespace) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sessions", type=int, default=5000, help="idle sessions measured (default 5000)")
-    parser.add_argument("--warm", type=int, default=200, help="sessions opened before the baseline (default 200)")
-    parser.add_argument("--connections", type=int, default=32, help="keep-alive connections of the client (default 32)")
-    parser.add_argument("--servers", nargs="+", choices=[s for s in SERVERS if s != "bare"], default=["mcpkit", "official"])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sessions", type=int, default=5000, help="idle sessions measured (default 5000)"
+    )
+    parser.add_argument(
+        "--warm", type=int, default=200, help="sessions opened before the baseline (default 200)"
+    )
+    parser.add_argument(
+        "--connections",
+        type=int,
+        default=32,
+        help="keep-alive connections of the client (default 32)",
+    )
+    parser.add_argument(
+        "--servers",
+        nargs="+",
+        choices=[s for s in SERVERS if s != "bare"],
+        default=["mcpkit", "official"],
+    )
     parser.add_argument("--http", choices=["auto", "httptools", "h11"], default="auto")
-    parser.add_argument("--mcpkit-source", default="worktree", metavar="REV",
-                        help="serve mcpkit from the work tree (default) or a snapshot of git revision REV")
+    parser.add_argument(
+        "--mcpkit-source",
+        default="worktree",
+        metavar="REV",
+        help="serve mcpkit from the work tree (default) or a snapshot of git revision REV",
+    )
     args = parser.parse_args()
     try:
         run(args)
@@ -139,7 +176,9 @@ def run(args: argparse.Namespace) -> None:
     if args.sessions < 2:
         sys.exit("--sessions: at least 2")
     if args.sessions + args.warm + 10 > 10_000:
-        print("note: mcpkit and the official SDK cap sessions at 10,000 by default", file=sys.stderr)
+        print(
+            "note: mcpkit and the official SDK cap sessions at 10,000 by default", file=sys.stderr
+        )
 
     pin_self(http_load.WRK_CPU)
     wanted_peers = [s for s in args.servers if s in PEER_NAMES]
@@ -149,10 +188,14 @@ def run(args: argparse.Namespace) -> None:
     source = "work tree"
     if args.mcpkit_source != "worktree":
         source = f"git {http_load.use_mcpkit_snapshot(args.mcpkit_source)} (snapshot)"
-    print(f"mcpkit served from the {source}; uvicorn {' '.join(flags)}; {args.sessions:,} sessions after {args.warm} warm-up sessions")
+    print(
+        f"mcpkit served from the {source}; uvicorn {' '.join(flags)}; {args.sessions:,} sessions after {args.warm} warm-up sessions"
+    )
 
     results = []
-    print(f"{'server':<9} {'sessions':>8} {'failed':>6} {'RSS before':>11} {'RSS after':>10} {'bytes/session':>13} {'1st half':>9} {'2nd half':>9}")
+    print(
+        f"{'server':<9} {'sessions':>8} {'failed':>6} {'RSS before':>11} {'RSS after':>10} {'bytes/session':>13} {'1st half':>9} {'2nd half':>9}"
+    )
     for name in servers:
         r = measure(name, flags, args)
         results.append(r)
@@ -166,8 +209,19 @@ def run(args: argparse.Namespace) -> None:
     mine = next((r for r in results if r["server"] == "mcpkit" and "bytes_per_session" in r), None)
     if mine:
         verdict = "met" if mine["bytes_per_session"] <= TARGET_BYTES else "NOT met"
-        print(f"\ntarget: mcpkit <= 3 KiB per idle session ... {mine['bytes_per_session'] / 1024:.2f} KiB  {verdict}")
-    print(json.dumps({"mcpkit_source": source, "versions": versions, "uvicorn_flags": flags, "results": results}))
+        print(
+            f"\ntarget: mcpkit <= 3 KiB per idle session ... {mine['bytes_per_session'] / 1024:.2f} KiB  {verdict}"
+        )
+    print(
+        json.dumps(
+            {
+                "mcpkit_source": source,
+                "versions": versions,
+                "uvicorn_flags": flags,
+                "results": results,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

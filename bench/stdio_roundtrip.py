@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _pinning import pin_self, pinned  # noqa: E402
+from _pinning import pin_self, pinned
 
 HERE = Path(__file__).resolve().parent
 SERVERS = {
@@ -36,7 +36,9 @@ class PipeClient:
     """A blocking newline-JSON client: as little client overhead as Python allows."""
 
     def __init__(self, command: list[str]) -> None:
-        self.proc = subprocess.Popen(pinned(command, 1), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            pinned(command, 1), stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
         assert self.proc.stdin and self.proc.stdout
         self.out = self.proc.stdin.fileno()
         self.reader = self.proc.stdout
@@ -49,8 +51,18 @@ class PipeClient:
         return decode(self.reader.readline())
 
     def initialize(self) -> None:
-        reply = self.call({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+        reply = self.call(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "1"},
+                },
+            }
+        )
         assert "result" in reply, reply
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -66,7 +78,12 @@ def measure(command: list[str], calls: int) -> float:
     client = PipeClient(command)
     try:
         client.initialize()
-        request = {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+        request = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+        }
         for i in range(200):  # warm-up
             request["id"] = i + 1
             client.call(request)
@@ -104,7 +121,7 @@ def main() -> None:
     args = parser.parse_args()
     pin_self(0)
     best: dict[str, float] = {}
-    for round_no in range(args.rounds):
+    for _round in range(args.rounds):
         for name, command in SERVERS.items():  # interleaved: the machine is noisy
             rate = measure(command, args.calls)
             best[name] = max(best.get(name, 0.0), rate)

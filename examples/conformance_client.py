@@ -28,8 +28,9 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from mcpkit import McpClient
 from mcpkit.auth.client import IdJagTokenExchange, OAuthClientMetadata, OAuthClientProvider
@@ -73,7 +74,9 @@ def value_for(schema: dict[str, Any]) -> Any:
 
 def arguments_for(input_schema: dict[str, Any]) -> dict[str, Any]:
     properties = input_schema.get("properties") or {}
-    return {name: value_for(schema) for name, schema in properties.items() if isinstance(schema, dict)}
+    return {
+        name: value_for(schema) for name, schema in properties.items() if isinstance(schema, dict)
+    }
 
 
 async def accept_with_defaults(params: dict[str, Any]) -> dict[str, Any]:
@@ -113,14 +116,18 @@ async def headless_authorize(url: str) -> str:
         response = await http.get(url)
     location = response.headers.get("location")
     if response.status_code not in (301, 302, 303, 307, 308) or not location:
-        raise RuntimeError(f"authorization endpoint answered {response.status_code} without a redirect")
+        raise RuntimeError(
+            f"authorization endpoint answered {response.status_code} without a redirect"
+        )
     return location
 
 
 def oauth_provider(url: str, scenario: str, context: dict[str, Any]) -> OAuthClientProvider:
     """The ``OAuthClientProvider`` a scenario calls for, from the suite's context."""
     kwargs: dict[str, Any] = {
-        "client_metadata": OAuthClientMetadata(redirect_uris=[REDIRECT_URI], client_name="mcpkit-conformance-client"),
+        "client_metadata": OAuthClientMetadata(
+            redirect_uris=[REDIRECT_URI], client_name="mcpkit-conformance-client"
+        ),
         "authorize": headless_authorize,
         "client_metadata_url": CLIENT_METADATA_URL,
         "dpop": scenario in ("auth/dpop", "auth/dpop-nonce"),
@@ -137,7 +144,9 @@ def oauth_provider(url: str, scenario: str, context: dict[str, Any]) -> OAuthCli
     if context.get("idp_id_token"):  # enterprise-managed: ID token -> ID-JAG -> access token
         kwargs["grant_type"] = "jwt_bearer"
         kwargs["assertion"] = IdJagTokenExchange(
-            context["idp_token_endpoint"], context["idp_id_token"], client_id=context.get("idp_client_id")
+            context["idp_token_endpoint"],
+            context["idp_id_token"],
+            client_id=context.get("idp_client_id"),
         )
     if context.get("private_key_pem"):
         kwargs["private_key"] = context["private_key_pem"]

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from fixtures_2026 import Conformance2026
 from fixtures_tasks import ConformanceTasks
+
 from mcpkit import (
     Audio,
     Image,
@@ -313,7 +314,9 @@ class Everything:
     def json_schema_2020_12_tool(self, **arguments: Any) -> str:
         return f"Received arguments: {json.dumps(arguments, sort_keys=True)}"
 
-    @mcp_tool(description="Closes its SSE stream mid-call; the client resumes and gets the result (SEP-1699)")
+    @mcp_tool(
+        description="Closes its SSE stream mid-call; the client resumes and gets the result (SEP-1699)"
+    )
     async def test_reconnection(self, ctx: McpToolContext) -> str:
         await ctx.close_sse_stream()  # a no-op off Streamable HTTP
         await asyncio.sleep(0.1)
@@ -383,7 +386,7 @@ class Everything:
         return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
 
     @mcp_prompt(description="A prompt that embeds a resource")
-    def test_prompt_with_embedded_resource(self, resourceUri: str) -> list:  # noqa: N803
+    def test_prompt_with_embedded_resource(self, resourceUri: str) -> list:
         """A prompt that embeds a resource.
 
         Args:

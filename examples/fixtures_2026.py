@@ -12,8 +12,16 @@ from mcpkit import McpCatalogManager, McpToolContext, mcp_prompt, mcp_server, mc
 
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 CONFIRM_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-CONTEXT_SCHEMA = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
-COLOR_SCHEMA = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}
+CONTEXT_SCHEMA = {
+    "type": "object",
+    "properties": {"context": {"type": "string"}},
+    "required": ["context"],
+}
+COLOR_SCHEMA = {
+    "type": "object",
+    "properties": {"color": {"type": "string"}},
+    "required": ["color"],
+}
 STATE_MARKER = "conformance-request-state"
 
 
@@ -80,7 +88,9 @@ class Conformance2026:
     @mcp_tool(description="A region mirrored into the Mcp-Param-Region header (SEP-2243)")
     def test_custom_header(
         self,
-        region: Annotated[str, msgspec.Meta(description="Region", extra_json_schema={"x-mcp-header": "Region"})],
+        region: Annotated[
+            str, msgspec.Meta(description="Region", extra_json_schema={"x-mcp-header": "Region"})
+        ],
         query: str = "",
     ) -> str:
         return f"region={region} query={query}"
@@ -94,7 +104,9 @@ class Conformance2026:
 
     @mcp_tool(description="Asks the client's model through an input request")
     async def test_input_required_result_sampling(self, ctx: McpToolContext) -> str:
-        answer = await ctx.sample("What is the capital of France?", max_tokens=100, key="capital_question")
+        answer = await ctx.sample(
+            "What is the capital of France?", max_tokens=100, key="capital_question"
+        )
         return f"The model said: {_sampled_text(answer)}"
 
     @mcp_tool(description="Asks for the client's roots through an input request")
@@ -113,11 +125,20 @@ class Conformance2026:
     @mcp_tool(description="Asks for three inputs at once")
     async def test_input_required_result_multiple_inputs(self, ctx: McpToolContext) -> str:
         ctx.request_state = ctx.request_state or STATE_MARKER
-        answers = await ctx.gather_inputs({
-            "user_name": ("elicitation/create", {"mode": "form", "message": "What is your name?", "requestedSchema": NAME_SCHEMA}),
-            "greeting": _sampling("Write a short greeting", 50),
-            "client_roots": ("roots/list", {}),
-        })
+        answers = await ctx.gather_inputs(
+            {
+                "user_name": (
+                    "elicitation/create",
+                    {
+                        "mode": "form",
+                        "message": "What is your name?",
+                        "requestedSchema": NAME_SCHEMA,
+                    },
+                ),
+                "greeting": _sampling("Write a short greeting", 50),
+                "client_roots": ("roots/list", {}),
+            }
+        )
         name = ((answers.get("user_name") or {}).get("content") or {}).get("name")
         roots = len((answers.get("client_roots") or {}).get("roots", []))
         return f"name={name} greeting={_sampled_text(answers.get('greeting') or {})} roots={roots}"
@@ -126,7 +147,9 @@ class Conformance2026:
     async def test_input_required_result_multi_round(self, ctx: McpToolContext) -> str:
         first = await ctx.elicit("Step 1: what is your name?", NAME_SCHEMA, key="step1")
         second = await ctx.elicit("Step 2: favourite colour?", COLOR_SCHEMA, key="step2")
-        return f"name={(first.content or {}).get('name')} color={(second.content or {}).get('color')}"
+        return (
+            f"name={(first.content or {}).get('name')} color={(second.content or {}).get('color')}"
+        )
 
     @mcp_tool(description="Round 1 carries requestState; an altered one is refused")
     async def test_input_required_result_tampered_state(self, ctx: McpToolContext) -> str:
@@ -136,15 +159,26 @@ class Conformance2026:
 
     @mcp_tool(description="Asks only for what the client declared it can answer")
     async def test_input_required_result_capabilities(self, ctx: McpToolContext) -> str:
-        answers = await ctx.gather_inputs({
-            "user_name": ("elicitation/create", {"mode": "form", "message": "What is your name?", "requestedSchema": NAME_SCHEMA}),
-            "capital_question": _sampling("What is the capital of France?", 100),
-            "client_roots": ("roots/list", {}),
-        })
+        answers = await ctx.gather_inputs(
+            {
+                "user_name": (
+                    "elicitation/create",
+                    {
+                        "mode": "form",
+                        "message": "What is your name?",
+                        "requestedSchema": NAME_SCHEMA,
+                    },
+                ),
+                "capital_question": _sampling("What is the capital of France?", 100),
+                "client_roots": ("roots/list", {}),
+            }
+        )
         return "answered: " + ", ".join(sorted(answers))
 
     @mcp_prompt(description="A prompt that first asks the user for context")
     async def test_input_required_result_prompt(self, ctx: McpToolContext) -> list:
-        answer = await ctx.elicit("What context should the prompt use?", CONTEXT_SCHEMA, key="user_context")
+        answer = await ctx.elicit(
+            "What context should the prompt use?", CONTEXT_SCHEMA, key="user_context"
+        )
         context = (answer.content or {}).get("context", "")
         return [{"role": "user", "content": {"type": "text", "text": f"Context: {context}"}}]

@@ -1,10 +1,15 @@
-"""Shared fixtures: an in-memory client whose every received message is schema-checked."""
+"""Shared fixtures: an in-memory client whose every received message is schema-checked;
+and the no-skip rule: with ``MCPKIT_TESTS_NO_SKIP=1`` (``.ci/run`` sets it) a test that
+would skip (a peer, the conformance suite or redis-server missing) fails instead, so CI never
+passes on tests that did not run."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator
+import os
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -31,3 +36,16 @@ async def connected(app: McpServerApp, **client_kwargs: Any) -> AsyncIterator[Mc
 @pytest.fixture
 def connect():
     return connected
+
+
+NO_SKIP = os.environ.get("MCPKIT_TESTS_NO_SKIP") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if NO_SKIP and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped, but MCPKIT_TESTS_NO_SKIP=1 forbids skips: {reason}"

@@ -29,7 +29,9 @@ async def serve_asgi(
     """Serve any ASGI app on 127.0.0.1 until the block ends; yields ``http://127.0.0.1:PORT``
     (no trailing slash). Every start and stop is bounded, so a stuck server fails the test."""
     port = port or free_port()
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan)
+    config = uvicorn.Config(
+        asgi, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
@@ -53,7 +55,11 @@ async def serving(
     replaced by a free one. Without it, options are made from ``fields``."""
     port = free_port()
     if options is None:
-        fields.setdefault("enable_legacy_sse", __import__("importlib.util").util.find_spec("mcpkit.transports.http._legacy_sse") is not None)
+        fields.setdefault(
+            "enable_legacy_sse",
+            __import__("importlib.util").util.find_spec("mcpkit.transports.http._legacy_sse")
+            is not None,
+        )
         options = StreamableHttpServerOptions(port=port, **fields)  # type: ignore[arg-type]
     else:
         options.port = port

@@ -16,11 +16,16 @@ from tests.wire import SchemaChecker
 
 
 def init_message(version: str = "2024-11-05", request_id: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
-        "protocolVersion": version,
-        "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "raw", "version": "1"},
-    }}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
 
 
 class LegacyStream:
@@ -50,9 +55,13 @@ class LegacyStream:
         self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> Self:
-        options: dict[str, Any] = {} if self._stream_timeout is None else {"timeout": self._stream_timeout}
+        options: dict[str, Any] = (
+            {} if self._stream_timeout is None else {"timeout": self._stream_timeout}
+        )
         self.response = await self._stack.enter_async_context(
-            self.http.stream("GET", f"{self.url}/sse", headers={"accept": "text/event-stream"}, **options)
+            self.http.stream(
+                "GET", f"{self.url}/sse", headers={"accept": "text/event-stream"}, **options
+            )
         )
         assert self.response.status_code == 200, self.response.status_code
         assert self.response.headers["content-type"].startswith("text/event-stream")
@@ -116,5 +125,7 @@ class LegacyStream:
     async def initialize(self, version: str = "2024-11-05") -> dict[str, Any]:
         assert (await self.post(init_message(version))).status_code == 202
         reply = await self.next_message()
-        assert (await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})).status_code == 202
+        assert (
+            await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ).status_code == 202
         return reply

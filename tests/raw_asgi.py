@@ -29,4 +29,6 @@ async def send_response(send: Any, status: int, body: bytes = b"", headers: Head
 
 async def send_json(send: Any, status: int, value: Any, headers: Headers = ()) -> None:
     """``value`` as an ``application/json`` response, with any extra ``headers``."""
-    await send_response(send, status, json.dumps(value).encode(), [(b"content-type", b"application/json"), *headers])
+    await send_response(
+        send, status, json.dumps(value).encode(), [(b"content-type", b"application/json"), *headers]
+    )

@@ -16,7 +16,9 @@ import pytest
 from tests.http_server import free_port
 
 REDIS_SERVER = shutil.which("redis-server")
-needs_redis = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)")
+needs_redis = pytest.mark.skipif(
+    REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
+)
 
 
 class RedisServer:
@@ -36,8 +38,21 @@ class RedisServer:
         assert REDIS_SERVER is not None
         self.process = subprocess.Popen(
             [
-                REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", str(self.dir), "--dbfilename", "dump.rdb", "--protected-mode", "no",
+                REDIS_SERVER,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+                "--dbfilename",
+                "dump.rdb",
+                "--protected-mode",
+                "no",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -8,15 +8,15 @@ end of a transport so that every frame the server sends is checked as it arrives
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import msgspec
 
-# shared/ lies beside the checkout, in development and in CI alike.
-SPEC_DIR = Path(__file__).resolve().parents[2] / "shared" / "spec"
+# The schemas are vendored in the repository (spec/), so the tests need nothing beside it.
+SPEC_DIR = Path(__file__).resolve().parents[1] / "spec"
 
 RESULT_TYPES = {
     "initialize": "InitializeResult",
@@ -36,12 +36,12 @@ RESULT_TYPES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(version: str) -> dict[str, Any]:
     return json.loads((SPEC_DIR / version / "schema" / "schema.json").read_text())
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator_for(version: str, definition: str) -> jsonschema.protocols.Validator:
     schema = load_schema(version)
     defs_key = "$defs" if "$defs" in schema else "definitions"
@@ -77,12 +77,20 @@ class SchemaChecker:
         error_def = "JSONRPCErrorResponse" if self.version >= "2025-11-25" else "JSONRPCError"
         if "error" in message:
             # Only 2025-11-25 and later define an error without an id (unreadable request).
-            check(self.version if "id" in message else "2025-11-25", error_def if "id" in message else "JSONRPCErrorResponse", message)
+            check(
+                self.version if "id" in message else "2025-11-25",
+                error_def if "id" in message else "JSONRPCErrorResponse",
+                message,
+            )
         elif "result" in message:
             method = self.methods.get(message["id"])
             if method == "initialize":
                 self.version = message["result"]["protocolVersion"]
-            check(self.version, "JSONRPCResponse" if self.version < "2025-11-25" else "JSONRPCResultResponse", message)
+            check(
+                self.version,
+                "JSONRPCResponse" if self.version < "2025-11-25" else "JSONRPCResultResponse",
+                message,
+            )
             if method in RESULT_TYPES:
                 check(self.version, RESULT_TYPES[method], message["result"])
         elif "id" in message:

@@ -38,7 +38,6 @@ import argparse
 import hashlib
 import json
 import keyword
-import os
 import re
 import sys
 import textwrap
@@ -48,7 +47,8 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT_DIR = REPO_ROOT / "src" / "mcpkit" / "protocol" / "types"
-DEFAULT_SPEC_DIR = Path(os.environ.get("MCPKIT_SPEC_DIR", "/work/shared/spec"))
+#: The schemas vendored in this repository (``spec/<version>/schema/schema.json``).
+DEFAULT_SPEC_DIR = REPO_ROOT / "spec"
 
 _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _LINE = 100
@@ -530,7 +530,9 @@ class ModuleGenerator:
                 ftype = DICT_ANY
             else:
                 ftype = self.type_of(
-                    prop_schema, name + pascal_case(wire.rpartition("/")[2]), prop=wire,
+                    prop_schema,
+                    name + pascal_case(wire.rpartition("/")[2]),
+                    prop=wire,
                     params_of_method=(wire == "params" and "method" in properties),
                 )
             description = prop_schema.get("description") if isinstance(prop_schema, dict) else None
@@ -610,8 +612,11 @@ class ModuleGenerator:
         line = f"{alias.name} = {alias.type.text}"
         parts = _split_top_level(alias.type.text, " | ")
         if len(line) > _LINE and len(parts) > 1:
-            lines += [f"{alias.name} = (", *(f"    {p}" if i == 0 else f"    | {p}"
-                                             for i, p in enumerate(parts)), ")"]
+            lines += [
+                f"{alias.name} = (",
+                *(f"    {p}" if i == 0 else f"    | {p}" for i, p in enumerate(parts)),
+                ")",
+            ]
         else:
             lines.append(line)
         return lines
@@ -739,7 +744,12 @@ def generate_all(spec_dir: Path) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--spec-dir", type=Path, default=DEFAULT_SPEC_DIR)
+    parser.add_argument(
+        "--spec-dir",
+        type=Path,
+        default=DEFAULT_SPEC_DIR,
+        help="folder holding <version>/schema/schema.json (default: the vendored spec/)",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR)
     parser.add_argument("--check", action="store_true", help="exit 1 if any file is stale")
     parser.add_argument(

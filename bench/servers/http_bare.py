@@ -32,7 +32,10 @@ def _headers(body: bytes) -> list[tuple[bytes, bytes]]:
 
 
 JSON_HEADERS = _headers(RESULT)
-MODERN_HEADERS = [(b"content-type", b"application/json"), (b"content-length", str(len(MODERN_RESULT)).encode())]
+MODERN_HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"content-length", str(len(MODERN_RESULT)).encode()),
+]
 INIT_HEADERS = _headers(INIT_RESULT)
 EMPTY_HEADERS = [(b"content-length", b"0"), (b"mcp-session-id", b"bare-session")]
 

@@ -28,14 +28,22 @@ class Bench:
 if STATELESS:
     from lauren_mcp._server._dispatcher import McpDispatcher
     from lauren_mcp._server._registry import McpConnectionRegistry
-    from lauren_mcp._server._streamable import StreamableSessionStore, mcp_streamable_http_controller
+    from lauren_mcp._server._streamable import (
+        StreamableSessionStore,
+        mcp_streamable_http_controller,
+    )
 
     _core = McpServerModule.for_root(
-        Bench, transport="ws", log_level="warning",
+        Bench,
+        transport="ws",
+        log_level="warning",
         exports=[McpDispatcher, StreamableSessionStore, McpConnectionRegistry],
     )
 
-    @module(imports=[_core], controllers=[mcp_streamable_http_controller("/mcp", source=Bench, stateless=True)])
+    @module(
+        imports=[_core],
+        controllers=[mcp_streamable_http_controller("/mcp", source=Bench, stateless=True)],
+    )
     class App:
         pass
 else:

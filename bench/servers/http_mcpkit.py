@@ -17,4 +17,6 @@ class Bench:
 
 
 STATELESS = os.environ.get("BENCH_MODE", "stateless") == "stateless"
-app = create_asgi_app(McpServerApp(Bench), StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS))
+app = create_asgi_app(
+    McpServerApp(Bench), StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS)
+)

@@ -20,4 +20,6 @@ async def add(a: int, b: int) -> int:
 
 
 STATELESS = os.environ.get("BENCH_MODE", "stateless") == "stateless"
-app = server.streamable_http_app(streamable_http_path="/mcp", json_response=True, stateless_http=STATELESS)
+app = server.streamable_http_app(
+    streamable_http_path="/mcp", json_response=True, stateless_http=STATELESS
+)

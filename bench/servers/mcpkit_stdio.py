@@ -6,7 +6,7 @@ from mcpkit import McpServerApp, mcp_server, mcp_tool
 @mcp_server(name="bench-mcpkit")
 class Bench:
     @mcp_tool()
-    def add(self, a: int, b: int) -> int:
+    async def add(self, a: int, b: int) -> int:
         """Add two integers."""
         return a + b
 

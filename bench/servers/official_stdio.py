@@ -6,7 +6,7 @@ server = MCPServer("bench-official")
 
 
 @server.tool(description="Add two integers.")
-def add(a: int, b: int) -> int:
+async def add(a: int, b: int) -> int:
     return a + b
 
 

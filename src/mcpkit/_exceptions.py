@@ -101,8 +101,9 @@ class ResourceNotFoundError(ProtocolError):
 class MissingCapabilityError(ProtocolError):
     """A call needs a client capability (sampling, elicitation, roots) the client lacks.
 
-    In the handshake era a tool that hits this fails as a tool (``isError``); in the
-    2026-07-28 era it is the protocol error -32021 with ``data.requiredCapabilities``.
+    In both eras it is the protocol error -32021 with ``data.requiredCapabilities`` (the
+    2026-07-28 code; docs/eras.md says why the handshake era does the same), unless the
+    call catches it.
     """
 
     code = ErrorCode.MISSING_REQUIRED_CAPABILITY
@@ -120,9 +121,7 @@ class UrlElicitationRequiredError(ProtocolError):
     code = ErrorCode.URL_ELICITATION_REQUIRED
 
     def __init__(self, elicitations: list[dict[str, Any]], message: str | None = None) -> None:
-        super().__init__(
-            message or "URL elicitation required", {"elicitations": elicitations}
-        )
+        super().__init__(message or "URL elicitation required", {"elicitations": elicitations})
 
 
 class McpCallError(MCPError):

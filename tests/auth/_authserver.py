@@ -45,9 +45,13 @@ class AuthServerConfig:
     metadata_issuer: str | None = None
     registration: bool = True
     cimd: bool = False
-    token_auth_methods: list[str] = field(default_factory=lambda: ["client_secret_basic", "client_secret_post", "none"])
+    token_auth_methods: list[str] = field(
+        default_factory=lambda: ["client_secret_basic", "client_secret_post", "none"]
+    )
     scopes_supported: list[str] | None = None
-    grant_types: list[str] = field(default_factory=lambda: ["authorization_code", "refresh_token", "client_credentials"])
+    grant_types: list[str] = field(
+        default_factory=lambda: ["authorization_code", "refresh_token", "client_credentials"]
+    )
     dpop: bool = False
     dpop_nonce: bool = False
     refresh_tokens: bool = True
@@ -143,10 +147,18 @@ class AuthServer:
         known = self.clients.get(client_id)
         if known is None and not client_id.startswith("https://"):
             return await send_json(send, 400, {"error": "invalid_client"})
-        if known is not None and known.get("redirect_uris") and redirect not in known["redirect_uris"]:
-            return await send_json(send, 400, {"error": "invalid_request", "error_description": "redirect_uri"})
+        if (
+            known is not None
+            and known.get("redirect_uris")
+            and redirect not in known["redirect_uris"]
+        ):
+            return await send_json(
+                send, 400, {"error": "invalid_request", "error_description": "redirect_uri"}
+            )
         if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
-            return await send_json(send, 400, {"error": "invalid_request", "error_description": "PKCE S256 required"})
+            return await send_json(
+                send, 400, {"error": "invalid_request", "error_description": "PKCE S256 required"}
+            )
         code = secrets.token_urlsafe(16)
         self.codes[code] = {
             "client_id": client_id,
@@ -165,9 +177,13 @@ class AuthServer:
             params["iss"] = "https://evil.example.test"
         elif mode == "trailing-slash":
             params["iss"] = self.issuer + "/"
-        await send_response(send, 302, headers=[(b"location", f"{redirect}?{urlencode(params)}".encode())])
+        await send_response(
+            send, 302, headers=[(b"location", f"{redirect}?{urlencode(params)}".encode())]
+        )
 
-    def _authenticate_client(self, headers: dict[str, str], form: dict[str, str]) -> tuple[str | None, str]:
+    def _authenticate_client(
+        self, headers: dict[str, str], form: dict[str, str]
+    ) -> tuple[str | None, str]:
         """(client_id or None, the method used)."""
         auth = headers.get("authorization", "")
         if auth.startswith("Basic "):
@@ -183,11 +199,19 @@ class AuthServer:
             if client is None or "jwk" not in client:
                 return None, "private_key_jwt"
             try:
-                token = jose_jwt.decode(form["client_assertion"], import_key(client["jwk"]), algorithms=["ES256", "RS256", "PS256"])
+                token = jose_jwt.decode(
+                    form["client_assertion"],
+                    import_key(client["jwk"]),
+                    algorithms=["ES256", "RS256", "PS256"],
+                )
             except Exception:
                 return None, "private_key_jwt"
             claims = token.claims
-            ok = claims.get("iss") == cid and claims.get("sub") == cid and claims.get("aud") in (self.issuer, f"{self.issuer}/token")
+            ok = (
+                claims.get("iss") == cid
+                and claims.get("sub") == cid
+                and claims.get("aud") in (self.issuer, f"{self.issuer}/token")
+            )
             ok = ok and claims.get("exp", 0) > time.time()
             return (cid if ok else None), "private_key_jwt"
         if "client_secret" in form:
@@ -202,7 +226,12 @@ class AuthServer:
 
     async def _token(self, send: Any, headers: dict[str, str], form: dict[str, str]) -> None:
         cid, method = self._authenticate_client(headers, form)
-        record: dict[str, Any] = {"form": form, "auth_method": method, "client_id": cid, "dpop": headers.get("dpop")}
+        record: dict[str, Any] = {
+            "form": form,
+            "auth_method": method,
+            "client_id": cid,
+            "dpop": headers.get("dpop"),
+        }
         self.token_requests.append(record)
         jkt = None
         extra_headers: list[tuple[bytes, bytes]] = []
@@ -210,20 +239,33 @@ class AuthServer:
             try:
                 proof = self.dpop.verify(headers["dpop"], method="POST", url=f"{self.issuer}/token")
             except DPoPError as exc:
-                return await send_json(send, 400, {"error": "invalid_dpop_proof", "error_description": exc.description})
+                return await send_json(
+                    send, 400, {"error": "invalid_dpop_proof", "error_description": exc.description}
+                )
             if self.config.dpop_nonce and not self.nonces.is_valid(proof.nonce):
-                return await send_json(send, 400, {"error": "use_dpop_nonce"}, [(b"dpop-nonce", self.nonces.current().encode())])
+                return await send_json(
+                    send,
+                    400,
+                    {"error": "use_dpop_nonce"},
+                    [(b"dpop-nonce", self.nonces.current().encode())],
+                )
             jkt = proof.jkt
         if cid is None:
             return await send_json(send, 401, {"error": "invalid_client"})
         grant = form.get("grant_type")
         if grant == "authorization_code":
             code = self.codes.pop(form.get("code", ""), None)
-            if code is None or code["client_id"] != cid or code["redirect_uri"] != form.get("redirect_uri"):
+            if (
+                code is None
+                or code["client_id"] != cid
+                or code["redirect_uri"] != form.get("redirect_uri")
+            ):
                 return await send_json(send, 400, {"error": "invalid_grant"})
             verifier = form.get("code_verifier", "")
             if _b64url(hashlib.sha256(verifier.encode()).digest()) != code["challenge"]:
-                return await send_json(send, 400, {"error": "invalid_grant", "error_description": "PKCE"})
+                return await send_json(
+                    send, 400, {"error": "invalid_grant", "error_description": "PKCE"}
+                )
             scope, resource = code["scope"], form.get("resource") or code["resource"]
         elif grant == "refresh_token":
             entry = self.refresh.pop(form.get("refresh_token", ""), None)
@@ -237,10 +279,19 @@ class AuthServer:
         if scope and self.config.deny_scopes:
             scope = " ".join(s for s in scope.split() if s not in self.config.deny_scopes)
         record["scope"], record["resource"] = scope, resource
-        access = self.signer.token(audience=resource, scope=scope or "", subject=cid, issuer=self.issuer,
-                                   lifetime=self.config.token_lifetime, jkt=jkt)
-        body: dict[str, Any] = {"access_token": access, "token_type": "DPoP" if jkt else "Bearer",
-                                "expires_in": self.config.token_lifetime}
+        access = self.signer.token(
+            audience=resource,
+            scope=scope or "",
+            subject=cid,
+            issuer=self.issuer,
+            lifetime=self.config.token_lifetime,
+            jkt=jkt,
+        )
+        body: dict[str, Any] = {
+            "access_token": access,
+            "token_type": "DPoP" if jkt else "Bearer",
+            "expires_in": self.config.token_lifetime,
+        }
         if scope:
             body["scope"] = scope
         if self.config.refresh_tokens and grant != "client_credentials":
@@ -256,8 +307,11 @@ class AuthServer:
             method = self.config.token_auth_methods[0]
         cid = f"dcr-{secrets.token_hex(4)}"
         entry: dict[str, Any] = {"redirect_uris": body.get("redirect_uris", []), "method": method}
-        answer: dict[str, Any] = {"client_id": cid, "token_endpoint_auth_method": method,
-                                  "redirect_uris": body.get("redirect_uris", [])}
+        answer: dict[str, Any] = {
+            "client_id": cid,
+            "token_endpoint_auth_method": method,
+            "redirect_uris": body.get("redirect_uris", []),
+        }
         if method != "none":
             entry["secret"] = answer["client_secret"] = secrets.token_urlsafe(16)
             answer["client_secret_expires_at"] = 0

@@ -115,12 +115,14 @@ class AuthTest:
     def whoami(self, ctx: McpToolContext) -> str:
         auth = current_auth()
         extras = ctx.binding.extras.get("auth")
-        return json.dumps({
-            "subject": auth.subject if auth else None,
-            "scopes": list(auth.scopes) if auth else None,
-            "client_id": auth.client_id if auth else None,
-            "extras_subject": getattr(extras, "subject", None),
-        })
+        return json.dumps(
+            {
+                "subject": auth.subject if auth else None,
+                "scopes": list(auth.scopes) if auth else None,
+                "client_id": auth.client_id if auth else None,
+                "extras_subject": getattr(extras, "subject", None),
+            }
+        )
 
     @mcp_tool()
     @use_guards(writers_only)

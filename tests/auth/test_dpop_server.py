@@ -8,7 +8,8 @@ import asyncio
 import base64
 import contextlib
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -35,18 +36,29 @@ WAIT = 10.0
 
 
 class DPoPSetup:
-    def __init__(self, http: httpx.AsyncClient, url: str, signer: Signer, clock: FakeClock, asgi: Any) -> None:
+    def __init__(
+        self, http: httpx.AsyncClient, url: str, signer: Signer, clock: FakeClock, asgi: Any
+    ) -> None:
         self.http = http
         self.url = url
         self.signer = signer
         self.clock = clock
         self.asgi = asgi
         self.key = DPoPProofFactory(clock=clock)
-        self.token = signer.token(audience=AUDIENCE, scope="mcp:read", jkt=self.key.jkt, now=clock())
+        self.token = signer.token(
+            audience=AUDIENCE, scope="mcp:read", jkt=self.key.jkt, now=clock()
+        )
         self.nonce: str | None = None
 
-    def headers(self, method: str = "POST", url: str | None = None, *, nonce: Any = "current", token: str | None = None,
-                proof: str | None = None) -> dict[str, str]:
+    def headers(
+        self,
+        method: str = "POST",
+        url: str | None = None,
+        *,
+        nonce: Any = "current",
+        token: str | None = None,
+        proof: str | None = None,
+    ) -> dict[str, str]:
         token = token or self.token
         if nonce == "current":
             nonce = self.nonce
@@ -61,7 +73,9 @@ class DPoPSetup:
 
 
 @contextlib.asynccontextmanager
-async def dpop_server(app: McpServerApp, signer: Signer, **overrides: Any) -> AsyncIterator[DPoPSetup]:
+async def dpop_server(
+    app: McpServerApp, signer: Signer, **overrides: Any
+) -> AsyncIterator[DPoPSetup]:
     clock = FakeClock()
     verifier = JwtVerifier(jwks=signer.jwks(), issuer=ISSUER, clock=clock)
     options: dict[str, Any] = dict(
@@ -73,8 +87,10 @@ async def dpop_server(app: McpServerApp, signer: Signer, **overrides: Any) -> As
         clock=clock,
     )
     options.update(overrides)
-    async with serving(app, bearer_auth=BearerAuthConfig(**options)) as (url, asgi), \
-            httpx.AsyncClient(timeout=WAIT) as http:
+    async with (
+        serving(app, bearer_auth=BearerAuthConfig(**options)) as (url, asgi),
+        httpx.AsyncClient(timeout=WAIT) as http,
+    ):
         yield DPoPSetup(http, url, signer, clock, asgi)
 
 
@@ -119,8 +135,10 @@ async def test_bad_proofs_are_refused_with_a_nonce(app, signer):
             "wrong method": s.headers("GET"),
             "wrong uri": s.headers(url=s.url.replace("/mcp", "/other")),
             "wrong host": s.headers(url=s.url.replace("127.0.0.1", "localhost")),
-            "other token hash": {"authorization": f"DPoP {s.token}",
-                                 "dpop": s.key.proof("POST", s.url, access_token="another-token", nonce=s.nonce)},
+            "other token hash": {
+                "authorization": f"DPoP {s.token}",
+                "dpop": s.key.proof("POST", s.url, access_token="another-token", nonce=s.nonce),
+            },
             "not a jws": {"authorization": f"DPoP {s.token}", "dpop": "abc.def"},
         }
         for why, headers in bad.items():
@@ -129,8 +147,12 @@ async def test_bad_proofs_are_refused_with_a_nonce(app, signer):
             assert challenge(response).error == "invalid_dpop_proof", why
             assert response.headers.get("dpop-nonce"), why
         # A proof by a key the token is not bound to: the proof is fine, the binding is not.
-        response = await s.post({"authorization": f"DPoP {s.token}",
-                                 "dpop": other_key.proof("POST", s.url, access_token=s.token, nonce=s.nonce)})
+        response = await s.post(
+            {
+                "authorization": f"DPoP {s.token}",
+                "dpop": other_key.proof("POST", s.url, access_token=s.token, nonce=s.nonce),
+            }
+        )
         assert response.status_code == 401 and challenge(response).error == "invalid_token"
         # A token with no cnf.jkt presented with DPoP.
         unbound = s.signer.token(audience=AUDIENCE, now=s.clock())
@@ -148,7 +170,9 @@ async def test_query_in_the_request_uri_is_ignored_but_not_in_htu(app, signer):
         claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
         claims["htu"] = s.url + "?x=1"
         forged = jws.serialize_compact(
-            {"typ": "dpop+jwt", "alg": "ES256", "jwk": s.key.public_jwk}, json.dumps(claims).encode(), s.key.key
+            {"typ": "dpop+jwt", "alg": "ES256", "jwk": s.key.public_jwk},
+            json.dumps(claims).encode(),
+            s.key.key,
         )
         response = await s.post({"authorization": f"DPoP {s.token}", "dpop": forged})
         assert response.status_code == 401 and challenge(response).error == "invalid_dpop_proof"
@@ -165,13 +189,20 @@ async def test_replayed_proof_is_refused(app, signer):
 
 
 async def test_iat_window_edges(app, signer):
-    async with asyncio.timeout(30), dpop_server(app, signer, dpop_max_age=60, dpop_clock_skew=5, dpop_require_nonce=False) as s:
+    async with (
+        asyncio.timeout(30),
+        dpop_server(app, signer, dpop_max_age=60, dpop_clock_skew=5, dpop_require_nonce=False) as s,
+    ):
         now = s.clock()
         cases = [(-65, True), (-66, False), (5, True), (6, False)]
         for offset, accepted in cases:
-            s.key.clock = lambda: now + offset
+            s.key.clock = lambda offset=offset: now + offset
             response = await s.post(s.headers())
-            assert (response.status_code == 200) is accepted, (offset, response.status_code, response.text)
+            assert (response.status_code == 200) is accepted, (
+                offset,
+                response.status_code,
+                response.text,
+            )
             if not accepted:
                 assert challenge(response).error == "invalid_dpop_proof"
 
@@ -201,29 +232,51 @@ async def test_dpop_on_every_transport(app, signer):
         # Streamable GET needs a session first.
         init = await s.post(s.headers())
         sid = init.headers["mcp-session-id"]
-        get_headers = {**s.headers("GET"), "accept": "text/event-stream", "mcp-session-id": sid,
-                       "mcp-protocol-version": "2025-11-25"}
+        get_headers = {
+            **s.headers("GET"),
+            "accept": "text/event-stream",
+            "mcp-session-id": sid,
+            "mcp-protocol-version": "2025-11-25",
+        }
         async with s.http.stream("GET", s.url, headers=get_headers) as response:
             assert response.status_code == 200
-        async with s.http.stream("GET", s.url, headers={**get_headers, "dpop": s.key.proof("POST", s.url, access_token=s.token)}) as response:
+        async with s.http.stream(
+            "GET",
+            s.url,
+            headers={**get_headers, "dpop": s.key.proof("POST", s.url, access_token=s.token)},
+        ) as response:
             assert response.status_code == 401
         # Legacy SSE GET and POST.
         sse_url = f"{s.url}/sse"
-        async with s.http.stream("GET", sse_url, headers={"accept": "text/event-stream", **s.headers("GET", sse_url)}) as stream:
+        async with s.http.stream(
+            "GET", sse_url, headers={"accept": "text/event-stream", **s.headers("GET", sse_url)}
+        ) as stream:
             assert stream.status_code == 200
             endpoint = await announced_endpoint(stream)
             post_url = s.url.rsplit("/mcp", 1)[0] + endpoint
             # htu excludes the query: sign the path only.
-            response = await s.http.post(post_url, json=INIT_LEGACY, headers={
-                "content-type": "application/json", **s.headers("POST", post_url.split("?")[0])})
+            response = await s.http.post(
+                post_url,
+                json=INIT_LEGACY,
+                headers={
+                    "content-type": "application/json",
+                    **s.headers("POST", post_url.split("?")[0]),
+                },
+            )
             assert response.status_code == 202
         # WebSocket upgrade: htu is the ws URL's http form; GET is the method.
         ws_url = s.url.replace("http://", "ws://") + "/ws"
-        async with connect(ws_url, additional_headers=s.headers("GET", ws_url), subprotocols=["mcp"]) as ws:
+        async with connect(
+            ws_url, additional_headers=s.headers("GET", ws_url), subprotocols=["mcp"]
+        ) as ws:
             await ws.send(json.dumps(INIT_LEGACY))
             assert "result" in json.loads(await asyncio.wait_for(ws.recv(), WAIT))
         with pytest.raises(InvalidStatus) as refused:
-            async with connect(ws_url, additional_headers={"authorization": f"DPoP {s.token}"}, subprotocols=["mcp"]):
+            async with connect(
+                ws_url,
+                additional_headers={"authorization": f"DPoP {s.token}"},
+                subprotocols=["mcp"],
+            ):
                 pass
         assert refused.value.response.status_code == 401
 
@@ -236,12 +289,17 @@ async def test_bearer_still_accepted_when_allowed(app, signer):
         # The DPoP-bound token as Bearer is still refused.
         response = await s.post({"authorization": f"Bearer {s.token}"})
         assert response.status_code == 401
-        schemes = [c.scheme for c in parse_www_authenticate(response.headers.get_list("www-authenticate"))]
+        schemes = [
+            c.scheme for c in parse_www_authenticate(response.headers.get_list("www-authenticate"))
+        ]
         assert schemes == ["DPoP", "Bearer"]
 
 
 async def test_metadata_advertises_dpop(app, signer):
-    async with asyncio.timeout(30), dpop_server(app, signer, dpop_algorithms=("ES256", "PS256")) as s:
+    async with (
+        asyncio.timeout(30),
+        dpop_server(app, signer, dpop_algorithms=("ES256", "PS256")) as s,
+    ):
         origin = s.url.rsplit("/mcp", 1)[0]
         doc = (await s.http.get(f"{origin}/.well-known/oauth-protected-resource")).json()
         assert doc["dpop_signing_alg_values_supported"] == ["ES256", "PS256"]
@@ -258,8 +316,12 @@ def test_verifier_refuses_malformed_proofs():
     public = key.as_dict(private=False)
     url = "https://mcp.example.test/mcp"
 
-    def make(header: dict[str, Any], claims: dict[str, Any], signing_key: Any = key, alg: str = "ES256") -> str:
-        return jws.serialize_compact(header, json.dumps(claims).encode(), signing_key, algorithms=[alg])
+    def make(
+        header: dict[str, Any], claims: dict[str, Any], signing_key: Any = key, alg: str = "ES256"
+    ) -> str:
+        return jws.serialize_compact(
+            header, json.dumps(claims).encode(), signing_key, algorithms=[alg]
+        )
 
     good_claims = {"jti": "j1", "htm": "POST", "htu": url, "iat": int(clock())}
     base = {"typ": "dpop+jwt", "alg": "ES256", "jwk": public}
@@ -277,12 +339,25 @@ def test_verifier_refuses_malformed_proofs():
             verifier.verify(proof, method="POST", url=url)
         assert info.value.error == "invalid_dpop_proof", why
     rsa = RSAKey.generate_key(2048)
-    rs_proof = make({"typ": "dpop+jwt", "alg": "PS256", "jwk": rsa.as_dict(private=False)}, good_claims, rsa, "PS256")
+    rs_proof = make(
+        {"typ": "dpop+jwt", "alg": "PS256", "jwk": rsa.as_dict(private=False)},
+        good_claims,
+        rsa,
+        "PS256",
+    )
     assert verifier.verify(rs_proof, method="POST", url=url).jkt == rsa.thumbprint()
     only_es = DPoPProofVerifier(algorithms=("ES256",), clock=clock)
     with pytest.raises(DPoPError):
-        only_es.verify(make({"typ": "dpop+jwt", "alg": "PS256", "jwk": rsa.as_dict(private=False)},
-                            {**good_claims, "jti": "j2"}, rsa, "PS256"), method="POST", url=url)
+        only_es.verify(
+            make(
+                {"typ": "dpop+jwt", "alg": "PS256", "jwk": rsa.as_dict(private=False)},
+                {**good_claims, "jti": "j2"},
+                rsa,
+                "PS256",
+            ),
+            method="POST",
+            url=url,
+        )
     with pytest.raises(ValueError):
         DPoPProofVerifier(algorithms=("HS256",))
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -44,13 +45,18 @@ class World:
         self.browser = Browser()
 
     def provider(self, **kwargs: Any) -> OAuthClientProvider:
-        kwargs.setdefault("client_metadata", OAuthClientMetadata(redirect_uris=[REDIRECT], client_name="test client"))
+        kwargs.setdefault(
+            "client_metadata",
+            OAuthClientMetadata(redirect_uris=[REDIRECT], client_name="test client"),
+        )
         kwargs.setdefault("authorize", self.browser)
         return OAuthClientProvider(self.mcp_url, **kwargs)
 
     @contextlib.asynccontextmanager
     async def client(self, provider: OAuthClientProvider) -> AsyncIterator[McpClient]:
-        options = HttpClientTransportOptions(endpoint=self.mcp_url, transport_mode=HttpTransportMode.STREAMABLE_HTTP)
+        options = HttpClientTransportOptions(
+            endpoint=self.mcp_url, transport_mode=HttpTransportMode.STREAMABLE_HTTP
+        )
         provider.install(options)
         client = connect_http(options, protocol_version="2025-11-25", protocol_mode="legacy")
         try:
@@ -66,14 +72,14 @@ async def whoami(client: McpClient) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def world(
-    as_config: AuthServerConfig | None = None, **bearer: Any
-) -> AsyncIterator[World]:
+async def world(as_config: AuthServerConfig | None = None, **bearer: Any) -> AsyncIterator[World]:
     signer = Signer()
     auth = AuthServer(signer, as_config)
     async with serve_asgi(auth) as as_base:
         auth.base = as_base
-        verifier = JwtVerifier(jwks=signer.jwks(), issuer=auth.issuer, leeway=bearer.pop("leeway", 30))
+        verifier = JwtVerifier(
+            jwks=signer.jwks(), issuer=auth.issuer, leeway=bearer.pop("leeway", 30)
+        )
         options: dict[str, Any] = dict(
             verify=verifier.verify,
             authorization_servers=(auth.issuer,),
@@ -129,7 +135,10 @@ async def test_scopes_from_resource_metadata_when_the_challenge_names_none():
 
 
 async def test_offline_access_only_when_the_authorization_server_lists_it():
-    async with asyncio.timeout(30), world(AuthServerConfig(scopes_supported=["mcp:read", "offline_access"])) as w:
+    async with (
+        asyncio.timeout(30),
+        world(AuthServerConfig(scopes_supported=["mcp:read", "offline_access"])) as w,
+    ):
         async with w.client(w.provider()) as client:
             await client.list_tools()
         assert w.auth.authorize_requests[0]["scope"].split() == ["mcp:read", "offline_access"]
@@ -149,16 +158,23 @@ async def test_token_endpoint_auth_method_follows_the_authorization_server(metho
 
 
 async def test_pre_registered_client_without_dynamic_registration():
-    config = AuthServerConfig(registration=False, token_auth_methods=["client_secret_basic"],
-                              clients={"pre-1": {"secret": "s3cret:&", "redirect_uris": [REDIRECT]}})
+    config = AuthServerConfig(
+        registration=False,
+        token_auth_methods=["client_secret_basic"],
+        clients={"pre-1": {"secret": "s3cret:&", "redirect_uris": [REDIRECT]}},
+    )
     async with asyncio.timeout(30), world(config) as w:
-        provider = w.provider(client_id="pre-1", client_secret="s3cret:&", client_issuer=w.auth.issuer)
+        provider = w.provider(
+            client_id="pre-1", client_secret="s3cret:&", client_issuer=w.auth.issuer
+        )
         async with w.client(provider) as client:
             assert (await whoami(client))["subject"] == "pre-1"
         assert w.auth.registrations == []
         assert w.auth.token_requests[0]["auth_method"] == "client_secret_basic"
         # Bound to another authorization server: refused, not silently reused.
-        provider = w.provider(client_id="pre-1", client_secret="s3cret:&", client_issuer="https://elsewhere.example")
+        provider = w.provider(
+            client_id="pre-1", client_secret="s3cret:&", client_issuer="https://elsewhere.example"
+        )
         with pytest.raises((TransportError, OAuthError)):
             async with w.client(provider) as client:
                 await client.list_tools()
@@ -183,16 +199,28 @@ async def test_client_credentials_with_a_secret_and_with_private_key_jwt():
         "svc-basic": {"secret": "sekrit"},
         "svc-jwt": {"jwk": key.as_dict(private=False)},
     }
-    async with asyncio.timeout(30), world(AuthServerConfig(clients=clients, registration=False)) as w:
-        provider = w.provider(grant_type="client_credentials", client_id="svc-basic", client_secret="sekrit")
+    async with (
+        asyncio.timeout(30),
+        world(AuthServerConfig(clients=clients, registration=False)) as w,
+    ):
+        provider = w.provider(
+            grant_type="client_credentials", client_id="svc-basic", client_secret="sekrit"
+        )
         async with w.client(provider) as client:
             assert (await whoami(client))["subject"] == "svc-basic"
         record = w.auth.token_requests[-1]
-        assert record["form"]["grant_type"] == "client_credentials" and record["auth_method"] == "client_secret_basic"
+        assert (
+            record["form"]["grant_type"] == "client_credentials"
+            and record["auth_method"] == "client_secret_basic"
+        )
         assert record["form"]["scope"] == "mcp:read" and record["form"]["resource"] == w.mcp_url
-        provider = w.provider(grant_type="client_credentials", client_id="svc-jwt",
-                              token_endpoint_auth_method="private_key_jwt",
-                              private_key=key.as_pem(private=True).decode(), signing_algorithm="ES256")
+        provider = w.provider(
+            grant_type="client_credentials",
+            client_id="svc-jwt",
+            token_endpoint_auth_method="private_key_jwt",
+            private_key=key.as_pem(private=True).decode(),
+            signing_algorithm="ES256",
+        )
         async with w.client(provider) as client:
             assert (await whoami(client))["subject"] == "svc-jwt"
         assert w.auth.token_requests[-1]["auth_method"] == "private_key_jwt"
@@ -224,14 +252,18 @@ async def test_scope_step_up_asks_for_the_union():
             assert (await whoami(client))["scopes"] == ["mcp:read", "mcp:write"]
             # A challenge naming only the new scope still yields the union.
             value = await provider.handle_challenge(
-                'Bearer error="insufficient_scope", scope="mcp:admin"', 403)
+                'Bearer error="insufficient_scope", scope="mcp:admin"', 403
+            )
             assert value
         scopes = [q.get("scope") for q in w.auth.authorize_requests]
         assert scopes == ["mcp:read", "mcp:read mcp:write", "mcp:read mcp:write mcp:admin"]
 
 
 async def test_step_up_has_a_retry_limit():
-    async with asyncio.timeout(30), world(AuthServerConfig(deny_scopes=("mcp:admin",)), required_scopes=("mcp:admin",)) as w:
+    async with (
+        asyncio.timeout(30),
+        world(AuthServerConfig(deny_scopes=("mcp:admin",)), required_scopes=("mcp:admin",)) as w,
+    ):
         provider = w.provider(max_authorizations_per_scope=2)
         with pytest.raises(Exception):
             async with w.client(provider) as client:
@@ -242,16 +274,22 @@ async def test_step_up_has_a_retry_limit():
         assert len(w.auth.authorize_requests) <= 2
 
 
-@pytest.mark.parametrize("supported,mode,accepted", [
-    (True, "correct", True),
-    (None, "omit", True),
-    (True, "omit", False),
-    (True, "wrong", False),
-    (None, "wrong", False),
-    (True, "trailing-slash", False),
-])
+@pytest.mark.parametrize(
+    "supported,mode,accepted",
+    [
+        (True, "correct", True),
+        (None, "omit", True),
+        (True, "omit", False),
+        (True, "wrong", False),
+        (None, "wrong", False),
+        (True, "trailing-slash", False),
+    ],
+)
 async def test_iss_checks(supported, mode, accepted):
-    async with asyncio.timeout(30), world(AuthServerConfig(iss_supported=supported, iss_in_redirect=mode)) as w:
+    async with (
+        asyncio.timeout(30),
+        world(AuthServerConfig(iss_supported=supported, iss_in_redirect=mode)) as w,
+    ):
         provider = w.provider()
         if accepted:
             async with w.client(provider) as client:
@@ -262,15 +300,24 @@ async def test_iss_checks(supported, mode, accepted):
                 async with w.client(provider) as client:
                     await client.list_tools()
             assert "iss" in str(info.value) or "issuer" in str(info.value)
-            assert w.auth.authorize_requests and w.auth.token_requests == []  # the code never went out
+            assert (
+                w.auth.authorize_requests and w.auth.token_requests == []
+            )  # the code never went out
 
 
 async def test_metadata_issuer_mismatch_stops_before_any_endpoint_is_used():
-    async with asyncio.timeout(30), world(AuthServerConfig(metadata_issuer="https://attacker.example.test")) as w:
+    async with (
+        asyncio.timeout(30),
+        world(AuthServerConfig(metadata_issuer="https://attacker.example.test")) as w,
+    ):
         with pytest.raises(Exception):
             async with w.client(w.provider()) as client:
                 await client.list_tools()
-        assert w.auth.registrations == [] and w.auth.authorize_requests == [] and w.auth.token_requests == []
+        assert (
+            w.auth.registrations == []
+            and w.auth.authorize_requests == []
+            and w.auth.token_requests == []
+        )
 
 
 async def test_dpop_bound_tokens_with_nonces_at_both_servers():

@@ -50,7 +50,9 @@ def test_candidate_orders():
         "https://h.example/.well-known/oauth-protected-resource/public/mcp",
         "https://h.example/.well-known/oauth-protected-resource",
     ]
-    assert prm_candidates("https://h.example") == ["https://h.example/.well-known/oauth-protected-resource"]
+    assert prm_candidates("https://h.example") == [
+        "https://h.example/.well-known/oauth-protected-resource"
+    ]
     assert as_metadata_candidates("https://auth.example/tenant1") == [
         "https://auth.example/.well-known/oauth-authorization-server/tenant1",
         "https://auth.example/.well-known/openid-configuration/tenant1",
@@ -79,7 +81,9 @@ async def test_prm_discovery_order():
         # From the challenge: that URL only.
         rec = Recorder({"/custom/prm.json": prm})
         async with serve_asgi(rec) as base, httpx.AsyncClient() as http:
-            found = await discover_protected_resource(http, f"{base}/mcp", f"{base}/custom/prm.json")
+            found = await discover_protected_resource(
+                http, f"{base}/mcp", f"{base}/custom/prm.json"
+            )
             assert found is not None and found.url == f"{base}/custom/prm.json"
             assert rec.paths == ["/custom/prm.json"]
         # No challenge URL: path-suffixed first, then the root.
@@ -87,45 +91,81 @@ async def test_prm_discovery_order():
         async with serve_asgi(rec) as base, httpx.AsyncClient() as http:
             found = await discover_protected_resource(http, f"{base}/mcp", None)
             assert found is not None
-            assert rec.paths == ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
-        rec = Recorder({"/.well-known/oauth-protected-resource/mcp": prm, "/.well-known/oauth-protected-resource": prm})
+            assert rec.paths == [
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-protected-resource",
+            ]
+        rec = Recorder(
+            {
+                "/.well-known/oauth-protected-resource/mcp": prm,
+                "/.well-known/oauth-protected-resource": prm,
+            }
+        )
         async with serve_asgi(rec) as base, httpx.AsyncClient() as http:
             await discover_protected_resource(http, f"{base}/mcp", None)
-            assert rec.paths == ["/.well-known/oauth-protected-resource/mcp"]  # the root is never asked
+            assert rec.paths == [
+                "/.well-known/oauth-protected-resource/mcp"
+            ]  # the root is never asked
         # A challenge URL that fails falls back to the well-known ones.
         rec = Recorder({"/.well-known/oauth-protected-resource": prm})
         async with serve_asgi(rec) as base, httpx.AsyncClient() as http:
             found = await discover_protected_resource(http, f"{base}/mcp", f"{base}/gone.json")
             assert found is not None
-            assert rec.paths == ["/gone.json", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
+            assert rec.paths == [
+                "/gone.json",
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-protected-resource",
+            ]
         # Nothing at all.
         rec = Recorder()
         async with serve_asgi(rec) as base, httpx.AsyncClient() as http:
             assert await discover_protected_resource(http, f"{base}/mcp", None) is None
 
 
-@pytest.mark.parametrize("issuer_path,served,expected", [
-    ("/tenant1", "/tenant1/.well-known/openid-configuration", [
-        "/.well-known/oauth-authorization-server/tenant1",
-        "/.well-known/openid-configuration/tenant1",
-        "/tenant1/.well-known/openid-configuration",
-    ]),
-    ("/tenant1", "/.well-known/openid-configuration/tenant1", [
-        "/.well-known/oauth-authorization-server/tenant1",
-        "/.well-known/openid-configuration/tenant1",
-    ]),
-    ("", "/.well-known/openid-configuration", [
-        "/.well-known/oauth-authorization-server",
-        "/.well-known/openid-configuration",
-    ]),
-    ("", "/.well-known/oauth-authorization-server", ["/.well-known/oauth-authorization-server"]),
-])
+@pytest.mark.parametrize(
+    "issuer_path,served,expected",
+    [
+        (
+            "/tenant1",
+            "/tenant1/.well-known/openid-configuration",
+            [
+                "/.well-known/oauth-authorization-server/tenant1",
+                "/.well-known/openid-configuration/tenant1",
+                "/tenant1/.well-known/openid-configuration",
+            ],
+        ),
+        (
+            "/tenant1",
+            "/.well-known/openid-configuration/tenant1",
+            [
+                "/.well-known/oauth-authorization-server/tenant1",
+                "/.well-known/openid-configuration/tenant1",
+            ],
+        ),
+        (
+            "",
+            "/.well-known/openid-configuration",
+            [
+                "/.well-known/oauth-authorization-server",
+                "/.well-known/openid-configuration",
+            ],
+        ),
+        (
+            "",
+            "/.well-known/oauth-authorization-server",
+            ["/.well-known/oauth-authorization-server"],
+        ),
+    ],
+)
 async def test_as_metadata_discovery_order(issuer_path, served, expected):
     rec = Recorder()
     async with asyncio.timeout(20), serve_asgi(rec) as base, httpx.AsyncClient() as http:
         issuer = f"{base}{issuer_path}"
-        rec.routes[served] = {"issuer": issuer, "token_endpoint": f"{issuer}/token",
-                              "authorization_endpoint": f"{issuer}/authorize"}
+        rec.routes[served] = {
+            "issuer": issuer,
+            "token_endpoint": f"{issuer}/token",
+            "authorization_endpoint": f"{issuer}/authorize",
+        }
         found = await discover_authorization_server(http, issuer)
         assert found is not None and found.issuer == issuer
         assert rec.paths == expected
@@ -135,20 +175,30 @@ async def test_as_metadata_with_another_issuer_is_refused():
     rec = Recorder()
     async with asyncio.timeout(20), serve_asgi(rec) as base, httpx.AsyncClient() as http:
         rec.routes["/.well-known/oauth-authorization-server"] = {
-            "issuer": "https://honest.example", "token_endpoint": f"{base}/token"}
+            "issuer": "https://honest.example",
+            "token_endpoint": f"{base}/token",
+        }
         with pytest.raises(OAuthError, match="names issuer"):
             await discover_authorization_server(http, base)
 
 
 def provider_for(url: str, **kwargs: Any) -> OAuthClientProvider:
-    kwargs.setdefault("client_metadata", OAuthClientMetadata(redirect_uris=["http://127.0.0.1:9/callback"]))
+    kwargs.setdefault(
+        "client_metadata", OAuthClientMetadata(redirect_uris=["http://127.0.0.1:9/callback"])
+    )
     kwargs.setdefault("authorize", Browser())
     return OAuthClientProvider(url, **kwargs)
 
 
 async def test_provider_refuses_a_resource_that_is_not_this_server():
-    rec = Recorder({"/.well-known/oauth-protected-resource/mcp": {
-        "resource": "https://evil.example/mcp", "authorization_servers": ["https://as.example"]}})
+    rec = Recorder(
+        {
+            "/.well-known/oauth-protected-resource/mcp": {
+                "resource": "https://evil.example/mcp",
+                "authorization_servers": ["https://as.example"],
+            }
+        }
+    )
     async with asyncio.timeout(20), serve_asgi(rec) as base:
         provider = provider_for(f"{base}/mcp")
         with pytest.raises(OAuthError, match="not this server"):
@@ -162,8 +212,14 @@ async def test_provider_refuses_without_s256():
     auth = AuthServer(signer, AuthServerConfig(code_challenge_methods=["plain"]))
     async with asyncio.timeout(20), serve_asgi(auth) as as_base:
         auth.base = as_base
-        rec = Recorder({"/.well-known/oauth-protected-resource/mcp": {
-            "resource": "", "authorization_servers": [as_base]}})
+        rec = Recorder(
+            {
+                "/.well-known/oauth-protected-resource/mcp": {
+                    "resource": "",
+                    "authorization_servers": [as_base],
+                }
+            }
+        )
         async with serve_asgi(rec) as base:
             rec.routes["/.well-known/oauth-protected-resource/mcp"]["resource"] = f"{base}/mcp"
             for methods in (["plain"], None):

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -21,8 +22,16 @@ from tests.auth._support import ISSUER, JwksApp, Signer, announced_endpoint
 from tests.http_server import serve_asgi, serving
 
 AUDIENCE = "https://mcp.example.test/mcp"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
 INIT_LEGACY = {**INIT, "params": {**INIT["params"], "protocolVersion": "2024-11-05"}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -47,7 +56,11 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def challenge_of(headers: Any) -> Any:
-    values = headers.get_list("www-authenticate") if hasattr(headers, "get_list") else [headers["www-authenticate"]]
+    values = (
+        headers.get_list("www-authenticate")
+        if hasattr(headers, "get_list")
+        else [headers["www-authenticate"]]
+    )
     challenges = parse_www_authenticate(values)
     assert challenges, "no WWW-Authenticate challenge"
     return challenges[0]
@@ -75,20 +88,37 @@ class Reach:
         response = await self.http.post(self.url, json=INIT, headers={**ACCEPT, **self.good})
         assert response.status_code == 200, response.text
         sid = response.headers["mcp-session-id"]
-        note = await self.http.post(self.url, json=INITIALIZED, headers={
-            **ACCEPT, **self.good, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"})
+        note = await self.http.post(
+            self.url,
+            json=INITIALIZED,
+            headers={
+                **ACCEPT,
+                **self.good,
+                "mcp-session-id": sid,
+                "mcp-protocol-version": "2025-11-25",
+            },
+        )
         assert note.status_code == 202
         return sid
 
     async def streamable_get(self, headers: dict[str, str]) -> tuple[int, Any]:
         sid = await self._session()
-        async with self.http.stream("GET", self.url, headers={
-            "accept": "text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25", **headers,
-        }) as response:
+        async with self.http.stream(
+            "GET",
+            self.url,
+            headers={
+                "accept": "text/event-stream",
+                "mcp-session-id": sid,
+                "mcp-protocol-version": "2025-11-25",
+                **headers,
+            },
+        ) as response:
             return response.status_code, response.headers
 
     async def legacy_get(self, headers: dict[str, str]) -> tuple[int, Any]:
-        async with self.http.stream("GET", f"{self.url}/sse", headers={"accept": "text/event-stream", **headers}) as response:
+        async with self.http.stream(
+            "GET", f"{self.url}/sse", headers={"accept": "text/event-stream", **headers}
+        ) as response:
             if response.status_code == 200:
                 async for line in response.aiter_lines():
                     if line.startswith("data:"):
@@ -97,18 +127,25 @@ class Reach:
             return response.status_code, response.headers
 
     async def legacy_post(self, headers: dict[str, str]) -> tuple[int, Any]:
-        async with self.http.stream("GET", f"{self.url}/sse", headers={"accept": "text/event-stream", **self.good}) as stream:
+        async with self.http.stream(
+            "GET", f"{self.url}/sse", headers={"accept": "text/event-stream", **self.good}
+        ) as stream:
             assert stream.status_code == 200
             endpoint = await announced_endpoint(stream)
             base = self.url.rsplit("/mcp", 1)[0]
-            response = await self.http.post(f"{base}{endpoint}", json=INIT_LEGACY, headers={
-                "content-type": "application/json", **headers})
+            response = await self.http.post(
+                f"{base}{endpoint}",
+                json=INIT_LEGACY,
+                headers={"content-type": "application/json", **headers},
+            )
             return response.status_code, response.headers
 
     async def websocket(self, headers: dict[str, str]) -> tuple[int, Any]:
         ws_url = self.url.replace("http://", "ws://") + "/ws"
         try:
-            async with connect(ws_url, additional_headers=headers, subprotocols=["mcp"], open_timeout=WAIT) as ws:
+            async with connect(
+                ws_url, additional_headers=headers, subprotocols=["mcp"], open_timeout=WAIT
+            ) as ws:
                 await ws.send(json.dumps(INIT_LEGACY))
                 reply = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
                 assert reply["id"] == 1 and "result" in reply
@@ -123,8 +160,10 @@ TRANSPORTS = ["streamable_post", "streamable_get", "legacy_get", "legacy_post", 
 @contextlib.asynccontextmanager
 async def reach(app: McpServerApp, signer: Signer, **config: Any) -> AsyncIterator[Reach]:
     auth = make_config(signer, **config)
-    async with serving(app, bearer_auth=auth, enable_legacy_sse=True, enable_websocket=True) as (url, _), \
-            httpx.AsyncClient(timeout=WAIT) as http:
+    async with (
+        serving(app, bearer_auth=auth, enable_legacy_sse=True, enable_websocket=True) as (url, _),
+        httpx.AsyncClient(timeout=WAIT) as http,
+    ):
         good = bearer(signer.token(audience=AUDIENCE, scope="mcp:read mcp:write"))
         yield Reach(http, url, good)
 
@@ -136,15 +175,23 @@ async def reach(app: McpServerApp, signer: Signer, **config: Any) -> AsyncIterat
 async def test_missing_or_malformed_authorization_gets_the_401_challenge(app, signer, transport):
     async with asyncio.timeout(30), reach(app, signer) as r:
         send = getattr(r, transport)
-        for headers in ({}, {"authorization": "Basic dXNlcjpwYXNz"}, {"authorization": "Bearer"},
-                        {"authorization": "Bearer a b"}, {"authorization": "DPoP abc"}):
+        for headers in (
+            {},
+            {"authorization": "Basic dXNlcjpwYXNz"},
+            {"authorization": "Bearer"},
+            {"authorization": "Bearer a b"},
+            {"authorization": "DPoP abc"},
+        ):
             status, response_headers = await send(headers)
             assert status == 401, (transport, headers, status)
             challenge = challenge_of(response_headers)
             assert challenge.is_scheme("Bearer")
             assert challenge.error is None  # no credentials: no error code (RFC 6750 §3.1)
             port = r.url.split(":")[2].split("/")[0]
-            assert challenge.resource_metadata == f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+            assert (
+                challenge.resource_metadata
+                == f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+            )
             assert challenge.scopes == ["mcp:read"]
 
 
@@ -165,20 +212,29 @@ async def test_rejected_tokens_get_invalid_token(app, signer, transport):
             status, headers = await send(bearer(token))
             assert status == 401, (transport, why, status)
             challenge = challenge_of(headers)
-            assert challenge.is_scheme("Bearer") and challenge.error == "invalid_token", (transport, why)
+            assert challenge.is_scheme("Bearer") and challenge.error == "invalid_token", (
+                transport,
+                why,
+            )
             assert challenge.resource_metadata.endswith("/.well-known/oauth-protected-resource/mcp")
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_missing_scope_gets_403_insufficient_scope(app, signer, transport):
-    async with asyncio.timeout(30), reach(app, signer, required_scopes=("mcp:read", "mcp:admin")) as r:
+    async with (
+        asyncio.timeout(30),
+        reach(app, signer, required_scopes=("mcp:read", "mcp:admin")) as r,
+    ):
         token = signer.token(audience=AUDIENCE, scope="mcp:read mcp:write")
         r.good = bearer(signer.token(audience=AUDIENCE, scope="mcp:read mcp:admin"))
         status, headers = await getattr(r, transport)(bearer(token))
         assert status == 403
         challenge = challenge_of(headers)
         assert challenge.error == "insufficient_scope"
-        assert challenge.scopes == ["mcp:read", "mcp:admin"]  # every required scope, in one challenge
+        assert challenge.scopes == [
+            "mcp:read",
+            "mcp:admin",
+        ]  # every required scope, in one challenge
         assert challenge.resource_metadata
 
 
@@ -202,20 +258,32 @@ async def test_rsa_signed_tokens_and_audience_lists_are_accepted(app, signer):
 
 async def test_audience_check_can_be_turned_off(app, signer):
     async with asyncio.timeout(30), reach(app, signer, validate_token_resource=False) as r:
-        status, _ = await r.streamable_post(bearer(signer.token(audience="https://other.example.test")))
+        status, _ = await r.streamable_post(
+            bearer(signer.token(audience="https://other.example.test"))
+        )
         assert status == 200
 
 
 # -- identity reaches the call -------------------------------------------------------------
 
 
-async def call_tool_streamable(http: httpx.AsyncClient, url: str, headers: dict[str, str], name: str) -> dict[str, Any]:
+async def call_tool_streamable(
+    http: httpx.AsyncClient, url: str, headers: dict[str, str], name: str
+) -> dict[str, Any]:
     response = await http.post(url, json=INIT, headers={**ACCEPT, **headers})
     sid = response.headers["mcp-session-id"]
     session = {**ACCEPT, **headers, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"}
     await http.post(url, json=INITIALIZED, headers=session)
-    reply = await http.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                       "params": {"name": name, "arguments": {}}}, headers=session)
+    reply = await http.post(
+        url,
+        json={
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": {}},
+        },
+        headers=session,
+    )
     return reply.json()
 
 
@@ -224,10 +292,16 @@ async def test_identity_and_scopes_reach_tools_and_guards(app, signer):
         reader = bearer(signer.token(audience=AUDIENCE, scope="mcp:read", subject="bob"))
         result = await call_tool_streamable(r.http, r.url, reader, "whoami")
         seen = json.loads(result["result"]["content"][0]["text"])
-        assert seen["subject"] == "bob" and seen["scopes"] == ["mcp:read"] and seen["client_id"] == "client-1"
+        assert (
+            seen["subject"] == "bob"
+            and seen["scopes"] == ["mcp:read"]
+            and seen["client_id"] == "client-1"
+        )
         refused = await call_tool_streamable(r.http, r.url, reader, "write")
         assert "error" in refused or refused["result"].get("isError")
-        writer = bearer(signer.token(audience=AUDIENCE, scope="mcp:read mcp:write", subject="carol"))
+        writer = bearer(
+            signer.token(audience=AUDIENCE, scope="mcp:read mcp:write", subject="carol")
+        )
         allowed = await call_tool_streamable(r.http, r.url, writer, "write")
         assert allowed["result"]["content"][0]["text"] == "written"
 
@@ -240,7 +314,16 @@ async def test_identity_reaches_tools_over_websocket(app, signer):
             await ws.send(json.dumps(INIT_LEGACY))
             await ws.recv()
             await ws.send(json.dumps(INITIALIZED))
-            await ws.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "tools/call",
+                        "params": {"name": "whoami", "arguments": {}},
+                    }
+                )
+            )
             reply = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
             assert json.loads(reply["result"]["content"][0]["text"])["subject"] == "dave"
 
@@ -289,7 +372,10 @@ async def test_dpop_bound_token_presented_as_bearer_is_refused(app, signer):
 async def test_metadata_served_without_auth_at_root_and_path_suffixed(app, signer):
     async with asyncio.timeout(30), reach(app, signer, resource_name="Auth test") as r:
         origin = r.url.rsplit("/mcp", 1)[0]
-        for path in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        for path in (
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-protected-resource",
+        ):
             response = await r.http.get(f"{origin}{path}")
             assert response.status_code == 200
             assert response.headers["content-type"] == "application/json"
@@ -301,7 +387,9 @@ async def test_metadata_served_without_auth_at_root_and_path_suffixed(app, signe
                 "scopes_supported": ["mcp:read", "mcp:write"],
                 "resource_name": "Auth test",
             }
-        assert (await r.http.post(f"{origin}/.well-known/oauth-protected-resource", json={})).status_code == 405
+        assert (
+            await r.http.post(f"{origin}/.well-known/oauth-protected-resource", json={})
+        ).status_code == 405
 
 
 async def test_metadata_resource_defaults_to_the_endpoint_url_and_can_be_turned_off(app, signer):
@@ -311,7 +399,9 @@ async def test_metadata_resource_defaults_to_the_endpoint_url_and_can_be_turned_
         assert doc["resource"] == r.url
     async with asyncio.timeout(30), reach(app, signer, serve_metadata_endpoint=False) as r:
         origin = r.url.rsplit("/mcp", 1)[0]
-        assert (await r.http.get(f"{origin}/.well-known/oauth-protected-resource/mcp")).status_code == 404
+        assert (
+            await r.http.get(f"{origin}/.well-known/oauth-protected-resource/mcp")
+        ).status_code == 404
 
 
 async def test_configured_metadata_url_is_in_the_challenge_and_served_at_its_path(app, signer):
@@ -324,10 +414,14 @@ async def test_configured_metadata_url_is_in_the_challenge_and_served_at_its_pat
 
 
 async def test_public_url_sets_the_derived_urls(app, signer):
-    async with asyncio.timeout(30), reach(app, signer, public_url="https://mcp.example.test", expected_resource="") as r:
+    async with (
+        asyncio.timeout(30),
+        reach(app, signer, public_url="https://mcp.example.test", expected_resource="") as r,
+    ):
         response = await r.http.post(r.url, json=INIT, headers=ACCEPT)
         assert challenge_of(response.headers).resource_metadata == (
-            "https://mcp.example.test/.well-known/oauth-protected-resource/mcp")
+            "https://mcp.example.test/.well-known/oauth-protected-resource/mcp"
+        )
         origin = r.url.rsplit("/mcp", 1)[0]
         doc = (await r.http.get(f"{origin}/.well-known/oauth-protected-resource")).json()
         assert doc["resource"] == "https://mcp.example.test/mcp"
@@ -337,15 +431,23 @@ async def test_public_url_sets_the_derived_urls(app, signer):
 
 
 async def test_without_bearer_auth_nothing_changes(app):
-    async with asyncio.timeout(30), serving(app) as (url, asgi), httpx.AsyncClient(timeout=WAIT) as http:
+    async with (
+        asyncio.timeout(30),
+        serving(app) as (url, asgi),
+        httpx.AsyncClient(timeout=WAIT) as http,
+    ):
         assert asgi.auth is None
         response = await http.post(url, json=INIT, headers=ACCEPT)
         assert response.status_code == 200 and "www-authenticate" not in response.headers
-        response = await http.post(url, json=INIT, headers={**ACCEPT, "authorization": "Bearer whatever"})
+        response = await http.post(
+            url, json=INIT, headers={**ACCEPT, "authorization": "Bearer whatever"}
+        )
         assert response.status_code == 200
         origin = url.rsplit("/mcp", 1)[0]
         assert (await http.get(f"{origin}/.well-known/oauth-protected-resource")).status_code == 404
-        assert (await http.get(f"{origin}/.well-known/oauth-protected-resource/mcp")).status_code == 404
+        assert (
+            await http.get(f"{origin}/.well-known/oauth-protected-resource/mcp")
+        ).status_code == 404
 
 
 # -- JWKS over HTTP ------------------------------------------------------------------------
@@ -355,7 +457,9 @@ async def test_jwks_fetched_over_http_cached_and_refetched_on_key_rotation(app):
     first, second = Signer(), Signer()
     jwks_app = JwksApp(first.jwks())
     async with asyncio.timeout(30), serve_asgi(jwks_app) as base:
-        verifier = JwtVerifier(jwks_url=f"{base}/jwks.json", issuer=ISSUER, audience=AUDIENCE, jwks_min_refresh=0)
+        verifier = JwtVerifier(
+            jwks_url=f"{base}/jwks.json", issuer=ISSUER, audience=AUDIENCE, jwks_min_refresh=0
+        )
         for _ in range(3):
             result = await verifier.verify(first.token(audience=AUDIENCE))
             assert result.ok and result.subject == "alice"
@@ -373,7 +477,9 @@ async def test_jwks_refetch_is_rate_limited_and_ttl_expires():
     jwks_app = JwksApp(signer.jwks())
     async with asyncio.timeout(30), serve_asgi(jwks_app) as base:
         now = [1000.0]
-        verifier = JwtVerifier(jwks_url=f"{base}/jwks.json", issuer=ISSUER, jwks_ttl=60, jwks_min_refresh=30)
+        verifier = JwtVerifier(
+            jwks_url=f"{base}/jwks.json", issuer=ISSUER, jwks_ttl=60, jwks_min_refresh=30
+        )
         verifier.jwks.clock = lambda: now[0]
         stranger = Signer()
         assert (await verifier.verify(signer.token(audience=AUDIENCE))).ok
@@ -399,8 +505,11 @@ async def test_jwt_verifier_refuses_none_hs_and_dpop_typed_tokens():
 
     unsigned = base64.urlsafe_b64encode(header.encode()).rstrip(b"=").decode() + ".eyJpc3MiOiJ4In0."
     assert not (await verifier.verify(unsigned)).ok
-    proof_typed = jose_jwt.encode({"alg": "ES256", "kid": signer.ec.kid, "typ": "dpop+jwt"},
-                                  {"iss": ISSUER, "exp": 2**31}, signer.ec)
+    proof_typed = jose_jwt.encode(
+        {"alg": "ES256", "kid": signer.ec.kid, "typ": "dpop+jwt"},
+        {"iss": ISSUER, "exp": 2**31},
+        signer.ec,
+    )
     assert not (await verifier.verify(proof_typed)).ok
     with pytest.raises(ValueError):
         JwtVerifier(jwks=signer.jwks(), algorithms=("none",))

@@ -37,13 +37,19 @@ async def send_once(server: Scripted, **hooks: Any) -> tuple[int, HttpRequester]
     async with serve_asgi(server) as base, httpx.AsyncClient() as http:
         options = HttpClientTransportOptions(endpoint=f"{base}/mcp", **hooks)
         requester = HttpRequester(options, http)
-        response = await requester.open("POST", f"{base}/mcp", {"content-type": "application/json"}, content=b"{}")
+        response = await requester.open(
+            "POST", f"{base}/mcp", {"content-type": "application/json"}, content=b"{}"
+        )
         await response.aread()
         await response.aclose()
         return response.status_code, requester
 
 
-UNAUTHORIZED = (401, {"www-authenticate": 'Bearer resource_metadata="https://h/prm"'}, {"error": "unauthorized"})
+UNAUTHORIZED = (
+    401,
+    {"www-authenticate": 'Bearer resource_metadata="https://h/prm"'},
+    {"error": "unauthorized"},
+)
 
 
 async def test_401_calls_the_handler_and_retries_once_with_its_answer():
@@ -58,7 +64,9 @@ async def test_401_calls_the_handler_and_retries_once_with_its_answer():
         status, requester = await send_once(server, auth_challenge_handler=handler)
     assert status == 200
     assert calls == ['Bearer resource_metadata="https://h/prm"']
-    assert "authorization" not in server.seen[0] and server.seen[1]["authorization"] == "Bearer fresh"
+    assert (
+        "authorization" not in server.seen[0] and server.seen[1]["authorization"] == "Bearer fresh"
+    )
     assert requester.authorization == "Bearer fresh"  # later requests carry it too
 
 
@@ -76,14 +84,19 @@ async def test_403_only_with_insufficient_scope():
     calls: list[str] = []
     handler = lambda challenge: calls.append(challenge) or "Bearer t"  # noqa: E731
     async with asyncio.timeout(20):
-        status, _ = await send_once(Scripted((403, {"www-authenticate": 'Bearer error="invalid_token"'}, {})),
-                                    auth_challenge_handler=handler)
+        status, _ = await send_once(
+            Scripted((403, {"www-authenticate": 'Bearer error="invalid_token"'}, {})),
+            auth_challenge_handler=handler,
+        )
         assert status == 403 and calls == []
         status, _ = await send_once(Scripted((403, {}, {})), auth_challenge_handler=handler)
         assert status == 403 and calls == []
         status, _ = await send_once(
-            Scripted((403, {"www-authenticate": 'Bearer error="insufficient_scope", scope="a b"'}, {})),
-            auth_challenge_handler=handler)
+            Scripted(
+                (403, {"www-authenticate": 'Bearer error="insufficient_scope", scope="a b"'}, {})
+            ),
+            auth_challenge_handler=handler,
+        )
         assert status == 200 and len(calls) == 1
 
 
@@ -113,16 +126,25 @@ async def test_dpop_nonce_retry_shares_the_single_budget():
         observed.append((context.status_code, context.dpop_nonce))
 
     nonce_in_body = (400, {"dpop-nonce": "n1"}, {"error": "use_dpop_nonce"})
-    nonce_in_challenge = (401, {"dpop-nonce": "n2", "www-authenticate": 'DPoP error="use_dpop_nonce"'}, {})
+    nonce_in_challenge = (
+        401,
+        {"dpop-nonce": "n2", "www-authenticate": 'DPoP error="use_dpop_nonce"'},
+        {},
+    )
     async with asyncio.timeout(20):
         server = Scripted(nonce_in_body)
-        status, _ = await send_once(server, apply_per_request_headers=apply, observe_response_challenge=observe)
+        status, _ = await send_once(
+            server, apply_per_request_headers=apply, observe_response_challenge=observe
+        )
         assert status == 200 and [h["dpop"] for h in server.seen] == ["proof-1", "proof-2"]
         assert observed == [(400, "n1"), (200, None)]
         # After the nonce retry, a 401 does not get a second retry through the handler.
         server = Scripted(nonce_in_challenge, UNAUTHORIZED)
-        status, _ = await send_once(server, apply_per_request_headers=apply,
-                                    auth_challenge_handler=lambda c: calls.append(c) or "Bearer t")
+        status, _ = await send_once(
+            server,
+            apply_per_request_headers=apply,
+            auth_challenge_handler=lambda c: calls.append(c) or "Bearer t",
+        )
         assert status == 401 and calls == [] and len(server.seen) == 2
         # A 400 without the marker is not retried.
         server = Scripted((400, {"dpop-nonce": "n3"}, {"error": "invalid_request"}))

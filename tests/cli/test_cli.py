@@ -15,11 +15,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def mcpkit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcpkit", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "mcpkit", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_call_runs_a_tool_of_a_file():
-    done = mcpkit("call", "examples/everything.py", "calculate", '{"a": 6, "b": 7, "operation": "multiply"}')
+    done = mcpkit(
+        "call", "examples/everything.py", "calculate", '{"a": 6, "b": 7, "operation": "multiply"}'
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["structuredContent"] == {"result": 42.0}
 
@@ -36,13 +44,18 @@ def test_inspect_lists_a_file():
     assert listing["resourceTemplates"][0]["uriTemplate"] == "test://template/{id}/data"
 
 
-@pytest.mark.parametrize("suffix", ["", "/sse", "/ws"], ids=["streamable-http", "legacy-sse", "websocket"])
+@pytest.mark.parametrize(
+    "suffix", ["", "/sse", "/ws"], ids=["streamable-http", "legacy-sse", "websocket"]
+)
 def test_call_and_inspect_reach_a_running_server(suffix):
     with running_server() as url:
         target = (url.replace("http://", "ws://") if suffix == "/ws" else url) + suffix
         done = mcpkit("call", target, "test_simple_text")
         assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["content"][0]["text"] == "This is a simple text response for testing."
+        assert (
+            json.loads(done.stdout)["content"][0]["text"]
+            == "This is a simple text response for testing."
+        )
         listing = json.loads(mcpkit("inspect", target).stdout)
         assert listing["server"]["serverInfo"]["name"] == "mcpkit-everything"
 

@@ -20,8 +20,9 @@ import socket
 import threading
 import time
 import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import httpx
 import mcp_types as types
@@ -127,7 +128,9 @@ class MemoryEventStore(EventStore):
         self.events.append((event_id, stream_id, message))
         return event_id
 
-    async def replay_events_after(self, last_event_id: str, send_callback: EventCallback) -> str | None:
+    async def replay_events_after(
+        self, last_event_id: str, send_callback: EventCallback
+    ) -> str | None:
         index = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
         if index is None:
             return None
@@ -155,7 +158,11 @@ def official_server() -> MCPServer:
     @server.tool(description="Ask the client's model")
     async def ask(question: str, ctx: Context) -> str:
         result = await ctx.session.create_message(
-            [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=question))],
+            [
+                types.SamplingMessage(
+                    role="user", content=types.TextContent(type="text", text=question)
+                )
+            ],
             max_tokens=20,
         )
         content = result.content
@@ -224,7 +231,9 @@ def _fresh_detection_cache() -> Iterator[None]:
     forget_detected_modes()
 
 
-def options(url: str, mode: HttpTransportMode = STREAMABLE, **kw: Any) -> HttpClientTransportOptions:
+def options(
+    url: str, mode: HttpTransportMode = STREAMABLE, **kw: Any
+) -> HttpClientTransportOptions:
     return HttpClientTransportOptions(endpoint=url, transport_mode=mode, **kw)
 
 
@@ -281,7 +290,8 @@ async def test_notifications_on_the_post_stream_reach_callbacks(
     logs: list[dict[str, Any]] = []
     progress: list[tuple[float, float | None, str | None]] = []
     async with connected(
-        options(official_urls[variant], stateless=VARIANTS[variant].stateless), logging_handler=logs.append
+        options(official_urls[variant], stateless=VARIANTS[variant].stateless),
+        logging_handler=logs.append,
     ) as client:
         result = await client.call_tool(
             "work", {"steps": 3}, progress=lambda p, t, m: progress.append((p, t, m))
@@ -293,13 +303,17 @@ async def test_notifications_on_the_post_stream_reach_callbacks(
 
 
 async def test_sampling_request_on_the_post_stream(official_urls: dict[str, str]) -> None:
-    async with connected(options(official_urls["stateful-sse"]), sampling_handler=sampling) as client:
+    async with connected(
+        options(official_urls["stateful-sse"]), sampling_handler=sampling
+    ) as client:
         result = await client.call_tool("ask", {"question": "meaning of life?"})
     assert text_of(result) == f"model says: {SAMPLING_ANSWER}"
 
 
 @pytest.mark.parametrize("variant", ["stateful-sse", "stateful-json"])
-async def test_a_long_call_does_not_hold_up_a_ping(official_urls: dict[str, str], variant: str) -> None:
+async def test_a_long_call_does_not_hold_up_a_ping(
+    official_urls: dict[str, str], variant: str
+) -> None:
     async with connected(options(official_urls[variant])) as client:
         slow = asyncio.create_task(client.call_tool("slow", {"seconds": 1.0}))
         await asyncio.sleep(0.05)
@@ -314,7 +328,9 @@ async def test_resumes_a_stream_the_server_closed(official_urls: dict[str, str])
     """SEP-1699 against the official server: it closes the POST stream after a priming event
     (retry 100 ms); the client comes back with GET + Last-Event-ID and gets the rest."""
     logs: list[Any] = []
-    async with connected(options(official_urls["stateful-sse"]), logging_handler=logs.append) as client:
+    async with connected(
+        options(official_urls["stateful-sse"]), logging_handler=logs.append
+    ) as client:
         result = await client.call_tool("interrupted", {})
         assert text_of(result) == "finished after the break"
         await wait_until(lambda: len(logs) == 2, "both log messages")
@@ -323,7 +339,9 @@ async def test_resumes_a_stream_the_server_closed(official_urls: dict[str, str])
 
 async def test_listen_stream_carries_unsolicited_messages(official_urls: dict[str, str]) -> None:
     changed: list[str] = []
-    async with connected(options(official_urls["stateful-sse"]), on_list_changed=changed.append) as client:
+    async with connected(
+        options(official_urls["stateful-sse"]), on_list_changed=changed.append
+    ) as client:
         transport = client.session.stream
         assert isinstance(transport, StreamableHttpClientTransport)
         assert transport.listen_state == ListenStreamState.OPEN
@@ -392,11 +410,18 @@ async def test_legacy_sse(official_urls: dict[str, str]) -> None:
         transport = client.session.stream
         assert isinstance(transport, LegacySseClientTransport)
         assert transport.message_url is not None
-        assert transport.message_url.startswith(official_urls["legacy"].removesuffix("/sse") + "/messages/")
+        assert transport.message_url.startswith(
+            official_urls["legacy"].removesuffix("/sse") + "/messages/"
+        )
         assert text_of(await client.call_tool("add", {"a": 20, "b": 22})) == "42"
-        result = await client.call_tool("work", {"steps": 2}, progress=lambda p, t, m: progress.append(p))
+        result = await client.call_tool(
+            "work", {"steps": 2}, progress=lambda p, t, m: progress.append(p)
+        )
         assert text_of(result) == "did 2 steps"
-        assert text_of(await client.call_tool("ask", {"question": "?"})) == f"model says: {SAMPLING_ANSWER}"
+        assert (
+            text_of(await client.call_tool("ask", {"question": "?"}))
+            == f"model says: {SAMPLING_ANSWER}"
+        )
         await wait_until(lambda: progress == [1, 2] and logs, "progress and logs over SSE")
 
 
@@ -432,18 +457,22 @@ async def test_auto_detect_falls_back_to_legacy_sse_and_remembers() -> None:
 
 async def test_auto_detect_picks_streamable_http(official_urls: dict[str, str]) -> None:
     url = official_urls["stateful-sse"]
-    async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url) as client:  # a bare URL: AUTO_DETECT
+    async with (
+        asyncio.timeout(TEST_TIMEOUT),
+        McpClient.http(url) as client,
+    ):  # a bare URL: AUTO_DETECT
         assert client.session.stream.mode is HttpTransportMode.STREAMABLE_HTTP  # type: ignore[attr-defined]
         assert text_of(await client.call_tool("add", {"a": 3, "b": 4})) == "7"
     assert detected_mode(url) is HttpTransportMode.STREAMABLE_HTTP
 
 
 async def test_auto_detect_reports_a_server_that_is_neither() -> None:
-    app = Starlette(routes=[Route("/x", lambda r: Response(status_code=404), methods=["GET", "POST"])])
-    with serve(app) as base:
-        with pytest.raises(TransportError, match="neither"):
-            async with connected(HttpClientTransportOptions(base + "/x")):
-                pass
+    app = Starlette(
+        routes=[Route("/x", lambda r: Response(status_code=404), methods=["GET", "POST"])]
+    )
+    with serve(app) as base, pytest.raises(TransportError, match="neither"):
+        async with connected(HttpClientTransportOptions(base + "/x")):
+            pass
 
 
 # =========================================================================================
@@ -490,7 +519,9 @@ def redirecting_url(redirector: Redirector) -> str:
     return f"http://127.0.0.1:{redirector.port}"
 
 
-async def test_same_origin_redirect_is_followed(redirecting_url: str, redirector: Redirector) -> None:
+async def test_same_origin_redirect_is_followed(
+    redirecting_url: str, redirector: Redirector
+) -> None:
     opts = options(redirecting_url + "/old", additional_headers={"Authorization": "Bearer t"})
     async with connected(opts) as client:
         assert text_of(await client.call_tool("add", {"a": 1, "b": 2})) == "3"
@@ -601,7 +632,13 @@ def sse_response(*events: str, close: bool = True, hold: float = 0.0) -> Streami
 
 
 def tool_result(request_id: Any, text: str) -> str:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}})
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "result": {"content": [{"type": "text", "text": text}]},
+        }
+    )
 
 
 @contextlib.asynccontextmanager
@@ -615,7 +652,9 @@ async def scripted(script: Script, **kw: Any) -> AsyncIterator[McpClient]:
     "status, content_type",
     [(405, None), (404, None), (400, None), (403, None), (200, "application/json")],
 )
-async def test_listen_stream_refusals_are_given_up_silently(status: int, content_type: str | None) -> None:
+async def test_listen_stream_refusals_are_given_up_silently(
+    status: int, content_type: str | None
+) -> None:
     async def on_get(request: Request, n: int) -> Response:
         if content_type:
             return JSONResponse({"not": "sse"}, status_code=status)
@@ -635,12 +674,14 @@ async def test_listen_stream_retries_transient_answers(status: int) -> None:
     async def on_get(request: Request, n: int) -> Response:
         if n == 0:
             return Response(status_code=status, headers={"retry-after": "0"})
-        return sse_response(": hello\n\n", 'id: g1\ndata: \n\n', hold=5.0)
+        return sse_response(": hello\n\n", "id: g1\ndata: \n\n", hold=5.0)
 
     script = Script(on_get=on_get)
     async with scripted(script) as client:
         transport = client.session.stream
-        await wait_until(lambda: transport.listen_state == ListenStreamState.OPEN, "the listen stream")  # type: ignore[attr-defined]
+        await wait_until(
+            lambda: transport.listen_state == ListenStreamState.OPEN, "the listen stream"
+        )  # type: ignore[attr-defined]
     assert len(script.gets) == 2
     assert script.gets[1]["mcp-session-id"] == "s-1"
 
@@ -680,7 +721,11 @@ async def test_post_stream_resumed_after_the_retry_delay() -> None:
 
     async def on_get(request: Request, n: int) -> Response:
         if request.headers.get("last-event-id") == "p1" and pending:
-            return sse_response("id: p2\ndata: \n\n", f"event: message\nid: p3\ndata: {tool_result(pending[0], 'resumed')}\n\n", hold=5.0)
+            return sse_response(
+                "id: p2\ndata: \n\n",
+                f"event: message\nid: p3\ndata: {tool_result(pending[0], 'resumed')}\n\n",
+                hold=5.0,
+            )
         return sse_response(hold=5.0)
 
     script = Script(on_get=on_get, on_call=on_call)
@@ -733,7 +778,11 @@ async def test_an_http_error_status_fails_its_request_with_the_servers_error() -
 
 async def test_json_batch_answer_is_delivered() -> None:
     async def on_call(request: Request, message: dict[str, Any]) -> Response:
-        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "hi"},
+        }
         return JSONResponse([note, json.loads(tool_result(message["id"], "batched"))])
 
     logs: list[Any] = []
@@ -827,7 +876,9 @@ async def test_websocket_client_against_an_mcpkit_server() -> None:
         async with ws_serve(handler, "127.0.0.1", 0, subprotocols=["mcp"]) as server:
             port = next(iter(server.sockets)).getsockname()[1]
             async with asyncio.timeout(TEST_TIMEOUT):
-                async with McpClient.websocket(f"ws://127.0.0.1:{port}/", logging_handler=logs.append) as client:
+                async with McpClient.websocket(
+                    f"ws://127.0.0.1:{port}/", logging_handler=logs.append
+                ) as client:
                     assert client.session.stream.subprotocol == "mcp"  # type: ignore[attr-defined]
                     assert text_of(await client.call_tool("shout", {"text": "hi"})) == "HI"
                     await wait_until(lambda: bool(logs), "the log notification")

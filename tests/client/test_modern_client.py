@@ -18,12 +18,14 @@ import contextlib
 import json
 import logging
 import sys
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any, AsyncIterator, Callable
+from typing import Annotated, Any
 
 import msgspec
 import pytest
 
+import mcpkit
 from mcpkit import (
     McpCallError,
     McpClient,
@@ -90,18 +92,30 @@ class Handlers:
 
     async def elicit(self, params: dict[str, Any]) -> dict[str, Any]:
         self.asked.append(("elicitation/create", params))
-        return {"action": "accept", "content": {"name": "Ada", "ok": True, "color": "teal", "context": "tests"}}
+        return {
+            "action": "accept",
+            "content": {"name": "Ada", "ok": True, "color": "teal", "context": "tests"},
+        }
 
     async def sample(self, params: dict[str, Any]) -> dict[str, Any]:
         self.asked.append(("sampling/createMessage", params))
-        return {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m", "stopReason": "endTurn"}
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": "Paris"},
+            "model": "m",
+            "stopReason": "endTurn",
+        }
 
     async def roots(self) -> list[dict[str, Any]]:
         self.asked.append(("roots/list", {}))
         return ROOTS
 
     def kwargs(self) -> dict[str, Any]:
-        return {"elicitation_handler": self.elicit, "sampling_handler": self.sample, "roots": self.roots}
+        return {
+            "elicitation_handler": self.elicit,
+            "sampling_handler": self.sample,
+            "roots": self.roots,
+        }
 
 
 def everything() -> McpServerApp:
@@ -116,11 +130,15 @@ class HeaderProbe:
         region: Annotated[str, msgspec.Meta(extra_json_schema={"x-mcp-header": "Region"})],
         ctx: McpToolContext,
         priority: Annotated[int, msgspec.Meta(extra_json_schema={"x-mcp-header": "Priority"})] = 0,
-        verbose: Annotated[bool, msgspec.Meta(extra_json_schema={"x-mcp-header": "Verbose"})] = False,
+        verbose: Annotated[
+            bool, msgspec.Meta(extra_json_schema={"x-mcp-header": "Verbose"})
+        ] = False,
         query: str = "",
     ) -> dict[str, Any]:
         headers = ctx.headers or {}
-        return {k: v for k, v in headers.items() if k.startswith("mcp-") or k == "mcp-protocol-version"}
+        return {
+            k: v for k, v in headers.items() if k.startswith("mcp-") or k == "mcp-protocol-version"
+        }
 
     @mcp_tool(description="Adds a tool, so tools/list changes")
     def add_tool(self, ctx: McpToolContext) -> str:
@@ -184,11 +202,17 @@ class ModernWire:
         await self.inner.aclose()
 
     def requests(self, method: str | None = None) -> list[dict[str, Any]]:
-        return [m for m in self.sent if "id" in m and "method" in m and (method is None or m["method"] == method)]
+        return [
+            m
+            for m in self.sent
+            if "id" in m and "method" in m and (method is None or m["method"] == method)
+        ]
 
 
 @contextlib.asynccontextmanager
-async def in_memory(app: McpServerApp, **kwargs: Any) -> AsyncIterator[tuple[McpClient, ModernWire]]:
+async def in_memory(
+    app: McpServerApp, **kwargs: Any
+) -> AsyncIterator[tuple[McpClient, ModernWire]]:
     """A modern client wired in memory to ``app``, every message schema-checked."""
     kwargs.setdefault("protocol_mode", "modern")
     async with serving_in_memory(app) as client_end:
@@ -217,7 +241,9 @@ class Scripted:
             self.requests.append(message)
             reply = self.answer(message)
             if reply is not None:
-                await self._queue.put(json.dumps({"jsonrpc": "2.0", "id": message["id"], **reply}).encode())
+                await self._queue.put(
+                    json.dumps({"jsonrpc": "2.0", "id": message["id"], **reply}).encode()
+                )
 
     async def receive(self) -> bytes | None:
         return await self._queue.get()
@@ -252,13 +278,19 @@ async def test_discover_instead_of_initialize() -> None:
         assert client.era is Era.MODERN
         assert client.protocol_version == MODERN
         assert client.discovery is not None and MODERN in client.discovery.supported_versions
-        assert client.discovery.server_info is not None and client.discovery.server_info.name == "mcpkit-everything"
+        assert (
+            client.discovery.server_info is not None
+            and client.discovery.server_info.name == "mcpkit-everything"
+        )
         info = client.server_info
         assert info is not None and info.protocol_version == MODERN
         assert info.server_info.name == "mcpkit-everything" and info.capabilities.tools is not None
         tools = {tool.name for tool in await client.list_tools()}
         assert {"test_simple_text", "test_input_required_result_elicitation"} <= tools
-        assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+        assert (
+            text_of(await client.call_tool("test_simple_text"))
+            == "This is a simple text response for testing."
+        )
         await client.ping()  # no ping in 2026-07-28: a server/discover round trip
     methods = [m["method"] for m in wire.requests()]
     assert "initialize" not in methods and methods[0] == "server/discover"
@@ -266,7 +298,7 @@ async def test_discover_instead_of_initialize() -> None:
     for request in wire.requests():
         meta = request["params"]["_meta"]
         assert meta[PV] == MODERN
-        assert meta[INFO] == {"name": "mcpkit-client", "version": "0.1.0"}
+        assert meta[INFO] == {"name": "mcpkit-client", "version": mcpkit.__version__}
         assert meta[CAPS] == {}
         assert LOG_LEVEL not in meta
 
@@ -286,7 +318,10 @@ MRTR_CASES = {
     "test_input_required_result_elicitation": ("Hello, Ada!", ["elicitation/create"]),
     "test_input_required_result_sampling": ("The model said: Paris", ["sampling/createMessage"]),
     "test_input_required_result_list_roots": ("Roots: file:///work/project", ["roots/list"]),
-    "test_input_required_result_request_state": ("state-ok: confirmed=True", ["elicitation/create"]),
+    "test_input_required_result_request_state": (
+        "state-ok: confirmed=True",
+        ["elicitation/create"],
+    ),
     "test_input_required_result_multi_round": ("name=Ada color=teal", ["elicitation/create"] * 2),
     "test_input_required_result_multiple_inputs": (
         "name=Ada greeting=Paris roots=1",
@@ -313,7 +348,10 @@ async def test_multi_round_trip_requests_are_answered_by_the_handlers(tool: str)
         assert answered["resultType"] == "input_required"
         assert set(retry["params"]["inputResponses"]) == set(answered["inputRequests"])
         assert retry["params"]["requestState"] == answered["requestState"]  # echoed exactly
-        assert retry["params"]["name"] == tool and retry["params"]["arguments"] == earlier["params"]["arguments"]
+        assert (
+            retry["params"]["name"] == tool
+            and retry["params"]["arguments"] == earlier["params"]["arguments"]
+        )
 
 
 async def test_a_prompt_asking_for_input() -> None:
@@ -331,7 +369,9 @@ async def test_only_declared_capabilities_are_asked_for() -> None:
     assert [method for method, _ in handlers.asked] == ["elicitation/create"]
 
 
-def input_required(requests: dict[str, Any] | None = None, state: str | None = None) -> dict[str, Any]:
+def input_required(
+    requests: dict[str, Any] | None = None, state: str | None = None
+) -> dict[str, Any]:
     result: dict[str, Any] = {"resultType": "input_required"}
     if requests is not None:
         result["inputRequests"] = requests
@@ -340,11 +380,16 @@ def input_required(requests: dict[str, Any] | None = None, state: str | None = N
     return {"result": result}
 
 
-ELICIT = {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}}
+ELICIT = {
+    "method": "elicitation/create",
+    "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}},
+}
 SAMPLE = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
 
 
-def scripted_client(answer: Callable[[dict[str, Any]], dict[str, Any] | None], **kwargs: Any) -> tuple[McpClient, Scripted]:
+def scripted_client(
+    answer: Callable[[dict[str, Any]], dict[str, Any] | None], **kwargs: Any
+) -> tuple[McpClient, Scripted]:
     """A client (not connected yet) for a ``Scripted`` peer."""
     peer = Scripted(answer)
     kwargs.setdefault("protocol_mode", "modern")
@@ -395,13 +440,21 @@ async def test_request_state_omitted_when_absent_and_result_type_defaults_to_com
     async with client:
         assert text_of(await client.call_tool("stateless")) == "done"  # a retry, then complete
         assert text_of(await client.call_tool("other")) == "done"  # input_required again...
-    assert peer.methods() == ["server/discover", "tools/call", "tools/call", "tools/call", "tools/call"]
+    assert peer.methods() == [
+        "server/discover",
+        "tools/call",
+        "tools/call",
+        "tools/call",
+        "tools/call",
+    ]
     retry = peer.requests[2]["params"]
     assert retry["inputResponses"]["confirm"]["action"] == "accept"
     assert "requestState" not in retry
     # another call carries nothing from the first one's rounds
     other = peer.requests[3]["params"]
-    assert other["name"] == "other" and "inputResponses" not in other and "requestState" not in other
+    assert (
+        other["name"] == "other" and "inputResponses" not in other and "requestState" not in other
+    )
 
 
 async def test_unsupported_version_is_retried_with_a_supported_one() -> None:
@@ -411,10 +464,18 @@ async def test_unsupported_version_is_retried_with_a_supported_one() -> None:
         version = message["params"]["_meta"][PV]
         if not rejected:
             rejected.append(version)
-            return {"error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": [MODERN], "requested": version}}}
+            return {
+                "error": {
+                    "code": -32022,
+                    "message": "Unsupported protocol version",
+                    "data": {"supported": [MODERN], "requested": version},
+                }
+            }
         if message["method"] == "server/discover":
             return discover_result()
-        return {"result": {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}}
+        return {
+            "result": {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}
+        }
 
     client, peer = scripted_client(answer)
     async with client:
@@ -426,9 +487,21 @@ async def test_unsupported_version_is_retried_with_a_supported_one() -> None:
 async def test_auto_probe_takes_a_handshake_version_the_server_names() -> None:
     def answer(message: dict[str, Any]) -> dict[str, Any]:
         if message["method"] == "server/discover":
-            return {"error": {"code": -32022, "message": "Unsupported", "data": {"supported": ["2025-06-18"], "requested": MODERN}}}
+            return {
+                "error": {
+                    "code": -32022,
+                    "message": "Unsupported",
+                    "data": {"supported": ["2025-06-18"], "requested": MODERN},
+                }
+            }
         if message["method"] == "initialize":
-            return {"result": {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}}
+            return {
+                "result": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "serverInfo": {"name": "old", "version": "1"},
+                }
+            }
         return {"result": {}}
 
     client, peer = scripted_client(answer, protocol_mode="auto")
@@ -473,30 +546,48 @@ async def test_handshake_era_operations_are_refused_clearly() -> None:
 
 async def test_listen_in_memory() -> None:
     async with in_memory(everything()) as (client, wire):
-        async with client.listen(tools_list_changed=True, resource_subscriptions=["test://watched-resource"]) as stream:
-            assert stream.acknowledged == {"toolsListChanged": True, "resourceSubscriptions": ["test://watched-resource"]}
+        async with client.listen(
+            tools_list_changed=True, resource_subscriptions=["test://watched-resource"]
+        ) as stream:
+            assert stream.acknowledged == {
+                "toolsListChanged": True,
+                "resourceSubscriptions": ["test://watched-resource"],
+            }
             await client.call_tool("update_watched_resource")
             await client.call_tool("test_trigger_tool_change")
             seen = await next_notifications(stream, 2)
-        assert {n.method for n in seen} == {"notifications/resources/updated", "notifications/tools/list_changed"}
+        assert {n.method for n in seen} == {
+            "notifications/resources/updated",
+            "notifications/tools/list_changed",
+        }
         assert next(n for n in seen if n.uri).uri == "test://watched-resource"
         assert all(n.params["_meta"][SUB_ID] == stream.subscription_id for n in seen)
         assert not stream.closed_gracefully
     listen = wire.requests("subscriptions/listen")[0]
     assert listen["id"] == stream.subscription_id
-    assert listen["params"]["notifications"] == {"toolsListChanged": True, "resourceSubscriptions": ["test://watched-resource"]}
+    assert listen["params"]["notifications"] == {
+        "toolsListChanged": True,
+        "resourceSubscriptions": ["test://watched-resource"],
+    }
     cancelled = [m for m in wire.sent if m.get("method") == "notifications/cancelled"]
     assert cancelled and cancelled[0]["params"]["requestId"] == stream.subscription_id
 
 
 async def test_listen_in_the_handshake_era() -> None:
-    async with serving_in_memory(everything()) as client_end, asyncio.timeout(TEST_TIMEOUT), McpClient(client_end) as client:
+    async with (
+        serving_in_memory(everything()) as client_end,
+        asyncio.timeout(TEST_TIMEOUT),
+        McpClient(client_end) as client,
+    ):
         assert client.era is Era.HANDSHAKE
         async with client.listen(resource_subscriptions=["test://watched-resource"]) as stream:
             assert stream.acknowledged == {"resourceSubscriptions": ["test://watched-resource"]}
             await client.call_tool("update_watched_resource")
             note = await anext(stream)
-            assert note.method == "notifications/resources/updated" and note.uri == "test://watched-resource"
+            assert (
+                note.method == "notifications/resources/updated"
+                and note.uri == "test://watched-resource"
+            )
 
 
 # =========================================================================================
@@ -514,10 +605,16 @@ class SeenRequests:
         self.requests.append((context.method, {k.lower(): v for k, v in headers.items()}))
 
     def posts(self, mcp_method: str | None = None) -> list[dict[str, str]]:
-        return [h for m, h in self.requests if m == "POST" and (mcp_method is None or h.get("mcp-method") == mcp_method)]
+        return [
+            h
+            for m, h in self.requests
+            if m == "POST" and (mcp_method is None or h.get("mcp-method") == mcp_method)
+        ]
 
 
-def http_options(url: str, seen: SeenRequests | None = None, **kw: Any) -> HttpClientTransportOptions:
+def http_options(
+    url: str, seen: SeenRequests | None = None, **kw: Any
+) -> HttpClientTransportOptions:
     return HttpClientTransportOptions(endpoint=url, apply_per_request_headers=seen, **kw)
 
 
@@ -528,7 +625,9 @@ async def test_http_sends_sep_2243_headers_and_no_session() -> None:
             assert client.era is Era.MODERN
             assert isinstance(client.session.stream, AutoDetectHttpTransport)
             # not listed yet: the client lists the tools once to learn the annotations
-            result = await client.call_tool("echo_headers", {"region": "eu-west-1", "priority": 7, "query": "q"})
+            result = await client.call_tool(
+                "echo_headers", {"region": "eu-west-1", "priority": 7, "query": "q"}
+            )
             echoed = result.structured_content
             assert echoed["mcp-param-region"] == "eu-west-1"
             assert echoed["mcp-param-priority"] == "7"
@@ -538,7 +637,12 @@ async def test_http_sends_sep_2243_headers_and_no_session() -> None:
             result = await client.call_tool("echo_headers", {"region": "Zürich ", "verbose": True})
             assert result.structured_content["mcp-param-region"] == "=?base64?WsO8cmljaCA=?="
             assert result.structured_content["mcp-param-verbose"] == "true"
-    assert [h["mcp-method"] for h in seen.posts()] == ["server/discover", "tools/list", "tools/call", "tools/call"]
+    assert [h["mcp-method"] for h in seen.posts()] == [
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "tools/call",
+    ]
     assert {m for m, _ in seen.requests} == {"POST"}  # no GET listen stream, no DELETE
     for headers in seen.posts():
         assert headers["mcp-protocol-version"] == MODERN
@@ -558,7 +662,10 @@ async def test_http_mcp_name_uses_the_base64_sentinel_when_needed() -> None:
 async def test_http_multi_round_trip_requests_and_listen() -> None:
     handlers = Handlers()
     async with serving(everything()) as (url, _):
-        async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url, **handlers.kwargs()) as client:
+        async with (
+            asyncio.timeout(TEST_TIMEOUT),
+            McpClient.http(url, **handlers.kwargs()) as client,
+        ):
             result = await client.call_tool("test_input_required_result_multiple_inputs")
             assert text_of(result) == "name=Ada greeting=Paris roots=1"
             async with client.listen(tools_list_changed=True) as stream:
@@ -571,14 +678,19 @@ async def test_http_multi_round_trip_requests_and_listen() -> None:
             # the listen stream was closed, not cancelled by a notification POST
             transport = client.session.stream.transport  # type: ignore[attr-defined]
             assert isinstance(transport, StreamableHttpClientTransport) and transport.modern
-            assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+            assert (
+                text_of(await client.call_tool("test_simple_text"))
+                == "This is a simple text response for testing."
+            )
 
 
 class RawMcp:
     """A raw ASGI 2026-07-28 endpoint answering with ``answer(message, headers)``
     -> (status, body), for tool definitions mcpkit's server refuses to serve."""
 
-    def __init__(self, answer: Callable[[dict[str, Any], dict[str, str]], tuple[int, dict[str, Any]]]) -> None:
+    def __init__(
+        self, answer: Callable[[dict[str, Any], dict[str, str]], tuple[int, dict[str, Any]]]
+    ) -> None:
         self.answer = answer
         self.seen: list[tuple[dict[str, Any], dict[str, str]]] = []
 
@@ -596,7 +708,9 @@ class RawMcp:
 
 
 def listed(tools: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"result": {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "private"}}
+    return {
+        "result": {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "private"}
+    }
 
 
 def called(text: str) -> dict[str, Any]:
@@ -611,15 +725,26 @@ INVALID_TOOLS = [
     tool("empty_name", {"v": {"type": "string", "x-mcp-header": ""}}),
     tool("on_a_number", {"v": {"type": "number", "x-mcp-header": "Score"}}),
     tool("on_an_object", {"v": {"type": "object", "x-mcp-header": "Data"}}),
-    tool("twice", {"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "region"}}),
+    tool(
+        "twice",
+        {
+            "a": {"type": "string", "x-mcp-header": "Region"},
+            "b": {"type": "string", "x-mcp-header": "region"},
+        },
+    ),
     tool("with_a_space", {"v": {"type": "string", "x-mcp-header": "My Region"}}),
     tool("non_ascii", {"v": {"type": "string", "x-mcp-header": "Région"}}),
     tool("in_items", {"v": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}}}),
 ]
 
 
-async def test_http_tools_with_invalid_header_annotations_are_left_out(caplog: pytest.LogCaptureFixture) -> None:
-    valid = tool("valid_tool", {"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "number"}})
+async def test_http_tools_with_invalid_header_annotations_are_left_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    valid = tool(
+        "valid_tool",
+        {"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "number"}},
+    )
 
     def answer(request: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         if request["method"] == "server/discover":
@@ -633,7 +758,10 @@ async def test_http_tools_with_invalid_header_annotations_are_left_out(caplog: p
     async with serve_asgi(raw) as base:
         async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(base + "/mcp") as client:
             assert [t.name for t in await client.list_tools()] == ["valid_tool"]
-            assert text_of(await client.call_tool("valid_tool", {"region": "us-west1", "n": 1.5})) == "us-west1"
+            assert (
+                text_of(await client.call_tool("valid_tool", {"region": "us-west1", "n": 1.5}))
+                == "us-west1"
+            )
     warned = " ".join(r.getMessage() for r in caplog.records)
     for bad in INVALID_TOOLS:
         assert repr(bad["name"]) in warned
@@ -649,19 +777,37 @@ async def test_http_header_mismatch_refreshes_the_tools_and_retries_once() -> No
         if method == "server/discover":
             return 200, discover_result()
         if method == "tools/list":
-            schema = {"type": "string", "x-mcp-header": "Region"} if state["annotated"] else {"type": "string"}
+            schema = (
+                {"type": "string", "x-mcp-header": "Region"}
+                if state["annotated"]
+                else {"type": "string"}
+            )
             return 200, listed([tool("route", {"region": schema})])
         if "mcp-param-region" not in headers:
             state["annotated"] = True  # the tool changed under the client
-            return 400, {"error": {"code": -32020, "message": "Header mismatch: Mcp-Param-Region header is required"}}
+            return 400, {
+                "error": {
+                    "code": -32020,
+                    "message": "Header mismatch: Mcp-Param-Region header is required",
+                }
+            }
         return 200, called("routed via " + headers["mcp-param-region"])
 
     raw = RawMcp(answer)
     async with serve_asgi(raw) as base:
         async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(base + "/mcp") as client:
             await client.list_tools()
-            assert text_of(await client.call_tool("route", {"region": "ap-south-1"})) == "routed via ap-south-1"
-    assert [r["method"] for r, _ in raw.seen] == ["server/discover", "tools/list", "tools/call", "tools/list", "tools/call"]
+            assert (
+                text_of(await client.call_tool("route", {"region": "ap-south-1"}))
+                == "routed via ap-south-1"
+            )
+    assert [r["method"] for r, _ in raw.seen] == [
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "tools/list",
+        "tools/call",
+    ]
     first, retry = (r for r, _ in raw.seen if r["method"] == "tools/call")
     assert first["id"] != retry["id"]
 
@@ -689,17 +835,35 @@ async def test_http_a_broken_response_stream_is_sent_again() -> None:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         request = json.loads(await read_body(receive))
         if request["method"] in ("server/discover", "tools/list"):
-            reply = discover_result() if request["method"] == "server/discover" else listed([tool("flaky", {})])
+            reply = (
+                discover_result()
+                if request["method"] == "server/discover"
+                else listed([tool("flaky", {})])
+            )
             await send_json(send, 200, {"jsonrpc": "2.0", "id": request["id"], **reply})
             return
         calls.append(request["id"])
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
         if len(calls) == 1:  # a progress note, then the stream ends: the response is lost
-            note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
-            await send({"type": "http.response.body", "body": f"data: {json.dumps(note)}\n\n".encode()})
+            note = {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": "x"},
+            }
+            await send(
+                {"type": "http.response.body", "body": f"data: {json.dumps(note)}\n\n".encode()}
+            )
             return
         payload = {"jsonrpc": "2.0", "id": request["id"], **called("second time lucky")}
-        await send({"type": "http.response.body", "body": f"data: {json.dumps(payload)}\n\n".encode()})
+        await send(
+            {"type": "http.response.body", "body": f"data: {json.dumps(payload)}\n\n".encode()}
+        )
 
     async with serve_asgi(app) as base:
         async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(base + "/mcp") as client:
@@ -754,7 +918,10 @@ async def test_auto_detect_finds_a_modern_server() -> None:
             assert isinstance(transport, AutoDetectHttpTransport)
             assert transport.mode is HttpTransportMode.STREAMABLE_HTTP
             assert client.era is Era.MODERN
-            assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+            assert (
+                text_of(await client.call_tool("test_simple_text"))
+                == "This is a simple text response for testing."
+            )
     assert detected_mode(url) is HttpTransportMode.STREAMABLE_HTTP
     assert detected_era(endpoint_key(url)) == (Era.MODERN, MODERN)
 
@@ -772,9 +939,16 @@ async def test_auto_detect_falls_back_to_initialize_and_remembers() -> None:
                 transport = client.session.stream.transport  # type: ignore[attr-defined]
                 assert isinstance(transport, StreamableHttpClientTransport)
                 assert transport.session_id  # the handshake era's session
-                assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+                assert (
+                    text_of(await client.call_tool("test_simple_text"))
+                    == "This is a simple text response for testing."
+                )
             assert wrapped.discover_posts == 1
-            assert wrapped.methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
+            assert wrapped.methods[:3] == [
+                "server/discover",
+                "initialize",
+                "notifications/initialized",
+            ]
             assert detected_era(endpoint_key(url)) == (Era.HANDSHAKE, "2025-11-25")
             async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url) as client:
                 assert client.era is Era.HANDSHAKE
@@ -787,12 +961,18 @@ async def test_auto_detect_falls_back_to_legacy_sse() -> None:
     async with serving(everything()) as (url, _):
         sse_url = url + "/sse"  # mcpkit's legacy HTTP+SSE endpoint
         seen = SeenRequests()
-        async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(http_options(sse_url, seen)) as client:
+        async with (
+            asyncio.timeout(TEST_TIMEOUT),
+            McpClient.http(http_options(sse_url, seen)) as client,
+        ):
             transport = client.session.stream
             assert isinstance(transport, AutoDetectHttpTransport)
             assert transport.mode is HttpTransportMode.SSE
             assert client.era is Era.HANDSHAKE
-            assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+            assert (
+                text_of(await client.call_tool("test_simple_text"))
+                == "This is a simple text response for testing."
+            )
         # the modern probe, then initialize, both refused by the SSE URL, then GET
         assert [(m, h.get("mcp-method")) for m, h in seen.requests[:3]] == [
             ("POST", "server/discover"),
@@ -821,7 +1001,10 @@ async def test_streamable_http_mode_probes_too() -> None:
             opts = http_options(base + "/mcp", transport_mode=HttpTransportMode.STREAMABLE_HTTP)
             async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(opts) as client:
                 assert client.era is Era.HANDSHAKE
-                assert text_of(await client.call_tool("test_simple_text")) == "This is a simple text response for testing."
+                assert (
+                    text_of(await client.call_tool("test_simple_text"))
+                    == "This is a simple text response for testing."
+                )
             assert wrapped.methods[:2] == ["server/discover", "initialize"]
     finally:
         await app.stop()
@@ -831,8 +1014,13 @@ async def test_modern_mode_against_a_handshake_only_server_fails() -> None:
     app = everything()
     await app.start()
     try:
-        async with serve_asgi(NoDiscover(create_asgi_app(app, StreamableHttpServerOptions(port=0)))) as base:
-            client = McpClient.http(http_options(base + "/mcp", transport_mode=HttpTransportMode.STREAMABLE_HTTP), protocol_mode="modern")
+        async with serve_asgi(
+            NoDiscover(create_asgi_app(app, StreamableHttpServerOptions(port=0)))
+        ) as base:
+            client = McpClient.http(
+                http_options(base + "/mcp", transport_mode=HttpTransportMode.STREAMABLE_HTTP),
+                protocol_mode="modern",
+            )
             with pytest.raises(McpCallError):
                 async with asyncio.timeout(TEST_TIMEOUT), client:
                     pass
@@ -842,7 +1030,10 @@ async def test_modern_mode_against_a_handshake_only_server_fails() -> None:
 
 async def test_legacy_mode_still_speaks_the_handshake_era_to_a_modern_server() -> None:
     async with serving(everything()) as (url, _):
-        async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url, protocol_mode="legacy") as client:
+        async with (
+            asyncio.timeout(TEST_TIMEOUT),
+            McpClient.http(url, protocol_mode="legacy") as client,
+        ):
             assert client.era is Era.HANDSHAKE and client.protocol_version == "2025-11-25"
             await client.ping()
 
@@ -853,7 +1044,9 @@ async def test_legacy_mode_still_speaks_the_handshake_era_to_a_modern_server() -
 
 
 def stdio_client(arguments: list[str], **kwargs: Any) -> McpClient:
-    options = StdioClientTransportOptions(command=sys.executable, arguments=arguments, working_directory=str(ROOT))
+    options = StdioClientTransportOptions(
+        command=sys.executable, arguments=arguments, working_directory=str(ROOT)
+    )
     return McpClient.stdio(options, **kwargs)
 
 
@@ -862,18 +1055,29 @@ async def test_stdio_auto_finds_a_modern_server() -> None:
     client = stdio_client(["-m", "mcpkit", "run", str(EVERYTHING)], **handlers.kwargs())
     async with asyncio.timeout(TEST_TIMEOUT), client:
         assert client.era is Era.MODERN and client.protocol_version == MODERN
-        assert client.server_info is not None and client.server_info.server_info.name == "mcpkit-everything"
-        assert text_of(await client.call_tool("test_input_required_result_multi_round")) == "name=Ada color=teal"
-        async with client.listen(resource_subscriptions=["test://watched-resource"], prompts_list_changed=True) as stream:
+        assert (
+            client.server_info is not None
+            and client.server_info.server_info.name == "mcpkit-everything"
+        )
+        assert (
+            text_of(await client.call_tool("test_input_required_result_multi_round"))
+            == "name=Ada color=teal"
+        )
+        async with client.listen(
+            resource_subscriptions=["test://watched-resource"], prompts_list_changed=True
+        ) as stream:
             await client.call_tool("update_watched_resource")
             await client.call_tool("test_trigger_prompt_change")
             notes = await next_notifications(stream, 2)
-        assert {n.method for n in notes} == {"notifications/resources/updated", "notifications/prompts/list_changed"}
+        assert {n.method for n in notes} == {
+            "notifications/resources/updated",
+            "notifications/prompts/list_changed",
+        }
         assert all(n.params["_meta"][SUB_ID] == stream.subscription_id for n in notes)
         await client.ping()
 
 
-LEGACY_STDIO_SERVER = r'''
+LEGACY_STDIO_SERVER = r"""
 import json, sys
 
 SILENT = "--silent" in sys.argv
@@ -899,7 +1103,7 @@ for line in sys.stdin:
         reply = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
     sys.stdout.write(json.dumps(reply) + "\n")
     sys.stdout.flush()
-'''
+"""
 
 
 @pytest.mark.parametrize("silent", [False, True], ids=["error", "no-answer"])
@@ -909,7 +1113,9 @@ async def test_stdio_auto_falls_back_to_initialize(tmp_path: Path, silent: bool)
     client = stdio_client([str(script), *(["--silent"] if silent else [])], probe_timeout=0.5)
     async with asyncio.timeout(TEST_TIMEOUT), client:
         assert client.era is Era.HANDSHAKE and client.protocol_version == "2025-06-18"
-        assert client.server_info is not None and client.server_info.server_info.name == "legacy-stdio"
+        assert (
+            client.server_info is not None and client.server_info.server_info.name == "legacy-stdio"
+        )
         assert [t.name for t in await client.list_tools()] == ["hello"]
         assert text_of(await client.call_tool("hello")) == "hello from 2025"
 
@@ -935,10 +1141,18 @@ def test_modern_frames_get_modern_headers() -> None:
     transport.tool_headers["t"] = [("Region", ("region",)), ("Deep", ("outer", "inner"))]
     from mcpkit.client._streamable_http import _peek
 
-    frame = json.dumps({
-        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "t", "arguments": {"region": " padded ", "outer": {"inner": 42}}, "_meta": {PV: MODERN}},
-    }).encode()
+    frame = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "t",
+                "arguments": {"region": " padded ", "outer": {"inner": 42}},
+                "_meta": {PV: MODERN},
+            },
+        }
+    ).encode()
     headers = transport._modern_headers(_peek(frame))
     assert headers == {
         "Mcp-Method": "tools/call",
@@ -947,5 +1161,7 @@ def test_modern_frames_get_modern_headers() -> None:
         "Mcp-Param-Deep": "42",
         "MCP-Protocol-Version": MODERN,
     }
-    legacy = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t"}}).encode()
+    legacy = json.dumps(
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "t"}}
+    ).encode()
     assert transport._modern_headers(_peek(legacy)) is None

@@ -9,9 +9,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -51,7 +52,9 @@ def client_scenario_cases(scenarios: dict[str, list[str]], again_at_2026: list[s
         for version, names in scenarios.items()
         for scenario in names
     ] + [
-        pytest.param("0.2.0-alpha.12", scenario, "2026-07-28", id=f"0.2.0-alpha.12-{scenario}@2026-07-28")
+        pytest.param(
+            "0.2.0-alpha.12", scenario, "2026-07-28", id=f"0.2.0-alpha.12-{scenario}@2026-07-28"
+        )
         for scenario in again_at_2026
     ]
 
@@ -64,7 +67,9 @@ def suite_command_or_skip(version: str) -> list[str]:
         pytest.skip(str(exc))
 
 
-def run_client_scenario(version: str, scenario: str, spec_version: str | None = None) -> tuple[int, str]:
+def run_client_scenario(
+    version: str, scenario: str, spec_version: str | None = None
+) -> tuple[int, str]:
     """Run one client scenario against ``CONFORMANCE_CLIENT`` (at ``spec_version``, else
     the suite's default); returns the exit status and the whole output."""
     args = ["client", "--command", f"{sys.executable} {CONFORMANCE_CLIENT}", "--scenario", scenario]
@@ -87,7 +92,18 @@ def running_server(target: str = "examples/everything.py", *extra: str) -> Itera
     """``mcpkit run TARGET --transport http`` on a free port; yields the endpoint URL."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpkit", "run", target, "--transport", "http", "--port", str(port), *extra],
+        [
+            sys.executable,
+            "-m",
+            "mcpkit",
+            "run",
+            target,
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            *extra,
+        ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -113,7 +129,9 @@ def running_server(target: str = "examples/everything.py", *extra: str) -> Itera
 _SUMMARY = re.compile(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed", re.MULTILINE)
 
 
-def run_suite(version: str, args: list[str], timeout: float = 600) -> tuple[dict[str, tuple[int, int]], str]:
+def run_suite(
+    version: str, args: list[str], timeout: float = 600
+) -> tuple[dict[str, tuple[int, int]], str]:
     """Run the suite; returns {scenario: (passed, failed)} and the full output."""
     result = subprocess.run(
         suite_command(version) + args,
@@ -130,7 +148,11 @@ def run_suite(version: str, args: list[str], timeout: float = 600) -> tuple[dict
 def list_scenarios(version: str, kind: str) -> list[str]:
     result = subprocess.run(
         suite_command(version) + ["list", f"--{kind}"],
-        env=node_env(version), capture_output=True, text=True, timeout=120, cwd=suite_dir(version),
+        env=node_env(version),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=suite_dir(version),
     )
     names = re.findall(r"^\s*[-•]?\s*([a-z0-9][\w/.-]+)", result.stdout, re.MULTILINE)
     return names

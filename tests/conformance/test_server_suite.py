@@ -24,7 +24,8 @@ def test_server_passes_every_2026_scenario_of_the_alpha_suite():
     """0.2.0-alpha.12: every server scenario tagged 2026-07-28, pending ones included."""
     with running_server() as url:
         results, output = run_suite(
-            "0.2.0-alpha.12", ["server", "--url", url, "--suite", "all", "--spec-version", "2026-07-28"]
+            "0.2.0-alpha.12",
+            ["server", "--url", url, "--suite", "all", "--spec-version", "2026-07-28"],
         )
     assert len(results) >= 40, output[-3000:]
     failed = {name: counts for name, counts in results.items() if counts[1]}

@@ -69,7 +69,7 @@ def greeting() -> str:
     "demo://items/{item_id}", name="item", mime_type="application/json", description="One item"
 )
 def item(item_id: str) -> str:
-    return '{"id": "%s"}' % item_id
+    return f'{{"id": "{item_id}"}}'
 
 
 @server.prompt(description="Ask for a code review")

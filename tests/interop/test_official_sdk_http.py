@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -61,7 +62,9 @@ async def test_official_client_calls_tools_over_streamable_http(stateless):
             async def on_progress(value: float, total: float | None, message: str | None) -> None:
                 progress.append(value)
 
-            streamed = await session.call_tool("test_tool_with_progress", {}, progress_callback=on_progress)
+            streamed = await session.call_tool(
+                "test_tool_with_progress", {}, progress_callback=on_progress
+            )
             assert not streamed.is_error and progress == [0, 50, 100]
             logged = await session.call_tool("test_tool_with_logging", {})
             assert not logged.is_error and len(recorder.logs) == 3
@@ -84,7 +87,11 @@ async def test_official_client_gets_resource_updates_on_the_get_stream():
             await session.subscribe_resource("test://watched-resource")
             await session.call_tool("update_watched_resource", {})
             for _ in range(300):
-                updates = [n for n in recorder.notifications if isinstance(n, types.ResourceUpdatedNotification)]
+                updates = [
+                    n
+                    for n in recorder.notifications
+                    if isinstance(n, types.ResourceUpdatedNotification)
+                ]
                 if updates:
                     break
                 await asyncio.sleep(0.01)

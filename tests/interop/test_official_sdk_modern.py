@@ -30,7 +30,10 @@ async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
 
 async def on_sample(context: Any, params: Any) -> types.CreateMessageResult:
     return types.CreateMessageResult(
-        role="assistant", content=types.TextContent(type="text", text="Paris"), model="m", stop_reason="endTurn"
+        role="assistant",
+        content=types.TextContent(type="text", text="Paris"),
+        model="m",
+        stop_reason="endTurn",
     )
 
 
@@ -41,7 +44,10 @@ def text_of(result: types.CallToolResult) -> str:
 async def exercise(client: Client) -> str:
     tools = {tool.name for tool in (await client.list_tools()).tools}
     assert "test_simple_text" in tools
-    assert text_of(await client.call_tool("test_simple_text", {})) == "This is a simple text response for testing."
+    assert (
+        text_of(await client.call_tool("test_simple_text", {}))
+        == "This is a simple text response for testing."
+    )
     return str(client.session.protocol_version)
 
 
@@ -49,7 +55,9 @@ def test_official_client_auto_and_legacy_modes_share_one_http_server():
     async def main() -> None:
         with running_server() as url:
             async with asyncio.timeout(30):
-                async with Client(url, elicitation_callback=on_elicit, sampling_callback=on_sample) as modern:
+                async with Client(
+                    url, elicitation_callback=on_elicit, sampling_callback=on_sample
+                ) as modern:
                     assert await exercise(modern) == "2026-07-28"
                     # MRTR: the server's input request is answered by the same callback
                     answer = await modern.call_tool("test_input_required_result_elicitation", {})

@@ -16,9 +16,10 @@ import io
 import json
 import sys
 import wave
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -170,7 +171,7 @@ async def test_initialize_and_listings() -> None:
         assert caps.completions is not None
 
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert REQUIRED_TOOLS <= set(tools)
+        assert set(tools) >= REQUIRED_TOOLS
         for tool in tools.values():
             assert tool.description, f"{tool.name} has no description"
             assert tool.input_schema.get("type") == "object"
@@ -189,7 +190,7 @@ async def test_initialize_and_listings() -> None:
         assert templates[0].mime_type == "application/json"
 
         prompts = {p.name: p for p in (await session.list_prompts()).prompts}
-        assert REQUIRED_PROMPTS <= set(prompts)
+        assert set(prompts) >= REQUIRED_PROMPTS
         for prompt in prompts.values():
             assert prompt.description
         args = {a.name: a for a in prompts["test_prompt_with_arguments"].arguments or []}

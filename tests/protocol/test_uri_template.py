@@ -183,8 +183,25 @@ def test_literals_outside_the_allowed_set_are_encoded() -> None:
 
 @pytest.mark.parametrize(
     "template",
-    ["{", "}", "a{b", "a}b", "{a{b}}", "{}", "{+}", "{a,}", "{=a}", "{|a}", "{a b}", "{a:0}",
-     "{a:10000}", "{a*:3}", "{a.}", "{.a..b}", "{-a}"],
+    [
+        "{",
+        "}",
+        "a{b",
+        "a}b",
+        "{a{b}}",
+        "{}",
+        "{+}",
+        "{a,}",
+        "{=a}",
+        "{|a}",
+        "{a b}",
+        "{a:0}",
+        "{a:10000}",
+        "{a*:3}",
+        "{a.}",
+        "{.a..b}",
+        "{-a}",
+    ],
 )
 def test_malformed_templates_raise(template: str) -> None:
     with pytest.raises(ValueError):
@@ -236,8 +253,11 @@ def test_is_template() -> None:
         ("s://q{?tag*}", "s://q?tag=a&tag=b", {"tag": ["a", "b"]}),
         ("s://q?fixed=1{&page}", "s://q?fixed=1&page=3", {"page": "3"}),
         ("s://q{?query}", "s://r?query=x", None),
-        ("r://{owner}/{repo}/{+path}{?ref}", "r://me/proj/src/a.py?ref=main",
-         {"owner": "me", "repo": "proj", "path": "src/a.py", "ref": "main"}),
+        (
+            "r://{owner}/{repo}/{+path}{?ref}",
+            "r://me/proj/src/a.py?ref=main",
+            {"owner": "me", "repo": "proj", "path": "src/a.py", "ref": "main"},
+        ),
         ("static://readme", "static://readme", {}),
         ("static://readme", "static://readme2", None),
         ("{/var:1,var}", "/v/value", {"var": "value"}),

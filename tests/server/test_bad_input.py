@@ -45,8 +45,18 @@ class RawPeer(InMemoryPeer):
         return message
 
     async def initialize(self, version: str = "2025-11-25") -> None:
-        await self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        await self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
         assert (await self.recv())["result"]["protocolVersion"] == version
         await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -96,23 +106,54 @@ async def test_server_refuses_requests_before_initialize(peer):
 
 async def test_server_rejects_second_initialize(peer):
     await peer.initialize()
-    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}})
+    await peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "x", "version": "1"},
+            },
+        }
+    )
     assert (await peer.recv())["error"]["code"] == -32600
 
 
 async def test_server_rejects_oversized_message_and_keeps_serving(peer):
     await peer.initialize()
-    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x" * 10000}}})
+    await peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "x" * 10000}},
+        }
+    )
     reply = await peer.recv()
     assert reply["error"]["code"] == -32600 and "limit" in reply["error"]["message"]
-    await peer.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "small"}}})
+    await peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "small"}},
+        }
+    )
     assert (await peer.recv())["result"]["content"][0]["text"] == "small"
 
 
 async def test_server_rejects_wrong_param_types(peer):
     await peer.initialize()
-    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": [1]}})
+    await peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": [1]},
+        }
+    )
     assert (await peer.recv())["error"]["code"] == -32602
     await peer.send({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": 5}})
     assert (await peer.recv())["error"]["code"] == -32602
@@ -122,7 +163,12 @@ async def test_server_rejects_wrong_param_types(peer):
 
 async def test_server_rejects_duplicate_in_flight_id(peer):
     await peer.initialize()
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait", "arguments": {"seconds": 0.2}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "wait", "arguments": {"seconds": 0.2}},
+    }
     await peer.send(call)
     await asyncio.sleep(0.02)
     await peer.send(call)
@@ -138,11 +184,18 @@ async def test_two_connections_with_same_ids_never_cancel_each_other():
     try:
         await a.initialize()
         await b.initialize()
-        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "wait", "arguments": {"seconds": 0.2}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "wait", "arguments": {"seconds": 0.2}},
+        }
         await a.send(call)
         await b.send(call)
         await asyncio.sleep(0.02)
-        await a.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        await a.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
+        )
         reply = await b.recv()
         assert reply["id"] == 7 and reply["result"]["content"][0]["text"] == "waited 7"
         with pytest.raises(TimeoutError):
@@ -155,7 +208,14 @@ async def test_two_connections_with_same_ids_never_cancel_each_other():
 
 async def test_cancel_request_alias_cancels(peer):
     await peer.initialize()
-    await peer.send({"jsonrpc": "2.0", "id": "w", "method": "tools/call", "params": {"name": "wait", "arguments": {"seconds": 5}}})
+    await peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": "w",
+            "method": "tools/call",
+            "params": {"name": "wait", "arguments": {"seconds": 5}},
+        }
+    )
     await asyncio.sleep(0.02)
     await peer.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "w"}})
     await peer.send({"jsonrpc": "2.0", "id": "p", "method": "ping"})
@@ -167,12 +227,23 @@ async def test_batches_only_in_2025_03_26():
     peer = RawPeer(app)
     try:
         await peer.initialize("2025-03-26")
-        await peer.send([
-            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
-            {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "b"}}},
-            {"bogus": True},
-        ])
+        await peer.send(
+            [
+                {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/progress",
+                    "params": {"progressToken": 1, "progress": 1},
+                },
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"text": "b"}},
+                },
+                {"bogus": True},
+            ]
+        )
         replies = await peer.recv()
         assert isinstance(replies, list) and len(replies) == 3
         by_id = {r.get("id"): r for r in replies}

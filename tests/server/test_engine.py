@@ -104,7 +104,10 @@ class Demo:
 
     @mcp_tool()
     async def ask_user(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Your name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+        answer = await ctx.elicit(
+            "Your name?",
+            {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        )
         return f"{answer.action}:{(answer.content or {}).get('name')}"
 
     @mcp_tool()
@@ -242,7 +245,9 @@ async def test_cancel_reaches_running_tool_and_ping_is_not_blocked(app, connect)
 async def test_progress_notifications_reach_the_callback(app, connect):
     seen = []
     async with connect(app) as client:
-        result = await client.call_tool("progress", progress=lambda p, total, msg: seen.append((p, total, msg)))
+        result = await client.call_tool(
+            "progress", progress=lambda p, total, msg: seen.append((p, total, msg))
+        )
         assert result.content[0].text == "ok"
         await asyncio.sleep(0.01)
     assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
@@ -251,7 +256,10 @@ async def test_progress_notifications_reach_the_callback(app, connect):
 async def test_log_level_is_per_session(app, connect):
     logs_a: list = []
     logs_b: list = []
-    async with connect(app, logging_handler=logs_a.append) as a, connect(app, logging_handler=logs_b.append) as b:
+    async with (
+        connect(app, logging_handler=logs_a.append) as a,
+        connect(app, logging_handler=logs_b.append) as b,
+    ):
         await a.set_logging_level("warning")
         await a.call_tool("chatty")
         await b.call_tool("chatty")
@@ -277,7 +285,11 @@ async def test_lifespan_context_reaches_tools(app, connect):
 async def test_sampling_elicitation_and_roots_round_trip(app, connect):
     async def sampling(params):
         text = params["messages"][0]["content"]["text"]
-        return {"role": "assistant", "content": {"type": "text", "text": f"answer to {text}"}, "model": "m"}
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": f"answer to {text}"},
+            "model": "m",
+        }
 
     async def elicitation(params):
         assert params["requestedSchema"]["properties"]["name"]["type"] == "string"
@@ -289,15 +301,21 @@ async def test_sampling_elicitation_and_roots_round_trip(app, connect):
         elicitation_handler=elicitation,
         roots=[{"uri": "file:///a", "name": "a"}, {"uri": "file:///b"}],
     ) as client:
-        assert (await client.call_tool("ask_model", {"question": "why"})).content[0].text == "answer to why"
+        assert (await client.call_tool("ask_model", {"question": "why"})).content[
+            0
+        ].text == "answer to why"
         assert (await client.call_tool("ask_user")).content[0].text == "accept:Ada"
         assert (await client.call_tool("roots")).content[0].text == "file:///a,file:///b"
 
 
-async def test_sampling_without_client_capability_is_tool_error(app, connect):
+async def test_sampling_without_client_capability_is_32021(app, connect):
+    """As in 2026-07-28 (docs/eras.md): the request fails, it is not a tool error."""
     async with connect(app) as client:
-        result = await client.call_tool("ask_model", {"question": "why"})
-        assert result.is_error
+        with pytest.raises(McpCallError) as err:
+            await client.call_tool("ask_model", {"question": "why"})
+        assert err.value.code == -32021 and err.value.data == {
+            "requiredCapabilities": {"sampling": {}}
+        }
 
 
 async def test_resources_static_binary_and_template(app, connect):
@@ -326,10 +344,15 @@ async def test_prompts_and_completion(app, connect):
     async with connect(app) as client:
         prompts = await client.list_prompts()
         assert prompts[0].name == "review"
-        assert [(a.name, a.required) for a in prompts[0].arguments] == [("code", True), ("language", False)]
+        assert [(a.name, a.required) for a in prompts[0].arguments] == [
+            ("code", True),
+            ("language", False),
+        ]
         result = await client.get_prompt("review", {"code": "x = 1"})
         assert result.messages[0].content.text == "Review this python: x = 1"
-        completion = await client.complete({"type": "ref/prompt", "name": "review"}, "language", "p")
+        completion = await client.complete(
+            {"type": "ref/prompt", "name": "review"}, "language", "p"
+        )
         assert completion.completion.values == ["python", "perl"]
         with pytest.raises(McpCallError) as err:
             await client.get_prompt("review", {})
@@ -339,7 +362,10 @@ async def test_prompts_and_completion(app, connect):
 async def test_dynamic_tool_fires_list_changed_to_every_connection(app, connect):
     changed_a: list = []
     changed_b: list = []
-    async with connect(app, on_list_changed=changed_a.append) as a, connect(app, on_list_changed=changed_b.append) as b:
+    async with (
+        connect(app, on_list_changed=changed_a.append) as a,
+        connect(app, on_list_changed=changed_b.append) as b,
+    ):
         await a.call_tool("add_tool", {"name": "hello"})
         for _ in range(100):
             if changed_a and changed_b:

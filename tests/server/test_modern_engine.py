@@ -18,7 +18,9 @@ V = "2026-07-28"
 def meta(caps: dict | None = None, **extra: object) -> dict:
     base = {
         "io.modelcontextprotocol/protocolVersion": V,
-        "io.modelcontextprotocol/clientCapabilities": caps if caps is not None else {"elicitation": {}},
+        "io.modelcontextprotocol/clientCapabilities": caps
+        if caps is not None
+        else {"elicitation": {}},
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
     }
     base.update(extra)
@@ -29,14 +31,20 @@ def meta(caps: dict | None = None, **extra: object) -> dict:
 class Modern:
     @mcp_tool()
     async def ask(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}}, key="who")
+        answer = await ctx.elicit(
+            "Name?", {"type": "object", "properties": {"name": {"type": "string"}}}, key="who"
+        )
         return f"hi {(answer.content or {}).get('name')}"
 
     @mcp_tool()
     async def two_rounds(self, ctx: McpToolContext) -> str:
         ctx.request_state = ctx.request_state or {"started": True}
-        a = await ctx.elicit("A?", {"type": "object", "properties": {"a": {"type": "string"}}}, key="a")
-        b = await ctx.elicit("B?", {"type": "object", "properties": {"b": {"type": "string"}}}, key="b")
+        a = await ctx.elicit(
+            "A?", {"type": "object", "properties": {"a": {"type": "string"}}}, key="a"
+        )
+        b = await ctx.elicit(
+            "B?", {"type": "object", "properties": {"b": {"type": "string"}}}, key="b"
+        )
         return f"{a.content['a']}{b.content['b']} {ctx.request_state}"
 
     @mcp_tool()
@@ -58,7 +66,11 @@ class Peer(InMemoryPeer):
 
     async def call(self, method: str, params: dict) -> tuple[dict, list[dict]]:
         self.ids += 1
-        await self.client.send(json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}).encode())
+        await self.client.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}
+            ).encode()
+        )
         notes = []
         async with asyncio.timeout(5):
             while True:
@@ -77,8 +89,15 @@ async def peer():
 async def test_modern_request_needs_no_handshake_and_result_is_dressed(peer):
     reply, _ = await peer.call("tools/list", {"_meta": meta()})
     result = reply["result"]
-    assert result["resultType"] == "complete" and result["ttlMs"] > 0 and result["cacheScope"] == "public"
-    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {"name": "modern", "version": "9.9"}
+    assert (
+        result["resultType"] == "complete"
+        and result["ttlMs"] > 0
+        and result["cacheScope"] == "public"
+    )
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {
+        "name": "modern",
+        "version": "9.9",
+    }
     check(V, "ListToolsResult", result)
 
 
@@ -88,16 +107,22 @@ async def test_discover_lists_versions_and_capabilities(peer):
     check(V, "DiscoverResult", reply["result"])
 
 
-@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "resources/subscribe"])
+@pytest.mark.parametrize(
+    "method", ["initialize", "ping", "logging/setLevel", "resources/subscribe"]
+)
 async def test_handshake_only_methods_are_not_found(peer, method):
     reply, _ = await peer.call(method, {"_meta": meta()})
     assert reply["error"]["code"] == -32601
 
 
 async def test_bad_meta_is_refused(peer):
-    reply, _ = await peer.call("tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": V}})
+    reply, _ = await peer.call(
+        "tools/list", {"_meta": {"io.modelcontextprotocol/protocolVersion": V}}
+    )
     assert reply["error"]["code"] == -32602
-    reply, _ = await peer.call("tools/list", {"_meta": meta() | {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}})
+    reply, _ = await peer.call(
+        "tools/list", {"_meta": meta() | {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}
+    )
     assert reply["error"]["code"] == -32022 and "2026-07-28" in reply["error"]["data"]["supported"]
 
 
@@ -107,33 +132,69 @@ async def test_resource_not_found_is_invalid_params(peer):
 
 
 async def test_mrtr_round_trip_with_state_and_tampering(peer):
-    first, _ = await peer.call("tools/call", {"name": "two_rounds", "arguments": {}, "_meta": meta()})
+    first, _ = await peer.call(
+        "tools/call", {"name": "two_rounds", "arguments": {}, "_meta": meta()}
+    )
     r1 = first["result"]
     assert r1["resultType"] == "input_required" and list(r1["inputRequests"]) == ["a"]
     check(V, "InputRequiredResult", r1)
-    second, _ = await peer.call("tools/call", {"name": "two_rounds", "arguments": {}, "_meta": meta(),
-        "inputResponses": {"a": {"action": "accept", "content": {"a": "x"}}}, "requestState": r1["requestState"]})
+    second, _ = await peer.call(
+        "tools/call",
+        {
+            "name": "two_rounds",
+            "arguments": {},
+            "_meta": meta(),
+            "inputResponses": {"a": {"action": "accept", "content": {"a": "x"}}},
+            "requestState": r1["requestState"],
+        },
+    )
     r2 = second["result"]
     assert list(r2["inputRequests"]) == ["b"] and r2["requestState"] != r1["requestState"]
-    third, _ = await peer.call("tools/call", {"name": "two_rounds", "arguments": {}, "_meta": meta(),
-        "inputResponses": {"b": {"action": "accept", "content": {"b": "y"}}}, "requestState": r2["requestState"]})
+    third, _ = await peer.call(
+        "tools/call",
+        {
+            "name": "two_rounds",
+            "arguments": {},
+            "_meta": meta(),
+            "inputResponses": {"b": {"action": "accept", "content": {"b": "y"}}},
+            "requestState": r2["requestState"],
+        },
+    )
     assert third["result"]["content"][0]["text"] == "xy {'started': True}"
-    tampered, _ = await peer.call("tools/call", {"name": "two_rounds", "arguments": {}, "_meta": meta(),
-        "inputResponses": {}, "requestState": r2["requestState"][:-2] + "AA"})
+    tampered, _ = await peer.call(
+        "tools/call",
+        {
+            "name": "two_rounds",
+            "arguments": {},
+            "_meta": meta(),
+            "inputResponses": {},
+            "requestState": r2["requestState"][:-2] + "AA",
+        },
+    )
     assert tampered["error"]["code"] == -32602
 
 
 async def test_missing_capability_is_32021(peer):
-    reply, _ = await peer.call("tools/call", {"name": "ask", "arguments": {}, "_meta": meta(caps={})})
+    reply, _ = await peer.call(
+        "tools/call", {"name": "ask", "arguments": {}, "_meta": meta(caps={})}
+    )
     assert reply["error"]["code"] == -32021
     assert reply["error"]["data"]["requiredCapabilities"] == {"elicitation": {}}
 
 
 async def test_logging_only_with_a_log_level_and_trace_context_reaches_the_tool(peer):
-    reply, notes = await peer.call("tools/call", {"name": "trace", "arguments": {}, "_meta": meta()})
+    reply, notes = await peer.call(
+        "tools/call", {"name": "trace", "arguments": {}, "_meta": meta()}
+    )
     assert reply["result"]["content"][0]["text"] == "none" and notes == []
     tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
-    reply, notes = await peer.call("tools/call", {"name": "trace", "arguments": {}, "_meta": meta(
-        **{"io.modelcontextprotocol/logLevel": "info", "traceparent": tp})})
+    reply, notes = await peer.call(
+        "tools/call",
+        {
+            "name": "trace",
+            "arguments": {},
+            "_meta": meta(**{"io.modelcontextprotocol/logLevel": "info", "traceparent": tp}),
+        },
+    )
     assert reply["result"]["content"][0]["text"] == tp
     assert [n["method"] for n in notes] == ["notifications/message"]

@@ -31,6 +31,7 @@ async def test_resource_updates_reach_only_subscribers_and_unsubscribe_all_forge
     def sender(name: str):
         async def send(payload: dict) -> None:
             got.append((name, payload["params"]["uri"]))
+
         return send
 
     subs.subscribe("r://1", "s1", sender("s1"))

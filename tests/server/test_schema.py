@@ -5,7 +5,7 @@ import datetime
 import enum
 import types
 import uuid
-from typing import Annotated, Any, Literal, NotRequired, Optional, Required, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 import annotated_types as at
 import jsonschema
@@ -176,7 +176,7 @@ def test_extra_arguments_ignored_and_mappings_accepted() -> None:
 
 
 def test_any_and_missing_annotation() -> None:
-    def f(a, b: Any, c=3) -> None: ...  # noqa: ANN001
+    def f(a, b: Any, c=3) -> None: ...
 
     sig = inspect_callable(f)
     assert props(sig) == {"a": {}, "b": {}, "c": {"default": 3}}
@@ -191,7 +191,7 @@ def test_any_and_missing_annotation() -> None:
 def test_optional_and_defaults() -> None:
     def f(
         a: int | None,
-        b: Optional[str] = None,
+        b: str | None = None,
         c: int = None,  # type: ignore[assignment]  # widened to int | None
         d: float = 1.5,
         e: list[int] = [1, 2],  # noqa: B006
@@ -389,7 +389,7 @@ def test_datetime_date_uuid() -> None:
     arguments = {"when": "2024-05-01T12:00:00Z", "day": "2024-05-01", "ident": str(u)}
     check(sig, arguments)
     kwargs = sig.validate(arguments)
-    assert kwargs["when"] == datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.timezone.utc)
+    assert kwargs["when"] == datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
     assert kwargs["day"] == datetime.date(2024, 5, 1)
     assert kwargs["ident"] == u
     invalid(sig, {**arguments, "day": "yesterday"})
@@ -658,8 +658,18 @@ def test_positional_only_and_unsupported_types_raise() -> None:
 
 @pytest.mark.parametrize(
     "annotation",
-    [None, str, dict, list, TextContent, CallToolResult, list[TextContent], TextContent | None,
-     Any, str | None],
+    [
+        None,
+        str,
+        dict,
+        list,
+        TextContent,
+        CallToolResult,
+        list[TextContent],
+        TextContent | None,
+        Any,
+        str | None,
+    ],
 )
 def test_unstructured_outputs(annotation: Any) -> None:
     def f() -> None: ...
@@ -672,7 +682,7 @@ def test_unstructured_outputs(annotation: Any) -> None:
 
 
 def test_missing_return_annotation() -> None:
-    def f():  # noqa: ANN202
+    def f():
         return 1
 
     assert inspect_callable(f).output_schema is None
@@ -759,7 +769,9 @@ def _sweep() -> list[Any]:
     def b(p: Point, m: Movie, i: Item, c: Color, when: datetime.datetime) -> Point: ...
 
     def c(
-        u: User, tags: set[str] = set(), meta: dict[str, Any] | None = None  # noqa: B006
+        u: User,
+        tags: set[str] = set(),  # noqa: B006
+        meta: dict[str, Any] | None = None,
     ) -> User: ...
 
     def d(t: Tree, k: Literal[1, 2, 3] = 1) -> dict[str, Tree]: ...
@@ -800,7 +812,7 @@ def test_future_annotations_module() -> None:
         "    '''Future.\n\n    Args:\n        a: An int.\n    '''\n"
     )
     namespace: dict[str, Any] = {"Point": Point, "Context": Context}
-    exec(compile(source, "<future>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, "<future>", "exec"), namespace)
     sig = inspect_callable(namespace["f"], injectable=(Context,))
     assert sig.injected == {"ctx": Context}
     assert props(sig)["a"] == {"type": "integer", "description": "An int."}

@@ -16,8 +16,14 @@ def test_every_slot_is_set_by_init_and_by_for_request() -> None:
 
 
 def test_a_request_session_is_ready_and_ephemeral() -> None:
-    session = McpSession.for_request("m1", "2026-07-28", {"sampling": {}}, {"name": "c"}, "info", modern=True)
-    assert (session.key, session.protocol_version, session.client_info) == ("m1", "2026-07-28", {"name": "c"})
+    session = McpSession.for_request(
+        "m1", "2026-07-28", {"sampling": {}}, {"name": "c"}, "info", modern=True
+    )
+    assert (session.key, session.protocol_version, session.client_info) == (
+        "m1",
+        "2026-07-28",
+        {"name": "c"},
+    )
     assert session.client_capabilities == {"sampling": {}}
     assert session.initialize_seen and session.initialized and session.ephemeral and session.modern
     assert session.should_log("info") and not session.should_log("debug")

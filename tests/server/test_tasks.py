@@ -13,8 +13,13 @@ import pytest
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit._exceptions import InternalError
-from mcpkit.server import ServerConnection
-from mcpkit.server import TASKS_EXTENSION, current_task_id, deferred_task, start_task
+from mcpkit.server import (
+    TASKS_EXTENSION,
+    ServerConnection,
+    current_task_id,
+    deferred_task,
+    start_task,
+)
 from mcpkit.stores._tasks import InMemoryTaskStore, SqliteTaskStore
 from tests.wire import check
 
@@ -23,7 +28,11 @@ WITH_TASKS = {"elicitation": {}, "sampling": {}, "extensions": {TASKS_EXTENSION:
 WITHOUT_TASKS = {"elicitation": {}, "sampling": {}}
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-CONFIRM_SCHEMA = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+CONFIRM_SCHEMA = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean"}},
+    "required": ["confirm"],
+}
 #: Results the core 2026-07-28 schema describes (task results belong to the extension).
 CORE_RESULTS = {"tools/call": "CallToolResult", "server/discover": "DiscoverResult"}
 
@@ -81,14 +90,24 @@ class Jobs:
     @mcp_tool(task_support="optional")
     async def confirm(self, filename: str, ctx: McpToolContext) -> str:
         answer = await ctx.elicit(f"Delete {filename}?", CONFIRM_SCHEMA, key="confirm")
-        return f"deleted {filename}" if (answer.content or {}).get("confirm") else f"kept {filename}"
+        return (
+            f"deleted {filename}" if (answer.content or {}).get("confirm") else f"kept {filename}"
+        )
 
     @mcp_tool(task_support="optional")
     async def two_questions(self, ctx: McpToolContext) -> str:
-        answers = await ctx.gather_inputs({
-            "name": ("elicitation/create", {"mode": "form", "message": "Name?", "requestedSchema": NAME_SCHEMA}),
-            "confirm": ("elicitation/create", {"mode": "form", "message": "Sure?", "requestedSchema": CONFIRM_SCHEMA}),
-        })
+        answers = await ctx.gather_inputs(
+            {
+                "name": (
+                    "elicitation/create",
+                    {"mode": "form", "message": "Name?", "requestedSchema": NAME_SCHEMA},
+                ),
+                "confirm": (
+                    "elicitation/create",
+                    {"mode": "form", "message": "Sure?", "requestedSchema": CONFIRM_SCHEMA},
+                ),
+            }
+        )
         return f"name={answers['name']['content']['name']} confirm={answers['confirm']['content']['confirm']}"
 
     @mcp_tool(task_support="optional")
@@ -154,7 +173,9 @@ class RawClient:
                 future.set_result(message)
         else:
             try:
-                if self.modern and not str(message.get("method", "")).startswith("notifications/tasks"):
+                if self.modern and not str(message.get("method", "")).startswith(
+                    "notifications/tasks"
+                ):
                     check(VERSION, "JSONRPCNotification", message)
             except Exception as exc:
                 self.errors.append(exc)
@@ -175,7 +196,13 @@ class RawClient:
         elif result["resultType"] == "input_required":
             check(VERSION, "InputRequiredResult", result)
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *, caps: dict[str, Any] | None = None) -> asyncio.Future[dict[str, Any]]:
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        caps: dict[str, Any] | None = None,
+    ) -> asyncio.Future[dict[str, Any]]:
         request_id = next(self.ids)
         params = dict(params or {})
         params["_meta"] = {
@@ -186,31 +213,53 @@ class RawClient:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
         self.methods[request_id] = method
-        self.connection.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}))
+        self.connection.feed(
+            msgspec.json.encode(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+        )
         return future
 
-    async def call(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def call(
+        self, method: str, params: dict[str, Any] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         return await asyncio.wait_for(self.send(method, params, **kwargs), 10)
 
-    async def result(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def result(
+        self, method: str, params: dict[str, Any] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         response = await self.call(method, params, **kwargs)
         assert "result" in response, response
         return response["result"]
 
-    async def error(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def error(
+        self, method: str, params: dict[str, Any] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         response = await self.call(method, params, **kwargs)
         assert "error" in response, response
         return response["error"]
 
-    async def tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
-        return await self.result("tools/call", {"name": name, "arguments": arguments or {}}, **kwargs)
+    async def tool(
+        self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        return await self.result(
+            "tools/call", {"name": name, "arguments": arguments or {}}, **kwargs
+        )
 
-    async def tool_again(self, name: str, earlier: dict[str, Any], answers: dict[str, Any]) -> dict[str, Any]:
+    async def tool_again(
+        self, name: str, earlier: dict[str, Any], answers: dict[str, Any]
+    ) -> dict[str, Any]:
         """Call ``name`` (no arguments) again after its ``input_required`` result ``earlier``,
         with ``answers`` to its input requests and its ``requestState`` handed back."""
-        return await self.result("tools/call", {
-            "name": name, "arguments": {}, "inputResponses": answers, "requestState": earlier["requestState"],
-        })
+        return await self.result(
+            "tools/call",
+            {
+                "name": name,
+                "arguments": {},
+                "inputResponses": answers,
+                "requestState": earlier["requestState"],
+            },
+        )
 
     async def get(self, task_id: str) -> dict[str, Any]:
         return await self.result("tasks/get", {"taskId": task_id})
@@ -262,7 +311,9 @@ async def test_discover_advertises_the_extension(client):
 
 
 async def test_sync_tool_never_becomes_a_task_even_with_a_legacy_task_param(client):
-    result = await client.result("tools/call", {"name": "echo", "arguments": {"text": "hi"}, "task": {"ttl": 1000}})
+    result = await client.result(
+        "tools/call", {"name": "echo", "arguments": {"text": "hi"}, "task": {"ttl": 1000}}
+    )
     assert result["resultType"] == "complete"
     assert result["content"] == [{"type": "text", "text": "echo: hi"}]
     assert "taskId" not in result
@@ -314,7 +365,15 @@ async def test_task_is_created_flat_and_completes_with_inlined_result(client):
     assert ISO.match(created["createdAt"]) and ISO.match(created["lastUpdatedAt"])
     assert isinstance(created["ttlMs"], int) and created["ttlMs"] > 0
     assert isinstance(created["pollIntervalMs"], int) and created["pollIntervalMs"] > 0
-    for absent in ("task", "result", "error", "inputRequests", "requestState", "ttl", "pollInterval"):
+    for absent in (
+        "task",
+        "result",
+        "error",
+        "inputRequests",
+        "requestState",
+        "ttl",
+        "pollInterval",
+    ):
         assert absent not in created
     # strongly consistent: reachable at once
     first = await client.get(created["taskId"])
@@ -355,7 +414,9 @@ async def test_cancel_stops_a_running_task_and_is_idempotent(app, client):
 async def test_required_tool_runs_as_a_task(client):
     created = await client.tool("only_task")
     assert created["resultType"] == "task"
-    assert (await client.wait_for(created["taskId"]))["result"]["content"][0]["text"] == "ran as a task"
+    assert (await client.wait_for(created["taskId"]))["result"]["content"][0][
+        "text"
+    ] == "ran as a task"
 
 
 # --------------------------------------------------------------------------- input
@@ -370,13 +431,18 @@ async def test_task_parks_for_input_and_resumes_on_update(client):
     assert "requestState" not in parked
     # unknown keys and malformed answers are ignored; the key stays open
     for responses in ({"unknown": {"ignored": True}}, {"confirm": 12345}):
-        ack = await client.result("tasks/update", {"taskId": created["taskId"], "inputResponses": responses})
+        ack = await client.result(
+            "tasks/update", {"taskId": created["taskId"], "inputResponses": responses}
+        )
         assert ack["resultType"] == "complete" and "status" not in ack
         assert (await client.get(created["taskId"]))["status"] == "input_required"
-    await client.result("tasks/update", {
-        "taskId": created["taskId"],
-        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
+        },
+    )
     done = await client.wait_for(created["taskId"])
     assert done["status"] == "completed"
     assert done["result"]["content"][0]["text"] == "deleted a.txt"
@@ -386,15 +452,23 @@ async def test_partial_update_keeps_the_other_request_pending(client):
     created = await client.tool("two_questions")
     parked = await client.wait_for(created["taskId"], "input_required")
     assert set(parked["inputRequests"]) == {"name", "confirm"}
-    await client.result("tasks/update", {
-        "taskId": created["taskId"], "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+        },
+    )
     still = await client.get(created["taskId"])
     assert still["status"] == "input_required"
     assert list(still["inputRequests"]) == ["confirm"]
-    await client.result("tasks/update", {
-        "taskId": created["taskId"], "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
+        },
+    )
     done = await client.wait_for(created["taskId"])
     assert done["result"]["content"][0]["text"] == "name=Ada confirm=True"
 
@@ -403,15 +477,23 @@ async def test_request_state_and_answers_survive_each_round(client):
     created = await client.tool("stateful")
     parked = await client.wait_for(created["taskId"], "input_required")
     assert list(parked["inputRequests"]) == ["first"]
-    await client.result("tasks/update", {
-        "taskId": created["taskId"], "inputResponses": {"first": {"action": "accept", "content": {"name": "a"}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"first": {"action": "accept", "content": {"name": "a"}}},
+        },
+    )
     parked = await client.wait_for(created["taskId"], "input_required", "completed")
     # "first" was answered: never asked again; "second" is a new key
     assert list(parked["inputRequests"]) == ["second"]
-    await client.result("tasks/update", {
-        "taskId": created["taskId"], "inputResponses": {"second": {"action": "accept", "content": {"name": "b"}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"second": {"action": "accept", "content": {"name": "b"}}},
+        },
+    )
     done = await client.wait_for(created["taskId"])
     assert done["result"]["content"][0]["text"] == "a+b after 3 runs"
 
@@ -421,9 +503,13 @@ async def test_cancel_of_a_parked_task_is_immediate(client):
     await client.wait_for(created["taskId"], "input_required")
     await client.result("tasks/cancel", {"taskId": created["taskId"]})
     assert (await client.get(created["taskId"]))["status"] == "cancelled"
-    await client.result("tasks/update", {
-        "taskId": created["taskId"], "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
+        },
+    )
     assert (await client.get(created["taskId"]))["status"] == "cancelled"
 
 
@@ -432,7 +518,9 @@ async def test_mrtr_rounds_come_first_then_the_task(client):
     assert first["resultType"] == "input_required"
     assert "taskId" not in first
     assert list(first["inputRequests"]) == ["user_name"]
-    second = await client.tool_again("interview", first, {"user_name": {"action": "accept", "content": {"name": "Alice"}}})
+    second = await client.tool_again(
+        "interview", first, {"user_name": {"action": "accept", "content": {"name": "Alice"}}}
+    )
     assert second["resultType"] == "task"
     assert "requestState" not in second and "inputRequests" not in second
     done = await client.wait_for(second["taskId"])
@@ -442,13 +530,19 @@ async def test_mrtr_rounds_come_first_then_the_task(client):
 
 async def test_a_deferred_task_asks_again_inside_the_task(client):
     first = await client.tool("interview_more")
-    created = await client.tool_again("interview_more", first, {"user_name": {"action": "accept", "content": {"name": "Bo"}}})
+    created = await client.tool_again(
+        "interview_more", first, {"user_name": {"action": "accept", "content": {"name": "Bo"}}}
+    )
     assert created["resultType"] == "task"
     parked = await client.wait_for(created["taskId"], "input_required")
     assert list(parked["inputRequests"]) == ["go_on"]  # the MRTR answer is not asked again
-    await client.result("tasks/update", {
-        "taskId": created["taskId"], "inputResponses": {"go_on": {"action": "accept", "content": {"confirm": True}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"go_on": {"action": "accept", "content": {"confirm": True}}},
+        },
+    )
     done = await client.wait_for(created["taskId"])
     assert done["result"]["content"][0]["text"] == "Bo went on: True"
 
@@ -459,7 +553,9 @@ async def test_deferred_tool_without_the_extension_stays_synchronous(client):
     assert result["content"][0]["text"] == "as_task=False"
     created = await client.tool("maybe_later")
     assert created["resultType"] == "task"
-    assert (await client.wait_for(created["taskId"]))["result"]["content"][0]["text"] == "as_task=True"
+    assert (await client.wait_for(created["taskId"]))["result"]["content"][0][
+        "text"
+    ] == "as_task=True"
 
 
 async def test_cancel_reaches_a_deferred_task(app, client):
@@ -479,17 +575,25 @@ async def test_listen_streams_status_notifications_for_watched_tasks(client):
     created = await client.tool("confirm", {"filename": "n.txt"})
     task_id = created["taskId"]
     await client.wait_for(task_id, "input_required")
-    listen = client.send("subscriptions/listen", {"notifications": {"taskIds": [task_id, "unknown-task"]}})
+    listen = client.send(
+        "subscriptions/listen", {"notifications": {"taskIds": [task_id, "unknown-task"]}}
+    )
     ack = await client.next_notification("notifications/subscriptions/acknowledged")
     assert ack["params"]["notifications"] == {"taskIds": [task_id]}
     current = await client.next_notification("notifications/tasks")
-    assert current["params"]["taskId"] == task_id and current["params"]["status"] == "input_required"
+    assert (
+        current["params"]["taskId"] == task_id and current["params"]["status"] == "input_required"
+    )
     assert current["params"]["inputRequests"]["confirm"]["method"] == "elicitation/create"
     subscription_id = ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
     assert current["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == subscription_id
-    await client.result("tasks/update", {
-        "taskId": task_id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": False}}},
-    })
+    await client.result(
+        "tasks/update",
+        {
+            "taskId": task_id,
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": False}}},
+        },
+    )
     seen = []
     while not seen or seen[-1]["status"] != "completed":
         seen.append((await client.next_notification("notifications/tasks"))["params"])
@@ -499,9 +603,13 @@ async def test_listen_streams_status_notifications_for_watched_tasks(client):
 
 
 async def test_listen_for_tasks_needs_the_extension(client):
-    error = await client.error("subscriptions/listen", {"notifications": {"taskIds": ["x"]}}, caps={})
+    error = await client.error(
+        "subscriptions/listen", {"notifications": {"taskIds": ["x"]}}, caps={}
+    )
     assert error["code"] == -32021
-    assert (await client.error("subscriptions/listen", {"notifications": {"taskIds": "x"}}))["code"] == -32602
+    assert (await client.error("subscriptions/listen", {"notifications": {"taskIds": "x"}}))[
+        "code"
+    ] == -32602
 
 
 async def test_listen_without_task_ids_is_unchanged(client):
@@ -536,7 +644,10 @@ async def test_running_tasks_are_bounded_and_the_rest_wait_in_working():
 
 async def test_tasks_are_visible_only_to_their_owner(app):
     app.tasks.principal = lambda binding: (binding.headers or {}).get("x-user")
-    alice, bob = RawClient(app, headers={"x-user": "alice"}), RawClient(app, headers={"x-user": "bob"})
+    alice, bob = (
+        RawClient(app, headers={"x-user": "alice"}),
+        RawClient(app, headers={"x-user": "bob"}),
+    )
     try:
         created = await alice.tool("confirm", {"filename": "secret"})
         await alice.wait_for(created["taskId"], "input_required")
@@ -614,9 +725,13 @@ async def test_a_parked_task_resumes_after_a_restart(tmp_path):
     try:
         parked = await client.get(created["taskId"])
         assert parked["status"] == "input_required" and list(parked["inputRequests"]) == ["confirm"]
-        await client.result("tasks/update", {
-            "taskId": created["taskId"], "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
-        })
+        await client.result(
+            "tasks/update",
+            {
+                "taskId": created["taskId"],
+                "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": True}}},
+            },
+        )
         done = await client.wait_for(created["taskId"])
         assert done["result"]["content"][0]["text"] == "deleted durable.txt"
     finally:
@@ -639,12 +754,24 @@ async def test_handshake_era_ignores_the_extension(app):
         return await asyncio.wait_for(future, 5)
 
     try:
-        init = await send_raw({"id": "i", "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"},
-        }})
+        init = await send_raw(
+            {
+                "id": "i",
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "old", "version": "1"},
+                },
+            }
+        )
         assert "extensions" not in init["result"]["capabilities"]
-        client.connection.feed(msgspec.json.encode({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        called = await send_raw({"id": "c", "method": "tools/call", "params": {"name": "only_task", "arguments": {}}})
+        client.connection.feed(
+            msgspec.json.encode({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        called = await send_raw(
+            {"id": "c", "method": "tools/call", "params": {"name": "only_task", "arguments": {}}}
+        )
         assert called["result"]["content"][0]["text"] == "ran as a task"
         missing = await send_raw({"id": "g", "method": "tasks/get", "params": {"taskId": "x"}})
         assert missing["error"]["code"] == -32601
@@ -655,11 +782,21 @@ async def test_handshake_era_ignores_the_extension(app):
 # --------------------------------------------------------------------------- over HTTP
 
 
-def _http_request(method: str, params: dict[str, Any], request_id: int, caps: dict[str, Any] = WITH_TASKS) -> tuple[dict, dict]:
-    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": VERSION,
-        "io.modelcontextprotocol/clientCapabilities": caps,
-    }}}
+def _http_request(
+    method: str, params: dict[str, Any], request_id: int, caps: dict[str, Any] = WITH_TASKS
+) -> tuple[dict, dict]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": method,
+        "params": {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": VERSION,
+                "io.modelcontextprotocol/clientCapabilities": caps,
+            },
+        },
+    }
     headers = {
         "accept": "application/json, text/event-stream",
         "content-type": "application/json",
@@ -673,7 +810,11 @@ def _http_request(method: str, params: dict[str, Any], request_id: int, caps: di
 
 
 def _sse_json(text: str) -> list[dict[str, Any]]:
-    return [msgspec.json.decode(line[5:].strip()) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+    return [
+        msgspec.json.decode(line[5:].strip())
+        for line in text.splitlines()
+        if line.startswith("data:") and line[5:].strip()
+    ]
 
 
 async def test_tasks_over_streamable_http():
@@ -683,7 +824,10 @@ async def test_tasks_over_streamable_http():
 
     app = McpServerApp(Jobs)
     async with serving(app) as (url, _), httpx.AsyncClient(timeout=10) as http:
-        async def post(method: str, params: dict[str, Any], request_id: int, **kwargs: Any) -> httpx.Response:
+
+        async def post(
+            method: str, params: dict[str, Any], request_id: int, **kwargs: Any
+        ) -> httpx.Response:
             body, headers = _http_request(method, params, request_id, **kwargs)
             return await http.post(url, json=body, headers=headers)
 
@@ -693,13 +837,21 @@ async def test_tasks_over_streamable_http():
             return response.json()
 
         # a deferred tool with a progress token: progress before the task streams, after it goes nowhere
-        body, headers = _http_request("tools/call", {"name": "maybe_later", "arguments": {"seconds": 0.05}}, 1)
+        body, headers = _http_request(
+            "tools/call", {"name": "maybe_later", "arguments": {"seconds": 0.05}}, 1
+        )
         body["params"]["_meta"]["progressToken"] = "p1"
         response = await http.post(url, json=body, headers=headers)
-        messages = _sse_json(response.text) if response.headers["content-type"].startswith("text/event-stream") else [response.json()]
+        messages = (
+            _sse_json(response.text)
+            if response.headers["content-type"].startswith("text/event-stream")
+            else [response.json()]
+        )
         created = messages[-1]["result"]
         assert created["resultType"] == "task"
-        assert [m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"] == ["before the task"]
+        assert [
+            m["params"]["message"] for m in messages if m.get("method") == "notifications/progress"
+        ] == ["before the task"]
         task_id = created["taskId"]
 
         # the routing header must match the task id
@@ -711,13 +863,19 @@ async def test_tasks_over_streamable_http():
         assert refused.status_code == 400 and refused.json()["error"]["code"] == -32021
 
         async with asyncio.timeout(5):
-            while (task := answer(await post("tasks/get", {"taskId": task_id}, 4))["result"])["status"] != "completed":
+            while (task := answer(await post("tasks/get", {"taskId": task_id}, 4))["result"])[
+                "status"
+            ] != "completed":
                 await asyncio.sleep(0.01)
         assert task["result"]["content"][0]["text"] == "as_task=True"
 
         # status notifications on a subscriptions/listen stream
-        parked = answer(await post("tools/call", {"name": "confirm", "arguments": {"filename": "h.txt"}}, 5))["result"]
-        body, headers = _http_request("subscriptions/listen", {"notifications": {"taskIds": [parked["taskId"]]}}, 6)
+        parked = answer(
+            await post("tools/call", {"name": "confirm", "arguments": {"filename": "h.txt"}}, 5)
+        )["result"]
+        body, headers = _http_request(
+            "subscriptions/listen", {"notifications": {"taskIds": [parked["taskId"]]}}, 6
+        )
         seen: list[dict[str, Any]] = []
         async with http.stream("POST", url, json=body, headers=headers) as stream:
             lines = stream.aiter_lines()
@@ -725,10 +883,21 @@ async def test_tasks_over_streamable_http():
                 async for line in lines:
                     if line.startswith("data:"):
                         seen.append(msgspec.json.decode(line[5:].strip()))
-                        if seen[-1].get("method") == "notifications/tasks" and seen[-1]["params"]["status"] == "input_required":
+                        if (
+                            seen[-1].get("method") == "notifications/tasks"
+                            and seen[-1]["params"]["status"] == "input_required"
+                        ):
                             break
-                update = await post("tasks/update", {"taskId": parked["taskId"], "inputResponses": {
-                    "confirm": {"action": "accept", "content": {"confirm": True}}}}, 7)
+                update = await post(
+                    "tasks/update",
+                    {
+                        "taskId": parked["taskId"],
+                        "inputResponses": {
+                            "confirm": {"action": "accept", "content": {"confirm": True}}
+                        },
+                    },
+                    7,
+                )
                 assert answer(update)["result"]["resultType"] == "complete"
                 async for line in lines:
                     if line.startswith("data:"):

@@ -50,7 +50,9 @@ async def make(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[F
         await hub.aclose()
 
 
-async def replay(store: EventStore, session_id: str, last_id: str) -> tuple[str | None, list[StoredEvent]]:
+async def replay(
+    store: EventStore, session_id: str, last_id: str
+) -> tuple[str | None, list[StoredEvent]]:
     got: list[StoredEvent] = []
 
     async def send(event: StoredEvent) -> None:
@@ -61,7 +63,11 @@ async def replay(store: EventStore, session_id: str, last_id: str) -> tuple[str 
 
 
 def msg(n: int) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": n}}
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": n},
+    }
 
 
 async def test_store_issues_increasing_ids_per_session(make):
@@ -81,7 +87,11 @@ async def test_store_replays_only_the_stream_of_the_last_event_id(make):
     await store.store_event("s", "p1", {"jsonrpc": "2.0", "id": 7, "result": {}})
     stream, events = await replay(store, "s", prime)
     assert stream == "p1"
-    assert [e.message for e in events] == [msg(1), msg(2), {"jsonrpc": "2.0", "id": 7, "result": {}}]
+    assert [e.message for e in events] == [
+        msg(1),
+        msg(2),
+        {"jsonrpc": "2.0", "id": 7, "result": {}},
+    ]
     stream, events = await replay(store, "s", first)
     assert [e.message for e in events][:1] == [msg(2)]
     assert all(e.stream_id == "p1" for e in events)
@@ -145,9 +155,11 @@ async def test_store_keeps_one_event_per_delivery_and_session(make):
     assert parse_event_id(plain) == ("s", 2)
 
 
+# Memory stores share nothing: only the backends two stores can share.
+@pytest.mark.parametrize(
+    "make", ["sqlite", pytest.param("redis", marks=needs_redis)], indirect=True
+)
 async def test_stores_sharing_a_backend_see_each_others_events(make):
-    if make.backend == "memory":
-        pytest.skip("memory stores share nothing")
     writer, reader = make(), make()
     seen: list[StoredEvent | None] = []
     stop = await reader.listen("s", seen.append)

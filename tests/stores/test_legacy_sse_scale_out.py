@@ -40,11 +40,16 @@ SESSION_EXPIRED = -32009
 
 
 def init_message(version: str, request_id: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": {
-        "protocolVersion": version,
-        "capabilities": {"elicitation": {}} if version >= "2025-06-18" else {},
-        "clientInfo": {"name": "legacy-scale", "version": "1"},
-    }}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {"elicitation": {}} if version >= "2025-06-18" else {},
+            "clientInfo": {"name": "legacy-scale", "version": "1"},
+        },
+    }
 
 
 class SpreadLegacyClient(LegacyStream):
@@ -52,8 +57,20 @@ class SpreadLegacyClient(LegacyStream):
     the instance it goes to (round-robin when none is named), as a load balancer without
     affinity would spread them. Every message read from the stream is schema-checked."""
 
-    def __init__(self, http: httpx.AsyncClient, stream_url: str, post_urls: list[str], version: str = "2024-11-05") -> None:
-        super().__init__(http, stream_url, version=version, wait=WAIT, stream_timeout=httpx.Timeout(WAIT, read=None))
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        stream_url: str,
+        post_urls: list[str],
+        version: str = "2024-11-05",
+    ) -> None:
+        super().__init__(
+            http,
+            stream_url,
+            version=version,
+            wait=WAIT,
+            stream_timeout=httpx.Timeout(WAIT, read=None),
+        )
         self._turn = itertools.cycle(post_urls)
         self._ids = itertools.count(2)
 
@@ -69,7 +86,11 @@ class SpreadLegacyClient(LegacyStream):
     async def post(self, message: Any, at: str | None = None) -> httpx.Response:
         base = at if at is not None else next(self._turn)
         if isinstance(message, (bytes, str)):
-            return await self.http.post(urljoin(base, self.endpoint), content=message, headers={"content-type": "application/json"})
+            return await self.http.post(
+                urljoin(base, self.endpoint),
+                content=message,
+                headers={"content-type": "application/json"},
+            )
         self.checker.outgoing_from_client(message)
         return await self.http.post(urljoin(base, self.endpoint), json=message)
 
@@ -77,10 +98,14 @@ class SpreadLegacyClient(LegacyStream):
         assert (await self.post(init_message(self.version), at)).status_code == 202
         reply, _ = await self.answer_to(1)
         assert reply["result"]["protocolVersion"] == self.version
-        assert (await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, then_at)).status_code == 202
+        assert (
+            await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, then_at)
+        ).status_code == 202
         return reply
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, at: str | None = None) -> tuple[dict, list[dict]]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, at: str | None = None
+    ) -> tuple[dict, list[dict]]:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
         if params is not None:
             message["params"] = params
@@ -96,7 +121,9 @@ def post_url(base: str, session_id: str) -> str:
 def assert_session_expired(response: httpx.Response, session_id: str) -> None:
     assert response.status_code == 404, response.text
     body = response.json()
-    assert body["error"]["code"] == SESSION_EXPIRED and body["error"]["data"] == {"sessionId": session_id}
+    assert body["error"]["code"] == SESSION_EXPIRED and body["error"]["data"] == {
+        "sessionId": session_id
+    }
 
 
 PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
@@ -106,32 +133,53 @@ PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
 
 
 @pytest.fixture(scope="module")
-def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Instance]]:
-    with three_instances(redis_server.url, tmp_path_factory.mktemp("legacy-instances")) as instances:
+def cluster(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[Instance]]:
+    with three_instances(
+        redis_server.url, tmp_path_factory.mktemp("legacy-instances")
+    ) as instances:
         yield instances
 
 
 @needs_redis
 async def test_posts_to_b_and_c_are_answered_on_the_stream_held_by_a(cluster):
     a, b, c = cluster
-    async with httpx.AsyncClient(timeout=WAIT) as http, SpreadLegacyClient(http, a.url, [b.url, c.url]) as client:
+    async with (
+        httpx.AsyncClient(timeout=WAIT) as http,
+        SpreadLegacyClient(http, a.url, [b.url, c.url]) as client,
+    ):
         owner, _, _ = client.session_id.rpartition(".")
         assert owner  # the id names the instance holding the stream
         init = await client.initialize(at=b.url, then_at=c.url)
         assert init["result"]["serverInfo"]["name"]
         listed, _ = await client.request("tools/list", at=c.url)
         assert "calculate" in {tool["name"] for tool in listed["result"]["tools"]}
-        summed, _ = await client.request("tools/call", {"name": "calculate", "arguments": {"a": 2, "b": 3}}, at=b.url)
+        summed, _ = await client.request(
+            "tools/call", {"name": "calculate", "arguments": {"a": 2, "b": 3}}, at=b.url
+        )
         assert summed["result"]["structuredContent"] == {"result": 5.0}
         # what the call sends while it runs (progress, logs) reaches A's stream too
         progressed, before = await client.request(
-            "tools/call", {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p"}}, at=c.url
+            "tools/call",
+            {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p"}},
+            at=c.url,
         )
-        assert progressed["result"]["content"][0]["text"] == "Tool with progress executed successfully"
-        assert [m["params"]["progress"] for m in before if m.get("method") == "notifications/progress"] == [0, 50, 100]
-        _, before = await client.request("tools/call", {"name": "test_tool_with_logging", "arguments": {}}, at=b.url)
-        assert [m["params"]["data"] for m in before if m.get("method") == "notifications/message"] == [
-            "Tool execution started", "Tool processing data", "Tool execution completed",
+        assert (
+            progressed["result"]["content"][0]["text"] == "Tool with progress executed successfully"
+        )
+        assert [
+            m["params"]["progress"] for m in before if m.get("method") == "notifications/progress"
+        ] == [0, 50, 100]
+        _, before = await client.request(
+            "tools/call", {"name": "test_tool_with_logging", "arguments": {}}, at=b.url
+        )
+        assert [
+            m["params"]["data"] for m in before if m.get("method") == "notifications/message"
+        ] == [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
         ]
         # a body the owner cannot parse is answered there, as if posted to it
         assert (await client.post(b"{not json", at=c.url)).status_code == 202
@@ -145,12 +193,19 @@ async def test_posts_to_b_and_c_are_answered_on_the_stream_held_by_a(cluster):
 @needs_redis
 async def test_many_forwarded_requests_in_a_row_are_all_answered(cluster):
     a, b, c = cluster
-    async with httpx.AsyncClient(timeout=WAIT) as http, SpreadLegacyClient(http, b.url, [a.url, c.url]) as client:
+    async with (
+        httpx.AsyncClient(timeout=WAIT) as http,
+        SpreadLegacyClient(http, b.url, [a.url, c.url]) as client,
+    ):
         await client.initialize()
         sent = []
         for n in range(40):
-            call = {"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
-                    "params": {"name": "calculate", "arguments": {"a": n, "b": 1}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 100 + n,
+                "method": "tools/call",
+                "params": {"name": "calculate", "arguments": {"a": n, "b": 1}},
+            }
             assert (await client.post(call)).status_code == 202
             sent.append(call["id"])
         answers = {}
@@ -165,31 +220,51 @@ async def test_a_question_asked_on_a_is_answered_through_c(cluster):
     """A server-to-client request: the call is posted to B, the question comes on A's
     stream, the client's answer is posted to C, the result comes on A's stream."""
     a, b, c = cluster
-    async with httpx.AsyncClient(timeout=WAIT) as http, SpreadLegacyClient(http, a.url, [b.url], version="2025-06-18") as client:
+    async with (
+        httpx.AsyncClient(timeout=WAIT) as http,
+        SpreadLegacyClient(http, a.url, [b.url], version="2025-06-18") as client,
+    ):
         await client.initialize(at=b.url, then_at=c.url)
-        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}},
+        }
         assert (await client.post(call, at=b.url)).status_code == 202
         asked = await client.next_message()
         assert asked["method"] == "elicitation/create"
-        answer = {"jsonrpc": "2.0", "id": asked["id"],
-                  "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}}
+        answer = {
+            "jsonrpc": "2.0",
+            "id": asked["id"],
+            "result": {
+                "action": "accept",
+                "content": {"username": "ada", "email": "ada@example.com"},
+            },
+        }
         assert (await client.post(answer, at=c.url)).status_code == 202
         result, _ = await client.answer_to(7)
-        assert result["result"]["content"][0]["text"].startswith('User response: action=accept, content={"username": "ada"')
+        assert result["result"]["content"][0]["text"].startswith(
+            'User response: action=accept, content={"username": "ada"'
+        )
 
 
 @needs_redis
 async def test_a_session_no_instance_holds_is_404_on_every_instance(cluster):
     a, b, c = cluster
-    async with httpx.AsyncClient(timeout=WAIT) as http, SpreadLegacyClient(http, a.url, [b.url]) as client:
+    async with (
+        httpx.AsyncClient(timeout=WAIT) as http,
+        SpreadLegacyClient(http, a.url, [b.url]) as client,
+    ):
         owner_a = client.session_id.rpartition(".")[0]
         plain = secrets.token_urlsafe(24)  # names no owner: refused at once
         assert_session_expired(await http.post(post_url(b.url, plain), json=PING), plain)
         unknown_on_a = f"{owner_a}.{secrets.token_urlsafe(24)}"  # A is asked and says no
         started = time.monotonic()
         for instance in (a, b, c):
-            assert_session_expired(await http.post(post_url(instance.url, unknown_on_a), json=PING), unknown_on_a)
+            assert_session_expired(
+                await http.post(post_url(instance.url, unknown_on_a), json=PING), unknown_on_a
+            )
         assert time.monotonic() - started < DEFAULT_FORWARD_TIMEOUT  # refusals, not timeouts
         nobody = f"{secrets.token_hex(4)}.{secrets.token_urlsafe(24)}"  # no such instance: nobody listens
         started = time.monotonic()
@@ -218,7 +293,9 @@ async def test_once_the_stream_on_a_ends_its_session_is_404_everywhere(cluster):
             while not await gone_on_a():
                 await asyncio.sleep(0.05)
         for instance in (b, c, a):
-            assert_session_expired(await http.post(post_url(instance.url, session_id), json=PING), session_id)
+            assert_session_expired(
+                await http.post(post_url(instance.url, session_id), json=PING), session_id
+            )
 
 
 # --- in one process: bounds, an outage, the in-process bus ------------------------------------
@@ -248,10 +325,18 @@ async def two_servers(buses: list[Any]) -> AsyncIterator[list[tuple[str, LegacyS
 
 async def test_the_in_process_bus_forwards_without_redis():
     hub: list[InProcessMessageBus] = []
-    async with two_servers([InProcessMessageBus(hub), InProcessMessageBus(hub)]) as [(a, _), (b, _)]:
-        async with httpx.AsyncClient(timeout=WAIT) as http, SpreadLegacyClient(http, a, [b]) as client:
+    async with two_servers([InProcessMessageBus(hub), InProcessMessageBus(hub)]) as [
+        (a, _),
+        (b, _),
+    ]:
+        async with (
+            httpx.AsyncClient(timeout=WAIT) as http,
+            SpreadLegacyClient(http, a, [b]) as client,
+        ):
             await client.initialize()
-            summed, _ = await client.request("tools/call", {"name": "calculate", "arguments": {"a": 40, "b": 2}})
+            summed, _ = await client.request(
+                "tools/call", {"name": "calculate", "arguments": {"a": 40, "b": 2}}
+            )
             assert summed["result"]["structuredContent"] == {"result": 42.0}
             # a body that is not even UTF-8 travels byte for byte and is answered by the owner
             assert (await client.post(b"\xff\xfe{")).status_code == 202
@@ -267,7 +352,10 @@ async def test_without_a_bus_nothing_changes():
     async with serving(example_app()) as (url, asgi):
         handler = legacy_handler(asgi)
         assert handler.forwarding is None
-        async with httpx.AsyncClient(timeout=WAIT) as http, SpreadLegacyClient(http, url, [url]) as client:
+        async with (
+            httpx.AsyncClient(timeout=WAIT) as http,
+            SpreadLegacyClient(http, url, [url]) as client,
+        ):
             assert "." not in client.session_id
             await client.initialize()
             stranger = f"{secrets.token_hex(4)}.{secrets.token_urlsafe(24)}"
@@ -307,7 +395,9 @@ async def test_forwards_are_bounded_in_number_and_in_time(redis_server):
             try:
                 unanswered = f"{stuck_id}.{secrets.token_urlsafe(24)}"
                 started = time.monotonic()
-                assert_session_expired(await http.post(post_url(b, unanswered), json=PING), unanswered)
+                assert_session_expired(
+                    await http.post(post_url(b, unanswered), json=PING), unanswered
+                )
                 assert 0.2 <= time.monotonic() - started < 2
             finally:
                 await stuck.aclose()
@@ -319,7 +409,10 @@ async def test_forwards_are_bounded_in_number_and_in_time(redis_server):
 @needs_redis
 async def test_a_bus_outage_is_a_503_and_forwarding_resumes_after(redis_to_break):
     server, _ = redis_to_break
-    hubs = [RedisHub(server.url, timeout=1.0, connect_timeout=0.5, prefix="legacy-outage") for _ in range(2)]
+    hubs = [
+        RedisHub(server.url, timeout=1.0, connect_timeout=0.5, prefix="legacy-outage")
+        for _ in range(2)
+    ]
     try:
         async with (
             two_servers([RedisMessageBus(hub) for hub in hubs]) as [(a, _), (b, _)],
@@ -331,7 +424,9 @@ async def test_a_bus_outage_is_a_503_and_forwarding_resumes_after(redis_to_break
             down = await client.post(PING, at=b)
             assert down.status_code == 503, down.text
             assert down.json()["error"]["data"] == {"retryable": True}
-            assert (await client.post({**PING, "id": 98}, at=a)).status_code == 202  # the owner itself still serves
+            assert (
+                await client.post({**PING, "id": 98}, at=a)
+            ).status_code == 202  # the owner itself still serves
             assert (await client.next_message())["id"] == 98
             server.start()
             async with asyncio.timeout(20):  # once both hubs have resubscribed

@@ -17,10 +17,13 @@ from tests.redis_server import RedisServer, needs_redis
 pytestmark = needs_redis
 
 # Every contract test that takes the ``make_store`` fixture runs here with the one below.
-globals().update({
-    name: test for name, test in vars(contract).items()
-    if name.startswith("test_") and "make_store" in inspect.signature(test).parameters
-})
+globals().update(
+    {
+        name: test
+        for name, test in vars(contract).items()
+        if name.startswith("test_") and "make_store" in inspect.signature(test).parameters
+    }
+)
 
 
 @pytest.fixture

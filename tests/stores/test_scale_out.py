@@ -44,8 +44,14 @@ EXAMPLE = ROOT / "examples" / "everything.py"
 VERSION = "2025-11-25"
 ACCEPT_BOTH = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": VERSION, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "scale", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": VERSION,
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "scale", "version": "1"},
+    },
 }
 
 pytestmark = pytest.mark.timeout(120)
@@ -67,8 +73,17 @@ class Instance:
 
     def start(self) -> Instance:
         command = [
-            sys.executable, "-m", "mcpkit", "run", str(EXAMPLE), "--transport", "http",
-            "--port", str(self.port), "--redis-url", self.redis_url,
+            sys.executable,
+            "-m",
+            "mcpkit",
+            "run",
+            str(EXAMPLE),
+            "--transport",
+            "http",
+            "--port",
+            str(self.port),
+            "--redis-url",
+            self.redis_url,
         ]
         env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
         with open(self.log, "ab") as log:
@@ -106,7 +121,9 @@ def three_instances(redis_url: str, log_dir: Path) -> Iterator[list[Instance]]:
 
 
 @pytest.fixture(scope="module")
-def cluster(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Instance]]:
+def cluster(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Instance]]:
     """The module's three instances, by name, for tests that leave them running."""
     with three_instances(redis_server.url, tmp_path_factory.mktemp("instances")) as instances:
         yield {instance.name: instance for instance in instances}
@@ -153,9 +170,13 @@ class Client:
     def pick(self, at: Instance | None) -> Instance:
         return at if at is not None else next(self._turn)
 
-    async def post(self, message: dict, at: Instance | None = None, **headers: str) -> httpx.Response:
+    async def post(
+        self, message: dict, at: Instance | None = None, **headers: str
+    ) -> httpx.Response:
         self.checker.outgoing_from_client(message)
-        response = await self.http.post(self.pick(at).url, json=message, headers=self.headers(**headers))
+        response = await self.http.post(
+            self.pick(at).url, json=message, headers=self.headers(**headers)
+        )
         kind = response.headers.get("content-type", "")
         if kind.startswith("application/json") and response.content:
             self.checker.from_server(response.json())
@@ -173,17 +194,25 @@ class Client:
         assert note.status_code == 202, note.text
         return response
 
-    async def request(self, method: str, params: dict | None = None, at: Instance | None = None, **headers: str) -> dict:
+    async def request(
+        self, method: str, params: dict | None = None, at: Instance | None = None, **headers: str
+    ) -> dict:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
         if params is not None:
             message["params"] = params
         response = await self.post(message, at, **headers)
         assert response.status_code == 200, response.text
         if response.headers["content-type"].startswith("text/event-stream"):
-            return [data for _, data in events_of(response.content) if data and "id" in data and "method" not in data][-1]
+            return [
+                data
+                for _, data in events_of(response.content)
+                if data and "id" in data and "method" not in data
+            ][-1]
         return response.json()
 
-    async def call(self, tool: str, arguments: dict | None = None, at: Instance | None = None) -> dict:
+    async def call(
+        self, tool: str, arguments: dict | None = None, at: Instance | None = None
+    ) -> dict:
         reply = await self.request("tools/call", {"name": tool, "arguments": arguments or {}}, at)
         assert "result" in reply, reply
         return reply["result"]
@@ -206,7 +235,9 @@ class Listener:
     async def _run(self, headers: dict[str, str]) -> None:
         decoder = SseDecoder()
         try:
-            async with self.client.http.stream("GET", self.at.url, headers=headers, timeout=httpx.Timeout(60, read=None)) as response:
+            async with self.client.http.stream(
+                "GET", self.at.url, headers=headers, timeout=httpx.Timeout(60, read=None)
+            ) as response:
                 self.status = response.status_code
                 self._open.set()
                 async for chunk in response.aiter_bytes():
@@ -230,7 +261,11 @@ class Listener:
         return self
 
     def messages(self, method: str | None = None) -> list[dict]:
-        return [d for _, d in self.events if d is not None and (method is None or d.get("method") == method)]
+        return [
+            d
+            for _, d in self.events
+            if d is not None and (method is None or d.get("method") == method)
+        ]
 
     async def wait_for(self, method: str, count: int = 1, timeout: float = 10) -> list[dict]:
         async with asyncio.timeout(timeout):
@@ -253,7 +288,9 @@ async def http_client() -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
-async def session_on(http: httpx.AsyncClient, instances: list[Instance], at: Instance | None = None) -> Client:
+async def session_on(
+    http: httpx.AsyncClient, instances: list[Instance], at: Instance | None = None
+) -> Client:
     """A ``Client`` over ``instances`` with its session set up (``initialize`` sent to ``at``)."""
     client = Client(http, instances)
     await client.initialize(at=at)
@@ -268,17 +305,37 @@ async def test_every_instance_serves_a_session_created_on_one(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
         client = await session_on(http, [a, b, c], at=a)  # initialized goes to B
-        assert (await client.call("calculate", {"a": 2, "b": 3}, at=c))["structuredContent"] == {"result": 5.0}
-        names = {tool["name"] for tool in (await client.request("tools/list", at=a))["result"]["tools"]}
+        assert (await client.call("calculate", {"a": 2, "b": 3}, at=c))["structuredContent"] == {
+            "result": 5.0
+        }
+        names = {
+            tool["name"] for tool in (await client.request("tools/list", at=a))["result"]["tools"]
+        }
         assert "test_tool_with_logging" in names
         assert (await client.request("logging/setLevel", {"level": "error"}, at=b))["result"] == {}
-        await asyncio.sleep(0.2)  # C adopted the session before the change; it hears of it on the bus
+        await asyncio.sleep(
+            0.2
+        )  # C adopted the session before the change; it hears of it on the bus
         for number, instance in enumerate((a, b, c)):
-            call = {"jsonrpc": "2.0", "id": 90 + number, "method": "tools/call", "params": {"name": "test_tool_with_logging", "arguments": {}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 90 + number,
+                "method": "tools/call",
+                "params": {"name": "test_tool_with_logging", "arguments": {}},
+            }
             response = await client.post(call, at=instance)
-            messages = [d for _, d in events_of(response.content) if d] if response.headers["content-type"] == "text/event-stream" else [response.json()]
-            assert messages[-1]["result"]["content"][0]["text"] == "Tool with logging executed successfully"
-            assert not [m for m in messages if m.get("method") == "notifications/message"], instance.name
+            messages = (
+                [d for _, d in events_of(response.content) if d]
+                if response.headers["content-type"] == "text/event-stream"
+                else [response.json()]
+            )
+            assert (
+                messages[-1]["result"]["content"][0]["text"]
+                == "Tool with logging executed successfully"
+            )
+            assert not [m for m in messages if m.get("method") == "notifications/message"], (
+                instance.name
+            )
         assert (await http.delete(c.url, headers=client.headers())).status_code == 200
         await asyncio.sleep(0.2)  # the other replicas hear of it on the bus
         for instance in (a, b, c):
@@ -294,7 +351,9 @@ async def test_a_get_stream_on_a_hears_what_c_and_b_trigger_once(cluster):
         await client.call("calculate", {"a": 1, "b": 1}, at=c)  # every instance has a replica now
         listener = await Listener(client, a).opened()
         await client.request("resources/subscribe", {"uri": "test://watched-resource"}, at=b)
-        await client.call("save_note", {"key": "fanout", "text": "one"}, at=c)  # a new resource: list_changed
+        await client.call(
+            "save_note", {"key": "fanout", "text": "one"}, at=c
+        )  # a new resource: list_changed
         await client.call("update_watched_resource", at=c)  # resources/updated for the subscriber
         changed = await listener.wait_for("notifications/resources/list_changed")
         updated = await listener.wait_for("notifications/resources/updated")
@@ -308,7 +367,9 @@ async def test_a_get_stream_on_a_hears_what_c_and_b_trigger_once(cluster):
 
 
 @needs_redis
-async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(redis_server, tmp_path):
+async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(
+    redis_server, tmp_path
+):
     with three_instances(redis_server.url, tmp_path) as (a, b, c):
         async with http_client() as http:
             client = await session_on(http, [a, b, c], at=c)
@@ -318,14 +379,19 @@ async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(red
             resume_from = listener.last_id
             a.kill()  # mid-stream: the GET breaks, A's replica is gone
             await listener.close()
-            await client.call("save_note", {"key": "second", "text": "2"}, at=c)  # while the client is away
+            await client.call(
+                "save_note", {"key": "second", "text": "2"}, at=c
+            )  # while the client is away
             await client.call("save_note", {"key": "third", "text": "3"}, at=b)
             resumed = await Listener(client, b, last_event_id=resume_from).opened()
             missed = await resumed.wait_for("notifications/resources/list_changed", 2)
             await client.call("save_note", {"key": "fourth", "text": "4"}, at=c)  # and live again
             await resumed.wait_for("notifications/resources/list_changed", 3)
             await asyncio.sleep(0.3)
-            assert len(missed) == 2 and len(resumed.messages("notifications/resources/list_changed")) == 3
+            assert (
+                len(missed) == 2
+                and len(resumed.messages("notifications/resources/list_changed")) == 3
+            )
             ids = [i for i, _ in listener.events + resumed.events if i]
             assert len(ids) == len(set(ids))
             await resumed.close()
@@ -336,7 +402,12 @@ async def test_elicitation_sent_by_b_is_answered_through_c(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     async with http_client() as http:
         client = await session_on(http, [a, b, c], at=a)
-        call = {"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 41,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}},
+        }
         seen: list[dict] = []
         async with http.stream("POST", b.url, json=call, headers=client.headers()) as response:
             assert response.headers["content-type"] == "text/event-stream"
@@ -344,7 +415,14 @@ async def test_elicitation_sent_by_b_is_answered_through_c(cluster):
                 client.checker.from_server(data)
                 seen.append(data)
                 if data.get("method") == "elicitation/create":
-                    answer = {"jsonrpc": "2.0", "id": data["id"], "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}}
+                    answer = {
+                        "jsonrpc": "2.0",
+                        "id": data["id"],
+                        "result": {
+                            "action": "accept",
+                            "content": {"username": "ada", "email": "ada@example.com"},
+                        },
+                    }
                     assert (await client.post(answer, at=c)).status_code == 202
         request = next(d for d in seen if d.get("method") == "elicitation/create")
         assert "/" in request["id"]  # the id names the instance that waits
@@ -363,13 +441,29 @@ async def test_a_question_on_the_get_stream_is_answered_anywhere(cluster):
     async with http_client() as http:
         client = await session_on(http, [a, b, c], at=c)
         listener = await Listener(client, a).opened()
-        call = {"jsonrpc": "2.0", "id": 51, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "Name?"}}}
-        pending = asyncio.create_task(http.post(b.url, json=call, headers=client.headers(accept="application/json")))
+        call = {
+            "jsonrpc": "2.0",
+            "id": 51,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "Name?"}},
+        }
+        pending = asyncio.create_task(
+            http.post(b.url, json=call, headers=client.headers(accept="application/json"))
+        )
         asked = (await listener.wait_for("elicitation/create"))[0]
-        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"username": "bo", "email": "bo@example.com"}}}
+        answer = {
+            "jsonrpc": "2.0",
+            "id": asked["id"],
+            "result": {
+                "action": "accept",
+                "content": {"username": "bo", "email": "bo@example.com"},
+            },
+        }
         assert (await client.post(answer, at=c)).status_code == 202
         response = await asyncio.wait_for(pending, 10)
-        assert response.json()["result"]["content"][0]["text"].startswith('User response: action=accept, content={"username": "bo"')
+        assert response.json()["result"]["content"][0]["text"].startswith(
+            'User response: action=accept, content={"username": "bo"'
+        )
         await listener.close()
 
 
@@ -379,23 +473,45 @@ async def test_a_task_started_on_a_is_polled_on_b_and_c(cluster):
     a, b, c = cluster["A"], cluster["B"], cluster["C"]
     meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
     }
 
     def modern(method: str, name: str) -> dict[str, str]:
-        return dict(ACCEPT_BOTH, **{"mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": name})
+        return dict(
+            ACCEPT_BOTH,
+            **{"mcp-protocol-version": "2026-07-28", "mcp-method": method, "mcp-name": name},
+        )
 
     async with http_client() as http:
-        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "slow_compute", "arguments": {"seconds": 0.3, "label": "spread"}, "_meta": meta}}
-        created = (await http.post(a.url, json=call, headers=modern("tools/call", "slow_compute"))).json()["result"]
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "slow_compute",
+                "arguments": {"seconds": 0.3, "label": "spread"},
+                "_meta": meta,
+            },
+        }
+        created = (
+            await http.post(a.url, json=call, headers=modern("tools/call", "slow_compute"))
+        ).json()["result"]
         assert created["resultType"] == "task"
         task_id = created["taskId"]
         seen = []
         async with asyncio.timeout(10):
             for instance in itertools.cycle([b, c]):
-                get = {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id, "_meta": meta}}
-                reply = (await http.post(instance.url, json=get, headers=modern("tasks/get", task_id))).json()
+                get = {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tasks/get",
+                    "params": {"taskId": task_id, "_meta": meta},
+                }
+                reply = (
+                    await http.post(instance.url, json=get, headers=modern("tasks/get", task_id))
+                ).json()
                 seen.append(reply["result"]["status"])
                 if reply["result"]["status"] == "completed":
                     break
@@ -410,14 +526,25 @@ async def test_a_post_stream_closed_mid_call_resumes_on_another_instance(cluster
     async with http_client() as http:
         client = await session_on(http, [a, b, c], at=b)
         response = await client.post(
-            {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "test_reconnection", "arguments": {}}}, at=a
+            {
+                "jsonrpc": "2.0",
+                "id": 8,
+                "method": "tools/call",
+                "params": {"name": "test_reconnection", "arguments": {}},
+            },
+            at=a,
         )
         events = events_of(response.content)
         assert events and events[-1][1] is None  # SEP-1699: only the priming event, then closed
-        resumed = await http.get(c.url, headers=client.headers(accept="text/event-stream", **{"last-event-id": events[-1][0]}))
+        resumed = await http.get(
+            c.url,
+            headers=client.headers(accept="text/event-stream", **{"last-event-id": events[-1][0]}),
+        )
         rest = [d for _, d in events_of(resumed.content) if d]
         assert rest[-1]["id"] == 8
-        assert rest[-1]["result"]["content"][0]["text"] == "Reconnection test completed successfully"
+        assert (
+            rest[-1]["result"]["content"][0]["text"] == "Reconnection test completed successfully"
+        )
 
 
 @needs_redis
@@ -425,19 +552,28 @@ async def test_a_modern_listen_stream_on_a_hears_a_change_made_on_c(cluster):
     """2026-07-28: no session, no affinity; subscriptions/listen still hears every instance."""
     a, c = cluster["A"], cluster["C"]
     listen = {
-        "jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen",
+        "jsonrpc": "2.0",
+        "id": "sub-1",
+        "method": "subscriptions/listen",
         "params": {
             "notifications": {"resourcesListChanged": True},
-            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
         },
     }
-    headers = dict(ACCEPT_BOTH, **{"mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen"})
+    headers = dict(
+        ACCEPT_BOTH, **{"mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen"}
+    )
     got: list[dict] = []
     async with http_client() as http:
         client = await session_on(http, [c])
 
         async def listen_on_a() -> None:
-            async with http.stream("POST", a.url, json=listen, headers=headers, timeout=httpx.Timeout(30, read=None)) as response:
+            async with http.stream(
+                "POST", a.url, json=listen, headers=headers, timeout=httpx.Timeout(30, read=None)
+            ) as response:
                 assert response.status_code == 200
                 async for message in messages_as_they_come(response):
                     got.append(message)
@@ -445,11 +581,15 @@ async def test_a_modern_listen_stream_on_a_hears_a_change_made_on_c(cluster):
         task = asyncio.create_task(listen_on_a())
         try:
             async with asyncio.timeout(10):
-                while not any(m.get("method") == "notifications/subscriptions/acknowledged" for m in got):
+                while not any(
+                    m.get("method") == "notifications/subscriptions/acknowledged" for m in got
+                ):
                     await asyncio.sleep(0.02)
             await client.call("save_note", {"key": "modern", "text": "x"}, at=c)
             async with asyncio.timeout(10):
-                while not any(m.get("method") == "notifications/resources/list_changed" for m in got):
+                while not any(
+                    m.get("method") == "notifications/resources/list_changed" for m in got
+                ):
                     await asyncio.sleep(0.02)
         finally:
             task.cancel()
@@ -470,18 +610,31 @@ async def test_redis_outage_is_a_clear_503_and_the_session_works_after(redis_ser
             assert fresh.status_code == 503
             body = fresh.json()
             assert body["error"]["code"] == -32603 and "unavailable" in body["error"]["message"]
-            adopt = await client.post({"jsonrpc": "2.0", "id": 3, "method": "ping"}, at=c)  # C never saw it
+            adopt = await client.post(
+                {"jsonrpc": "2.0", "id": 3, "method": "ping"}, at=c
+            )  # C never saw it
             assert adopt.status_code == 503 and adopt.json()["id"] == 3
             stream = await http.get(c.url, headers=client.headers(accept="text/event-stream"))
             assert stream.status_code == 503
             redis_server.start()
             async with asyncio.timeout(20):
-                while (await client.post({"jsonrpc": "2.0", "id": 4, "method": "ping"}, at=c)).status_code != 200:
+                while (
+                    await client.post({"jsonrpc": "2.0", "id": 4, "method": "ping"}, at=c)
+                ).status_code != 200:
                     await asyncio.sleep(0.2)
             progress = await client.request(
-                "tools/call", {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "t"}}, at=b
+                "tools/call",
+                {
+                    "name": "test_tool_with_progress",
+                    "arguments": {},
+                    "_meta": {"progressToken": "t"},
+                },
+                at=b,
             )
-            assert progress["result"]["content"][0]["text"] == "Tool with progress executed successfully"
+            assert (
+                progress["result"]["content"][0]["text"]
+                == "Tool with progress executed successfully"
+            )
             await client.call("save_note", {"key": "after", "text": "x"}, at=c)
             await survivor.wait_for("notifications/resources/list_changed")  # A resubscribed
             await survivor.close()
@@ -515,19 +668,30 @@ async def two_instances(**shared: Any) -> AsyncIterator[list[Instance]]:
 
 async def test_apps_sharing_memory_stores_and_an_in_process_bus_act_as_one():
     hub: list[InProcessMessageBus] = []
-    async with two_instances(
-        session_store=InMemorySessionStore(), event_store=InMemoryEventStore(),
-        message_bus=lambda: InProcessMessageBus(hub),
-    ) as (a, b), http_client() as http:
+    async with (
+        two_instances(
+            session_store=InMemorySessionStore(),
+            event_store=InMemoryEventStore(),
+            message_bus=lambda: InProcessMessageBus(hub),
+        ) as (a, b),
+        http_client() as http,
+    ):
         client = await session_on(http, [a, b], at=a)
         listener = await Listener(client, b).opened()
         await client.call("save_note", {"key": "local", "text": "x"}, at=a)
         await listener.wait_for("notifications/resources/list_changed")
 
-        async def elicit_on_a(request_id: int, reply_through_b: Callable[[dict], dict]) -> list[dict]:
+        async def elicit_on_a(
+            request_id: int, reply_through_b: Callable[[dict], dict]
+        ) -> list[dict]:
             """Call ``test_elicitation`` on A; post ``reply_through_b(question)`` to B when it asks."""
             seen: list[dict] = []
-            call = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "test_elicitation", "arguments": {"message": "?"}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": "test_elicitation", "arguments": {"message": "?"}},
+            }
             async with http.stream("POST", a.url, json=call, headers=client.headers()) as response:
                 async for data in messages_as_they_come(response):
                     seen.append(data)
@@ -535,12 +699,18 @@ async def test_apps_sharing_memory_stores_and_an_in_process_bus_act_as_one():
                         assert (await client.post(reply_through_b(data), at=b)).status_code == 202
             return seen
 
-        seen = await elicit_on_a(9, lambda asked: {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}})
+        seen = await elicit_on_a(
+            9, lambda asked: {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "decline"}}
+        )
         assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
         await asyncio.sleep(0.2)
         assert len(listener.messages("notifications/resources/list_changed")) == 1
         # a cancellation posted to B reaches the call running on A
-        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}}
+        cancel = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 10},
+        }
         async with asyncio.timeout(10):
             seen = await elicit_on_a(10, lambda asked: cancel)
         assert [m.get("method") for m in seen] == ["elicitation/create"]  # no answer: cancelled
@@ -553,9 +723,14 @@ async def test_the_session_cap_holds_across_instances(redis_server):
     hub = RedisHub(redis_server.url, prefix="cap-test")
     try:
         stores = redis_options(hub)
-        async with two_instances(max_sessions=2, message_bus=lambda: stores["message_bus"], **{
-            k: v for k, v in stores.items() if k != "message_bus"
-        }) as (a, b), http_client() as http:
+        async with (
+            two_instances(
+                max_sessions=2,
+                message_bus=lambda: stores["message_bus"],
+                **{k: v for k, v in stores.items() if k != "message_bus"},
+            ) as (a, b),
+            http_client() as http,
+        ):
             first = await session_on(http, [a], at=a)
             await session_on(http, [b], at=b)  # the second session: the cap is reached
             for instance in (a, b):
@@ -572,7 +747,10 @@ async def test_sqlite_stores_resume_a_session_after_a_restart(tmp_path):
     from mcpkit.cli._loader import load_app
 
     def stores() -> dict[str, Any]:
-        return {"session_store": FileSessionStore(tmp_path / "sessions.db"), "event_store": FileEventStore(tmp_path / "events.db")}
+        return {
+            "session_store": FileSessionStore(tmp_path / "sessions.db"),
+            "event_store": FileEventStore(tmp_path / "events.db"),
+        }
 
     async with http_client() as http:
         first = stores()
@@ -595,7 +773,9 @@ async def test_sqlite_stores_resume_a_session_after_a_restart(tmp_path):
             resumed = await Listener(client, instance, last_event_id=resume_from).opened()
             replayed = await resumed.wait_for("notifications/resources/list_changed")
             assert len(replayed) == 1 and resumed.events[0][0] != resume_from
-            assert (await client.call("calculate", {"a": 20, "b": 22}))["structuredContent"] == {"result": 42.0}
+            assert (await client.call("calculate", {"a": 20, "b": 22}))["structuredContent"] == {
+                "result": 42.0
+            }
             await resumed.close()
         for store in second.values():
             await store.close()

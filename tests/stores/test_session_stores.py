@@ -25,7 +25,9 @@ IDLE = 30.0
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=needs_redis)])
-async def make(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[Callable[[], SessionStore]]:
+async def make(
+    request: pytest.FixtureRequest, tmp_path: Any
+) -> AsyncIterator[Callable[[], SessionStore]]:
     """``make()``: a store of the backend under test; every store it makes shares one
     backend (the same object in memory, the same file, the same Redis), as instances do."""
     made: list[SessionStore] = []
@@ -67,7 +69,9 @@ def record(session_id: str = "s1", **fields: Any) -> SessionRecord:
 
 async def test_store_round_trips_a_record_for_every_instance(make):
     a, b = make(), make()
-    await a.create(record(log_level="info", subscriptions=["test://x"]), max_sessions=10, idle_timeout=IDLE)
+    await a.create(
+        record(log_level="info", subscriptions=["test://x"]), max_sessions=10, idle_timeout=IDLE
+    )
     got = await b.get("s1", idle_timeout=IDLE)
     assert got == record(log_level="info", subscriptions=["test://x"])
     assert await b.get("nope", idle_timeout=IDLE) is None
@@ -132,7 +136,10 @@ async def test_store_frees_the_cap_as_sessions_expire(make):
 async def test_concurrent_creates_never_pass_the_cap(make):
     stores = [make() for _ in range(3)]
     results = await asyncio.gather(
-        *(stores[i % 3].create(record(f"s{i}"), max_sessions=5, idle_timeout=IDLE) for i in range(12)),
+        *(
+            stores[i % 3].create(record(f"s{i}"), max_sessions=5, idle_timeout=IDLE)
+            for i in range(12)
+        ),
         return_exceptions=True,
     )
     assert sum(r is None for r in results) == 5

@@ -18,9 +18,18 @@ from mcpkit.stores._tasks import (
 )
 
 
-def record(task_id: str, *, ttl_ms: int | None = 60_000, created_at: float | None = None, **changes) -> TaskRecord:
+def record(
+    task_id: str, *, ttl_ms: int | None = 60_000, created_at: float | None = None, **changes
+) -> TaskRecord:
     now = time.time() if created_at is None else created_at
-    return TaskRecord(task_id=task_id, created_at=now, last_updated_at=now, ttl_ms=ttl_ms, poll_interval_ms=500, **changes)
+    return TaskRecord(
+        task_id=task_id,
+        created_at=now,
+        last_updated_at=now,
+        ttl_ms=ttl_ms,
+        poll_interval_ms=500,
+        **changes,
+    )
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -28,7 +37,11 @@ async def make_store(request, tmp_path):
     made = []
 
     def make(**options):
-        store = InMemoryTaskStore(**options) if request.param == "memory" else SqliteTaskStore(tmp_path / "t.db", **options)
+        store = (
+            InMemoryTaskStore(**options)
+            if request.param == "memory"
+            else SqliteTaskStore(tmp_path / "t.db", **options)
+        )
         made.append(store)
         return store
 
@@ -39,7 +52,13 @@ async def make_store(request, tmp_path):
 
 async def test_create_get_update_delete(make_store):
     store = make_store()
-    await store.create(record("a", params={"name": "tool", "arguments": {"x": 1}}, responses={"k": {"action": "accept"}}))
+    await store.create(
+        record(
+            "a",
+            params={"name": "tool", "arguments": {"x": 1}},
+            responses={"k": {"action": "accept"}},
+        )
+    )
     got = await store.get("a")
     assert got.status == "working" and got.params == {"name": "tool", "arguments": {"x": 1}}
     assert got.responses == {"k": {"action": "accept"}}
@@ -61,7 +80,9 @@ async def test_records_handed_out_are_copies(make_store):
     got.input_requests.clear()
     got.status = "failed"
     fresh = await store.get("a")
-    assert fresh.status == "working" and fresh.input_requests == {"q": {"method": "elicitation/create"}}
+    assert fresh.status == "working" and fresh.input_requests == {
+        "q": {"method": "elicitation/create"}
+    }
 
 
 async def test_ids_are_unique(make_store):
@@ -80,7 +101,11 @@ async def test_expired_tasks_are_invisible_listed_and_purged(make_store):
     assert await store.get("old") is None
     assert (await store.get("forever")).ttl_ms is None
     assert await store.list_expired() in ([], ["old"])  # memory forgets on read already
-    assert await store.list_expired(now=time.time() + 120) in (["fresh"], ["old", "fresh"], ["fresh", "old"])
+    assert await store.list_expired(now=time.time() + 120) in (
+        ["fresh"],
+        ["old", "fresh"],
+        ["fresh", "old"],
+    )
     await store.purge_expired()
     assert await store.list_expired() == []
     assert await store.get("fresh") is not None and await store.get("forever") is not None

@@ -37,5 +37,8 @@ class ElicitingTool:
 
     @mcp_tool()
     async def ask(self, ctx: McpToolContext) -> str:
-        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+        answer = await ctx.elicit(
+            "Name?",
+            {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+        )
         return f"{answer.action}:{(answer.content or {}).get('name')}"

@@ -5,7 +5,8 @@ and a stream that drops mid-call, over real sockets."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 from urllib.parse import urljoin
 
 import httpx
@@ -86,7 +87,9 @@ async def test_official_sse_client_initializes_lists_and_calls_tools(app):
 
     async with asyncio.timeout(30), serving(app) as (url, asgi):
         async with sse_client(f"{url}/sse", timeout=WAIT) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=WAIT, logging_callback=on_log) as session:
+            async with ClientSession(
+                read, write, read_timeout_seconds=WAIT, logging_callback=on_log
+            ) as session:
                 init = await session.initialize()
                 assert init.server_info.name == "legacy-test"
                 assert len(legacy_handler(asgi)) == 1
@@ -94,7 +97,9 @@ async def test_official_sse_client_initializes_lists_and_calls_tools(app):
                 assert {"add", "steps", "hang"} <= tools
                 added = await session.call_tool("add", {"a": 2, "b": 40})
                 assert added.content[0].text == "42" and not added.is_error
-                streamed = await session.call_tool("steps", {"count": 3}, progress_callback=on_progress)
+                streamed = await session.call_tool(
+                    "steps", {"count": 3}, progress_callback=on_progress
+                )
                 assert streamed.content[0].text == "3 steps"
                 assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
                 assert [log.data for log in logs] == ["step 1", "step 2", "step 3"]
@@ -104,7 +109,9 @@ async def test_official_sse_client_initializes_lists_and_calls_tools(app):
                 assert isinstance(read_back.contents[0], types.TextResourceContents)
                 assert read_back.contents[0].text == "Read me."
                 await session.send_ping()
-        await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed after the client left")
+        await wait_until(
+            lambda: len(legacy_handler(asgi)) == 0, "session removed after the client left"
+        )
         assert len(app.connections) == 0
 
 
@@ -117,17 +124,32 @@ async def test_endpoint_event_comes_first_and_answers_arrive_on_the_stream(app):
             assert s.endpoint.startswith("/mcp/messages?session_id=")
             init = await s.initialize()
             assert init["id"] == 1 and init["result"]["protocolVersion"] == "2024-11-05"
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+            }
             response = await s.post(call)
             assert response.status_code == 202
             reply = await s.next_message()
             assert reply["id"] == 2 and reply["result"]["content"][0]["text"] == "3"
             # the session id is visible to tools
-            await s.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}})
+            await s.post(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "whoami", "arguments": {}},
+                }
+            )
             assert (await s.next_message())["result"]["content"][0]["text"] == s.session_id
             # the mcp-session-id header works as well as the query parameter
-            by_header = await http.post(f"{url}/messages", json={"jsonrpc": "2.0", "id": 4, "method": "ping"},
-                                        headers={"mcp-session-id": s.session_id})
+            by_header = await http.post(
+                f"{url}/messages",
+                json={"jsonrpc": "2.0", "id": 4, "method": "ping"},
+                headers={"mcp-session-id": s.session_id},
+            )
             assert by_header.status_code == 202
             assert await s.next_message() == {"jsonrpc": "2.0", "id": 4, "result": {}}
         await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed")
@@ -151,7 +173,11 @@ async def test_malformed_json_is_accepted_and_the_parse_error_goes_on_the_stream
 
 
 async def test_notification_is_accepted_without_anything_on_the_stream(app):
-    async with asyncio.timeout(30), serving(app, sse_keep_alive_ms=0) as (url, _), http_client() as http:
+    async with (
+        asyncio.timeout(30),
+        serving(app, sse_keep_alive_ms=0) as (url, _),
+        http_client() as http,
+    ):
         async with LegacyStream(http, url) as s:
             await s.initialize()
             note = await s.post({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
@@ -161,22 +187,38 @@ async def test_notification_is_accepted_without_anything_on_the_stream(app):
 
 
 async def test_post_status_codes(app):
-    async with asyncio.timeout(30), serving(app, max_body_bytes=2000) as (url, _), http_client() as http:
+    async with (
+        asyncio.timeout(30),
+        serving(app, max_body_bytes=2000) as (url, _),
+        http_client() as http,
+    ):
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         missing = await http.post(f"{url}/messages", json=ping)
         assert missing.status_code == 400
         assert missing.json()["error"]["code"] == -32600
         unknown = await http.post(f"{url}/messages?session_id=nope", json=ping)
         assert unknown.status_code == 404
-        assert unknown.json()["error"] == {"code": -32009, "message": "Session expired", "data": {"sessionId": "nope"}}
-        unknown_header = await http.post(f"{url}/messages", json=ping, headers={"mcp-session-id": "nope"})
+        assert unknown.json()["error"] == {
+            "code": -32009,
+            "message": "Session expired",
+            "data": {"sessionId": "nope"},
+        }
+        unknown_header = await http.post(
+            f"{url}/messages", json=ping, headers={"mcp-session-id": "nope"}
+        )
         assert unknown_header.status_code == 404
         wrong_method = await http.get(f"{url}/messages")
         assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
         async with LegacyStream(http, url) as s:
             await s.initialize()
-            big = {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": {"pad": "x" * 3000}}}
+            big = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "ping",
+                "params": {"_meta": {"pad": "x" * 3000}},
+            }
             assert (await s.post(big)).status_code == 413
+
             # chunked (no content-length) bodies are bounded too
             async def chunks() -> AsyncIterator[bytes]:
                 for _ in range(4):
@@ -189,7 +231,11 @@ async def test_post_status_codes(app):
 
 
 async def test_session_cap_refuses_new_streams_with_503(app):
-    async with asyncio.timeout(30), serving(app, max_sessions=2) as (url, asgi), http_client() as http:
+    async with (
+        asyncio.timeout(30),
+        serving(app, max_sessions=2) as (url, asgi),
+        http_client() as http,
+    ):
         async with LegacyStream(http, url), LegacyStream(http, url):
             refused = await http.get(f"{url}/sse", headers={"accept": "text/event-stream"})
             assert refused.status_code == 503
@@ -200,7 +246,11 @@ async def test_session_cap_refuses_new_streams_with_503(app):
 
 
 async def test_keep_alive_comments_while_idle(app):
-    async with asyncio.timeout(30), serving(app, sse_keep_alive_ms=30) as (url, _), http_client() as http:
+    async with (
+        asyncio.timeout(30),
+        serving(app, sse_keep_alive_ms=30) as (url, _),
+        http_client() as http,
+    ):
         async with LegacyStream(http, url) as s:
             await wait_until(lambda: s.raw.count(b": keep-alive\n\n") >= 2, "keep-alives")
             await s.initialize()  # comments do not disturb the messages
@@ -210,10 +260,21 @@ async def test_server_to_client_request_answered_by_post(app):
     async with asyncio.timeout(30), serving(app) as (url, _), http_client() as http:
         async with LegacyStream(http, url) as s:
             await s.initialize("2025-06-18")  # elicitation is newer than 2024-11-05
-            await s.post({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "ask", "arguments": {}}})
+            await s.post(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 5,
+                    "method": "tools/call",
+                    "params": {"name": "ask", "arguments": {}},
+                }
+            )
             request = await s.next_message()
             assert request["method"] == "elicitation/create"
-            answer = {"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}
+            answer = {
+                "jsonrpc": "2.0",
+                "id": request["id"],
+                "result": {"action": "accept", "content": {"name": "Ada"}},
+            }
             assert (await s.post(answer)).status_code == 202
             result = await s.next_message()
             assert result["id"] == 5 and result["result"]["content"][0]["text"] == "accept:Ada"
@@ -226,7 +287,12 @@ async def test_disconnect_mid_call_cancels_the_tool_and_removes_the_session(app)
         await s.__aenter__()
         try:
             await s.initialize()
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "hang", "arguments": {}},
+            }
             assert (await s.post(call)).status_code == 202
             await asyncio.wait_for(server.started.wait(), WAIT)
             assert app.dispatcher.in_flight_count() == 1
@@ -236,16 +302,27 @@ async def test_disconnect_mid_call_cancels_the_tool_and_removes_the_session(app)
         await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed")
         await wait_until(lambda: app.dispatcher.in_flight_count() == 0, "no call in flight")
         assert len(app.connections) == 0
-        gone = await http.post(urljoin(url, s.endpoint), json={"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        gone = await http.post(
+            urljoin(url, s.endpoint), json={"jsonrpc": "2.0", "id": 3, "method": "ping"}
+        )
         assert gone.status_code == 404
 
 
 async def test_client_that_stops_reading_is_dropped_not_waited_for(app):
-    async with asyncio.timeout(30), serving(app, max_queued_messages=4) as (url, asgi), http_client() as http:
+    async with (
+        asyncio.timeout(30),
+        serving(app, max_queued_messages=4) as (url, asgi),
+        http_client() as http,
+    ):
         server = app.instances[0]
         async with LegacyStream(http, url) as s:
             await s.initialize()
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "flood", "arguments": {"count": 50}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "flood", "arguments": {"count": 50}},
+            }
             assert (await s.post(call)).status_code == 202
             assert await s.ended(), "the server should end the stream of a session it dropped"
             assert server.flood_error is not None  # the tool was told, not blocked

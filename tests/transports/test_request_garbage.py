@@ -37,10 +37,14 @@ class Asgi:
     """Calls the app as a server would, one request at a time."""
 
     def __init__(self, stateless: bool) -> None:
-        self.app = create_asgi_app(McpServerApp(Tools), StreamableHttpServerOptions(stateless=stateless))
+        self.app = create_asgi_app(
+            McpServerApp(Tools), StreamableHttpServerOptions(stateless=stateless)
+        )
         self.session: bytes | None = None
 
-    async def post(self, body: bytes, version: bytes = b"2025-11-25", **extra: bytes) -> list[dict[str, Any]]:
+    async def post(
+        self, body: bytes, version: bytes = b"2025-11-25", **extra: bytes
+    ) -> list[dict[str, Any]]:
         headers = [
             (b"host", b"127.0.0.1:3001"),
             (b"accept", b"application/json, text/event-stream"),
@@ -50,7 +54,13 @@ class Asgi:
         ]
         if self.session is not None:
             headers.append((b"mcp-session-id", self.session))
-        scope = {"type": "http", "method": "POST", "path": "/mcp", "query_string": b"", "headers": headers}
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "query_string": b"",
+            "headers": headers,
+        }
         pending = [{"type": "http.request", "body": body, "more_body": False}]
         done = asyncio.get_running_loop().create_future()
         sent: list[dict[str, Any]] = []
@@ -75,7 +85,9 @@ def call(tool: str, request_id: int = 1, meta: dict[str, Any] | None = None) -> 
     params: dict[str, Any] = {"name": tool, "arguments": {"a": 1, "b": 2} if tool == "add" else {}}
     if meta:
         params["_meta"] = meta
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}).encode()
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    ).encode()
 
 
 async def cyclic_garbage_after(requests: int, one_request: Any) -> int:
@@ -122,7 +134,12 @@ async def test_2026_calls_leave_no_cycles() -> None:
     asgi = Asgi(stateless=True)
 
     async def one() -> None:
-        sent = await asgi.post(call("add", meta=MODERN_META), version=b"2026-07-28", mcp_method=b"tools/call", mcp_name=b"add")
+        sent = await asgi.post(
+            call("add", meta=MODERN_META),
+            version=b"2026-07-28",
+            mcp_method=b"tools/call",
+            mcp_name=b"add",
+        )
         assert sent[0]["status"] == 200 and b'"resultType":"complete"' in sent[-1]["body"]
 
     assert await cyclic_garbage_after(50, one) == 0

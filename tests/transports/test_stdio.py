@@ -49,7 +49,11 @@ def server_file(tmp_path: Path) -> Path:
 
 
 def client_for(path: Path, **kwargs) -> McpClient:
-    options = StdioClientTransportOptions(command=sys.executable, arguments=["-m", "mcpkit", "run", str(path)], working_directory=str(ROOT))
+    options = StdioClientTransportOptions(
+        command=sys.executable,
+        arguments=["-m", "mcpkit", "run", str(path)],
+        working_directory=str(ROOT),
+    )
     return McpClient.stdio(options, **kwargs)
 
 
@@ -89,8 +93,14 @@ async def test_prints_in_tools_never_corrupt_the_stream(server_file):
 
 async def test_server_survives_garbage_lines(server_file):
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mcpkit", "run", str(server_file),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=ROOT,
+        sys.executable,
+        "-m",
+        "mcpkit",
+        "run",
+        str(server_file),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=ROOT,
     )
     assert proc.stdin and proc.stdout
     proc.stdin.write(b'not json\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n')

@@ -15,8 +15,16 @@ from tests.http_server import serving
 from tests.transports._tools import CancellableTools
 from tests.wire import SchemaChecker
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
 ACCEPT_BOTH = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
@@ -55,7 +63,10 @@ class Session:
     async def post(self, message: dict, **headers: str) -> httpx.Response:
         self.checker.outgoing_from_client(message)
         response = await self.http.post(self.url, json=message, headers=self.headers(**headers))
-        if response.headers.get("content-type", "").startswith("application/json") and response.content:
+        if (
+            response.headers.get("content-type", "").startswith("application/json")
+            and response.content
+        ):
             self.checker.from_server(response.json())
         elif response.headers.get("content-type", "").startswith("text/event-stream"):
             for _, data in sse_messages(response.content):
@@ -68,7 +79,9 @@ class Session:
         assert response.status_code == 200
         assert response.headers["mcp-protocol-version"] == "2025-11-25"
         self.session_id = response.headers["mcp-session-id"]
-        assert (await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})).status_code == 202
+        assert (
+            await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ).status_code == 202
 
 
 @pytest.fixture
@@ -80,7 +93,14 @@ async def test_server_creates_session_and_answers_json(app):
     async with serving(app) as (url, _), httpx.AsyncClient(timeout=10) as http:
         s = Session(http, url)
         await s.initialize()
-        response = await s.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": 3}}})
+        response = await s.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
+            }
+        )
         assert response.status_code == 200
         assert response.headers["content-type"] == "application/json"
         assert response.headers["mcp-session-id"] == s.session_id
@@ -91,7 +111,14 @@ async def test_server_streams_notifications_before_the_result(app):
     async with serving(app) as (url, _), httpx.AsyncClient(timeout=10) as http:
         s = Session(http, url)
         await s.initialize()
-        response = await s.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "steps", "arguments": {"count": 3, "delay": 0}}})
+        response = await s.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "steps", "arguments": {"count": 3, "delay": 0}},
+            }
+        )
         assert response.headers["content-type"] == "text/event-stream"
         events = sse_messages(response.content)
         assert events[0][1] is None and events[0][0]  # priming event: an id, no data
@@ -122,9 +149,15 @@ async def test_server_status_codes_for_malformed_oversized_and_wrong_media(app):
         assert bad_json.status_code == 400 and bad_json.json()["error"]["code"] == -32700
         big = await http.post(url, content=b"{" + b" " * 5000 + b"}", headers=ACCEPT_BOTH)
         assert big.status_code == 413
-        wrong_type = await http.post(url, content=json.dumps(INIT), headers={"accept": "application/json", "content-type": "text/plain"})
+        wrong_type = await http.post(
+            url,
+            content=json.dumps(INIT),
+            headers={"accept": "application/json", "content-type": "text/plain"},
+        )
         assert wrong_type.status_code == 415
-        wrong_accept = await http.post(url, json=INIT, headers={"accept": "text/html", "content-type": "application/json"})
+        wrong_accept = await http.post(
+            url, json=INIT, headers={"accept": "text/html", "content-type": "application/json"}
+        )
         assert wrong_accept.status_code == 406
         put = await http.put(url, json=INIT, headers=ACCEPT_BOTH)
         assert put.status_code == 405
@@ -147,7 +180,10 @@ async def test_delete_ends_the_session(app):
 
 
 async def test_session_cap_gives_503_and_idle_sessions_expire(app):
-    async with serving(app, max_sessions=2, session_idle_timeout=0.3) as (url, asgi), httpx.AsyncClient(timeout=10) as http:
+    async with (
+        serving(app, max_sessions=2, session_idle_timeout=0.3) as (url, asgi),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
         first = Session(http, url)
         await first.initialize()
         second = Session(http, url)
@@ -164,10 +200,18 @@ async def test_session_cap_gives_503_and_idle_sessions_expire(app):
 
 async def test_a_session_with_a_call_running_does_not_expire(app):
     """A call answered as JSON has no SSE stream; it still keeps its session alive."""
-    async with serving(app, session_idle_timeout=0.3) as (url, _), httpx.AsyncClient(timeout=10) as http:
+    async with (
+        serving(app, session_idle_timeout=0.3) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
         s = Session(http, url)
         await s.initialize()
-        hang = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
+        hang = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "hang", "arguments": {}},
+        }
         running = asyncio.ensure_future(s.post(hang, accept="application/json"))
         await asyncio.sleep(0.6)  # twice the idle timeout, the call still running
         assert not running.done()
@@ -180,7 +224,12 @@ async def test_a_session_with_a_call_running_does_not_expire(app):
 
 async def test_stateless_mode_needs_no_session_and_refuses_get(app):
     async with serving(app, stateless=True) as (url, _), httpx.AsyncClient(timeout=10) as http:
-        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": 1, "b": 1}},
+        }
         response = await http.post(url, json=call, headers=ACCEPT_BOTH)
         assert response.status_code == 200 and "mcp-session-id" not in response.headers
         assert response.json()["result"]["content"][0]["text"] == "2"
@@ -205,10 +254,19 @@ async def test_dns_rebinding_guard(app, headers, status):
 async def test_guard_honours_configured_hosts_and_origins(app):
     from mcpkit.transports.http import TransportSecuritySettings
 
-    settings = TransportSecuritySettings(allowed_hosts=("api.example.com",), allowed_origins=("https://app.example.com",))
-    async with serving(app, transport_security=settings) as (url, _), httpx.AsyncClient(timeout=10) as http:
+    settings = TransportSecuritySettings(
+        allowed_hosts=("api.example.com",), allowed_origins=("https://app.example.com",)
+    )
+    async with (
+        serving(app, transport_security=settings) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
         assert (await http.post(url, json=INIT, headers=ACCEPT_BOTH)).status_code == 421
-        ok = await http.post(url, json=INIT, headers=ACCEPT_BOTH | {"host": "api.example.com", "origin": "https://app.example.com"})
+        ok = await http.post(
+            url,
+            json=INIT,
+            headers=ACCEPT_BOTH | {"host": "api.example.com", "origin": "https://app.example.com"},
+        )
         assert ok.status_code == 200
 
 
@@ -216,16 +274,25 @@ async def test_dropped_stream_resumes_with_last_event_id_and_nothing_is_lost(app
     async with serving(app) as (url, _), httpx.AsyncClient(timeout=10) as http:
         s = Session(http, url)
         await s.initialize()
-        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "steps", "arguments": {"count": 5, "delay": 0.1}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "steps", "arguments": {"count": 5, "delay": 0.1}},
+        }
         seen: list[tuple[str | None, dict | None]] = []
         decoder = SseDecoder()
         async with http.stream("POST", url, json=call, headers=s.headers()) as response:
             async for chunk in response.aiter_bytes():
-                seen.extend((e.id, json.loads(e.data) if e.data else None) for e in decoder.feed(chunk))
+                seen.extend(
+                    (e.id, json.loads(e.data) if e.data else None) for e in decoder.feed(chunk)
+                )
                 if sum(1 for _, d in seen if d) >= 2:
                     break  # drop the stream mid-call
         last_id = seen[-1][0]
-        resumed = await http.get(url, headers=s.headers(accept="text/event-stream", **{"last-event-id": last_id}))
+        resumed = await http.get(
+            url, headers=s.headers(accept="text/event-stream", **{"last-event-id": last_id})
+        )
         rest = sse_messages(resumed.content)
         texts = [d["params"]["data"] for _, d in seen + rest if d and d.get("method")]
         assert texts == [f"step {i}" for i in range(5)]
@@ -238,8 +305,15 @@ async def test_client_disconnect_mid_call_cancels_the_work(app):
     async with serving(app) as (url, asgi), httpx.AsyncClient(timeout=10) as http:
         s = Session(http, url)
         await s.initialize()
-        call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "hang", "arguments": {}}}
-        task = asyncio.create_task(http.post(url, json=call, headers=s.headers(accept="application/json")))
+        call = {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": "hang", "arguments": {}},
+        }
+        task = asyncio.create_task(
+            http.post(url, json=call, headers=s.headers(accept="application/json"))
+        )
         server = app.instances[0]
         await asyncio.wait_for(server.started.wait(), 5)
         task.cancel()

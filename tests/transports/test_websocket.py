@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -65,7 +66,9 @@ class Peer:
         self.checker.from_server(message)
         return message
 
-    async def request(self, request_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def request(
+        self, request_id: Any, method: str, params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -73,11 +76,15 @@ class Peer:
         return await self.receive()
 
     async def initialize(self, *, initialized: bool = True) -> dict[str, Any]:
-        reply = await self.request(0, "initialize", {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "ws", "version": "1"},
-        })
+        reply = await self.request(
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "ws", "version": "1"},
+            },
+        )
         assert "result" in reply, reply
         if initialized:
             await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -92,7 +99,12 @@ async def peer(url: str, **kwargs: Any) -> AsyncIterator[Peer]:
 
 
 def call(request_id: Any, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments or {}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments or {}},
+    }
 
 
 async def test_initialize_list_and_call_with_the_mcp_subprotocol(app):
@@ -104,9 +116,21 @@ async def test_initialize_list_and_call_with_the_mcp_subprotocol(app):
         assert {"add", "slow", "hang"} <= {tool["name"] for tool in tools["result"]["tools"]}
         added = await p.request(2, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 40}})
         assert added["result"]["structuredContent"] == {"result": 42}
-        await p.send({**call(3, "steps", {"count": 2}), "params": {"name": "steps", "arguments": {"count": 2}, "_meta": {"progressToken": "t"}}})
+        await p.send(
+            {
+                **call(3, "steps", {"count": 2}),
+                "params": {
+                    "name": "steps",
+                    "arguments": {"count": 2},
+                    "_meta": {"progressToken": "t"},
+                },
+            }
+        )
         seen = [await p.receive() for _ in range(5)]
-        assert [m.get("method") for m in seen[:4]] == ["notifications/progress", "notifications/message"] * 2
+        assert [m.get("method") for m in seen[:4]] == [
+            "notifications/progress",
+            "notifications/message",
+        ] * 2
         assert seen[4]["id"] == 3 and seen[4]["result"]["content"][0]["text"] == "2 steps"
 
 
@@ -148,8 +172,18 @@ async def test_tool_awaiting_elicitation_does_not_block_the_socket(app):
         assert request["method"] == "elicitation/create"
         # while the tool waits for our answer, other requests are served
         assert (await p.request(2, "ping"))["id"] == 2
-        assert (await p.request(3, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}))["id"] == 3
-        await p.ws.send(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"name": "Ada"}}}))
+        assert (await p.request(3, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}))[
+            "id"
+        ] == 3
+        await p.ws.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request["id"],
+                    "result": {"action": "accept", "content": {"name": "Ada"}},
+                }
+            )
+        )
         result = await p.receive()
         assert result["id"] == 1 and result["result"]["content"][0]["text"] == "accept:Ada"
 
@@ -157,19 +191,36 @@ async def test_tool_awaiting_elicitation_does_not_block_the_socket(app):
 async def test_oversized_and_malformed_messages_are_answered_and_the_socket_keeps_serving(app):
     async with asyncio.timeout(30), serving(app, max_body_bytes=1000) as (url, _), peer(url) as p:
         await p.initialize()
-        big = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"pad": "x" * 2000}}}
+        big = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "ping",
+            "params": {"_meta": {"pad": "x" * 2000}},
+        }
         await p.ws.send(json.dumps(big))
         too_large = await p.receive()
         assert too_large["error"]["code"] == -32600 and "1000" in too_large["error"]["message"]
         # the bound is in UTF-8 bytes: fewer than 1000 characters, more than 1200 bytes
-        await p.ws.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": {"pad": "€" * 400}}}, ensure_ascii=False))
+        await p.ws.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "ping",
+                    "params": {"_meta": {"pad": "€" * 400}},
+                },
+                ensure_ascii=False,
+            )
+        )
         assert (await p.receive())["error"]["code"] == -32600
         await p.ws.send("{not json")
         assert (await p.receive())["error"]["code"] == -32700
         # binary frames carry messages too
         await p.ws.send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}).encode())
         assert await p.receive() == {"jsonrpc": "2.0", "id": 3, "result": {}}
-        assert (await p.request(4, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}))["id"] == 4
+        assert (await p.request(4, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}))[
+            "id"
+        ] == 4
 
 
 async def test_disconnect_cancels_running_work(app):

@@ -14,17 +14,6 @@ from mcpkit.auth._challenge import (
     find_challenge,
     parse_www_authenticate,
 )
-from mcpkit.auth._dpop import (
-    DPoPError,
-    DPoPNonceManager,
-    DPoPProof,
-    DPoPProofFactory,
-    DPoPProofVerifier,
-    access_token_hash,
-    jwk_thumbprint,
-)
-from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
-from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthConfig, BearerAuthGate
 from mcpkit.auth._types import (
     CURRENT_AUTH,
     SCOPE_KEY,
@@ -34,12 +23,45 @@ from mcpkit.auth._types import (
     current_auth,
 )
 
+# The token and proof modules import joserfc and cryptography: they load on first use, so
+# importing ``mcpkit.auth._types`` (as every HTTP transport does) stays cheap.
+_LAZY = {
+    "mcpkit.auth._dpop": (
+        "DPoPError",
+        "DPoPNonceManager",
+        "DPoPProof",
+        "DPoPProofFactory",
+        "DPoPProofVerifier",
+        "access_token_hash",
+        "jwk_thumbprint",
+    ),
+    "mcpkit.auth._jwt": ("JwksCache", "JwksError", "JwtVerifier"),
+    "mcpkit.auth._server": ("WELL_KNOWN_PRM", "BearerAuthConfig", "BearerAuthGate"),
+}
+_LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mcpkit.auth._dpop import (
+        DPoPError,
+        DPoPNonceManager,
+        DPoPProof,
+        DPoPProofFactory,
+        DPoPProofVerifier,
+        access_token_hash,
+        jwk_thumbprint,
+    )
+    from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
+    from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthConfig, BearerAuthGate
+
 __all__ = [
+    "CURRENT_AUTH",
+    "SCOPE_KEY",
+    "WELL_KNOWN_PRM",
     "AuthInfo",
     "AuthResult",
     "BearerAuthConfig",
     "BearerAuthGate",
-    "CURRENT_AUTH",
     "Challenge",
     "DPoPError",
     "DPoPNonceManager",
@@ -50,8 +72,6 @@ __all__ = [
     "JwksError",
     "JwtVerifier",
     "OAuthError",
-    "SCOPE_KEY",
-    "WELL_KNOWN_PRM",
     "access_token_hash",
     "build_challenge",
     "current_auth",
@@ -59,3 +79,14 @@ __all__ = [
     "jwk_thumbprint",
     "parse_www_authenticate",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

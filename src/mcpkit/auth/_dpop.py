@@ -17,8 +17,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from joserfc import jws
@@ -29,7 +30,16 @@ from joserfc.jws import JWSRegistry
 Clock = Callable[[], float]
 
 #: Asymmetric algorithms accepted in DPoP proofs by default ("none" and MACs never are).
-DEFAULT_DPOP_ALGORITHMS: tuple[str, ...] = ("ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "RS256", "EdDSA")
+DEFAULT_DPOP_ALGORITHMS: tuple[str, ...] = (
+    "ES256",
+    "ES384",
+    "ES512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "RS256",
+    "EdDSA",
+)
 _NEVER = frozenset({"none", "HS256", "HS384", "HS512"})
 #: Seconds a proof's ``iat`` may lie in the past.
 DEFAULT_DPOP_MAX_AGE = 120.0
@@ -122,7 +132,9 @@ class ReplayCache:
     is dropped (a proof that old is close to falling out of the ``iat`` window anyway).
     """
 
-    def __init__(self, ttl: float, max_entries: int = DEFAULT_REPLAY_CACHE_SIZE, clock: Clock = time.time) -> None:
+    def __init__(
+        self, ttl: float, max_entries: int = DEFAULT_REPLAY_CACHE_SIZE, clock: Clock = time.time
+    ) -> None:
         self.ttl = ttl
         self.max_entries = max(1, max_entries)
         self.clock = clock
@@ -146,7 +158,7 @@ class ReplayCache:
     def _purge(self, now: float) -> None:
         seen = self._seen
         while seen:
-            key, expires = next(iter(seen.items()))
+            _key, expires = next(iter(seen.items()))
             if expires > now:
                 break
             seen.popitem(last=False)
@@ -164,7 +176,12 @@ class DPoPNonceManager:
     bounced); anything older is answered with ``use_dpop_nonce`` and a fresh one.
     """
 
-    def __init__(self, lifetime: float = DEFAULT_NONCE_LIFETIME, secret: bytes | None = None, clock: Clock = time.time) -> None:
+    def __init__(
+        self,
+        lifetime: float = DEFAULT_NONCE_LIFETIME,
+        secret: bytes | None = None,
+        clock: Clock = time.time,
+    ) -> None:
         if lifetime <= 0:
             raise ValueError("nonce lifetime must be positive")
         self.lifetime = lifetime
@@ -227,7 +244,9 @@ class DPoPProofVerifier:
         self.clock = clock
         self.replays = ReplayCache(max_age + 2 * clock_skew, replay_cache_size, clock)
 
-    def verify(self, proof: str, *, method: str, url: str, access_token: str | None = None) -> DPoPProof:
+    def verify(
+        self, proof: str, *, method: str, url: str, access_token: str | None = None
+    ) -> DPoPProof:
         """The checked proof, or ``DPoPError``. ``url`` is the request URI as the server
         sees it (its query and fragment are ignored)."""
         if not proof or len(proof) > MAX_PROOF_BYTES:
@@ -251,13 +270,20 @@ class DPoPProofVerifier:
             raise DPoPError("DPoP proof jwk must not contain private key material")
         try:
             key = import_key(jwk)
-            verified = jws.deserialize_compact(proof, key, registry=_ProofRegistry(algorithms=[alg]))
+            verified = jws.deserialize_compact(
+                proof, key, registry=_ProofRegistry(algorithms=[alg])
+            )
             claims = json.loads(verified.payload)
         except (JoseError, ValueError, TypeError) as exc:
             raise DPoPError("DPoP proof signature does not verify") from exc
         if not isinstance(claims, dict):
             raise DPoPError("DPoP proof payload is not a JSON object")
-        jti, htm, htu, iat = claims.get("jti"), claims.get("htm"), claims.get("htu"), claims.get("iat")
+        jti, htm, htu, iat = (
+            claims.get("jti"),
+            claims.get("htm"),
+            claims.get("htu"),
+            claims.get("iat"),
+        )
         if not isinstance(jti, str) or not jti or len(jti) > 256:
             raise DPoPError("DPoP proof jti missing or invalid")
         if not isinstance(htm, str) or htm != method.upper():
@@ -275,10 +301,14 @@ class DPoPProofVerifier:
             raise DPoPError("DPoP proof is too old")
         ath = claims.get("ath")
         if access_token is not None:
-            if not isinstance(ath, str) or not hmac.compare_digest(ath, access_token_hash(access_token)):
+            if not isinstance(ath, str) or not hmac.compare_digest(
+                ath, access_token_hash(access_token)
+            ):
                 raise DPoPError("DPoP proof ath does not match the access token")
         nonce = claims.get("nonce")
-        if self.nonces is not None and not self.nonces.is_valid(nonce if isinstance(nonce, str) else None):
+        if self.nonces is not None and not self.nonces.is_valid(
+            nonce if isinstance(nonce, str) else None
+        ):
             raise DPoPError("a current DPoP nonce is required", "use_dpop_nonce")
         if not self.replays.add(jti):
             raise DPoPError("DPoP proof was already used (jti replay)")
@@ -297,7 +327,12 @@ class DPoPProofVerifier:
 class DPoPProofFactory:
     """Makes a client's DPoP proofs with one key (a fresh EC P-256 key unless given one)."""
 
-    def __init__(self, key: ECKey | RSAKey | OKPKey | None = None, algorithm: str | None = None, clock: Clock = time.time) -> None:
+    def __init__(
+        self,
+        key: ECKey | RSAKey | OKPKey | None = None,
+        algorithm: str | None = None,
+        clock: Clock = time.time,
+    ) -> None:
         if key is None:
             key = ECKey.generate_key("P-256")
         if not key.is_private:
@@ -310,7 +345,9 @@ class DPoPProofFactory:
             self.public_jwk.pop(name, None)
         self.jkt = key.thumbprint()
 
-    def proof(self, method: str, url: str, *, access_token: str | None = None, nonce: str | None = None) -> str:
+    def proof(
+        self, method: str, url: str, *, access_token: str | None = None, nonce: str | None = None
+    ) -> str:
         parts = urlsplit(url)
         htu = f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
         claims: dict[str, Any] = {
@@ -325,7 +362,9 @@ class DPoPProofFactory:
             claims["nonce"] = nonce
         header = {"typ": "dpop+jwt", "alg": self.algorithm, "jwk": self.public_jwk}
         payload = json.dumps(claims, separators=(",", ":")).encode()
-        return jws.serialize_compact(header, payload, self.key, registry=_ProofRegistry(algorithms=[self.algorithm]))
+        return jws.serialize_compact(
+            header, payload, self.key, registry=_ProofRegistry(algorithms=[self.algorithm])
+        )
 
 
 def _default_alg(key: Any) -> str:

@@ -12,7 +12,8 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from joserfc import jws
 from joserfc.errors import JoseError
@@ -24,7 +25,18 @@ from mcpkit.auth._types import AuthResult
 logger = logging.getLogger("mcpkit.auth")
 
 #: Signature algorithms accepted by default: asymmetric only.
-DEFAULT_JWT_ALGORITHMS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA")
+DEFAULT_JWT_ALGORITHMS: tuple[str, ...] = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
+)
 DEFAULT_JWKS_TTL = 300.0
 DEFAULT_JWKS_MIN_REFRESH = 30.0
 DEFAULT_JWKS_MAX_KEYS = 64
@@ -103,7 +115,9 @@ class JwksCache:
         async with self._lock:
             now = self.clock()
             age = now - self._fetched_at
-            if self._keys is not None and (age < self.min_refresh or (not refresh and age < self.ttl)):
+            if self._keys is not None and (
+                age < self.min_refresh or (not refresh and age < self.ttl)
+            ):
                 return self._keys
             try:
                 self._keys = await self._fetch()
@@ -111,7 +125,9 @@ class JwksCache:
             except JwksError:
                 if self._keys is None:
                     raise
-                logger.warning("JWKS refresh from %s failed; keeping the cached keys", self.url, exc_info=True)
+                logger.warning(
+                    "JWKS refresh from %s failed; keeping the cached keys", self.url, exc_info=True
+                )
                 self._fetched_at = self.clock() - self.ttl + self.min_refresh  # retry soon
             return self._keys
 
@@ -124,7 +140,9 @@ class JwksCache:
         if own:
             client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
         try:
-            async with client.stream("GET", self.url, headers={"accept": "application/json"}) as response:
+            async with client.stream(
+                "GET", self.url, headers={"accept": "application/json"}
+            ) as response:
                 if response.status_code != 200:
                     raise JwksError(f"GET {self.url} answered HTTP {response.status_code}")
                 body = bytearray()
@@ -238,7 +256,9 @@ class JwtVerifier:
         return isinstance(kid, str) and all(k.kid != kid for k in keys.keys)
 
     @staticmethod
-    def _check_signature(token: str, header: Mapping[str, Any], alg: str, keys: KeySet) -> dict[str, Any] | None:
+    def _check_signature(
+        token: str, header: Mapping[str, Any], alg: str, keys: KeySet
+    ) -> dict[str, Any] | None:
         kid = header.get("kid")
         kty = _KTY_OF_ALG.get(alg[:2])
         if isinstance(kid, str):
@@ -249,7 +269,9 @@ class JwtVerifier:
             if key.key_type != kty:
                 continue
             try:
-                payload = jws.deserialize_compact(token, key, registry=_TokenRegistry(algorithms=[alg])).payload
+                payload = jws.deserialize_compact(
+                    token, key, registry=_TokenRegistry(algorithms=[alg])
+                ).payload
                 claims = json.loads(payload)
             except (JoseError, ValueError, TypeError):
                 continue
@@ -283,7 +305,13 @@ class JwtVerifier:
         if self.issuers and claims.get("iss") not in self.issuers:
             return AuthResult.reject("the access token was issued by another authorization server")
         aud = claims.get("aud")
-        audiences = (aud,) if isinstance(aud, str) else tuple(a for a in aud if isinstance(a, str)) if isinstance(aud, list) else ()
+        audiences = (
+            (aud,)
+            if isinstance(aud, str)
+            else tuple(a for a in aud if isinstance(a, str))
+            if isinstance(aud, list)
+            else ()
+        )
         if self.audiences and not set(audiences).intersection(self.audiences):
             return AuthResult.reject("the access token was not issued for this resource")
         scope = claims.get("scope", claims.get("scp"))

@@ -19,7 +19,9 @@ new one in a ``DPoP-Nonce`` response header.
 
 The protected-resource metadata (RFC 9728) is served without auth at
 ``/.well-known/oauth-protected-resource`` and at the path-suffixed
-``/.well-known/oauth-protected-resource{endpoint}``.
+``/.well-known/oauth-protected-resource{endpoint}``, both relative to the app: mounted
+under a prefix, at ``{prefix}/.well-known/...``, the URL the challenge names; the
+``resource`` is then ``{origin}{prefix}{endpoint}``.
 
 An accepted request carries an ``AuthInfo`` in ``scope["mcp.auth"]`` and in the
 ``CURRENT_AUTH`` context variable while its handler runs.
@@ -30,8 +32,9 @@ from __future__ import annotations
 import inspect
 import logging
 import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from mcpkit.auth._challenge import build_challenge
@@ -169,7 +172,9 @@ class BearerAuthGate:
         self.dpop: DPoPProofVerifier | None = None
         if config.enable_dpop:
             if config.dpop_require_nonce:
-                self.nonces = DPoPNonceManager(config.dpop_nonce_lifetime, config.dpop_nonce_secret, config.clock)
+                self.nonces = DPoPNonceManager(
+                    config.dpop_nonce_lifetime, config.dpop_nonce_secret, config.clock
+                )
             self.dpop = DPoPProofVerifier(
                 algorithms=config.dpop_algorithms,
                 max_age=config.dpop_max_age,
@@ -199,29 +204,35 @@ class BearerAuthGate:
         if self.config.public_url:
             parts = urlsplit(self.config.public_url)
             return f"{parts.scheme}://{parts.netloc}"
-        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme", "http"), scope.get("scheme", "http"))
+        scheme = {"ws": "http", "wss": "https"}.get(
+            scope.get("scheme", "http"), scope.get("scheme", "http")
+        )
         host = headers.get("host")
         if not host:
             server = scope.get("server") or ("localhost", None)
             host = server[0] if server[1] in (None, 80, 443) else f"{server[0]}:{server[1]}"
         return f"{scheme}://{host}"
 
-    def _root_path(self, scope: Mapping[str, Any]) -> str:
-        root = scope.get("root_path", "") or ""
-        return "" if not root or scope.get("path", "").startswith(root) else root.rstrip("/")
+    @staticmethod
+    def _mount_prefix(scope: Mapping[str, Any]) -> str:
+        """The prefix the app is mounted under (``root_path``), without a trailing slash."""
+        return (scope.get("root_path") or "").rstrip("/")
 
     def resource_metadata_url(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        """Where the metadata is served: under a mount, inside it (``{prefix}/.well-known/...``)."""
         if self.config.resource_metadata_url:
             return self.config.resource_metadata_url
-        return f"{self._origin(scope, headers)}{self._root_path(scope)}{WELL_KNOWN_PRM}{self.endpoint}"
+        return f"{self._origin(scope, headers)}{self._mount_prefix(scope)}{WELL_KNOWN_PRM}{self.endpoint}"
 
     def resource_identifier(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
         c = self.config
         if c.resource or c.expected_resource:
             return c.resource or c.expected_resource
-        return f"{self._origin(scope, headers)}{self._root_path(scope)}{self.endpoint}"
+        return f"{self._origin(scope, headers)}{self._mount_prefix(scope)}{self.endpoint}"
 
-    def metadata_document(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+    def metadata_document(
+        self, scope: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> dict[str, Any]:
         c = self.config
         doc: dict[str, Any] = {
             "resource": self.resource_identifier(scope, headers),
@@ -240,26 +251,45 @@ class BearerAuthGate:
         doc.update(c.metadata_extra)
         return doc
 
-    async def serve_metadata(self, scope: dict[str, Any], receive: Any, send: Any, headers: Mapping[str, str]) -> None:
+    async def serve_metadata(
+        self, scope: dict[str, Any], receive: Any, send: Any, headers: Mapping[str, str]
+    ) -> None:
         method = scope["method"]
         base = [(b"access-control-allow-origin", b"*")]
         if method == "OPTIONS":
-            await _respond(send, 204, b"", base + [
-                (b"access-control-allow-methods", b"GET, OPTIONS"),
-                (b"access-control-allow-headers", b"mcp-protocol-version"),
-            ])
+            await _respond(
+                send,
+                204,
+                b"",
+                base
+                + [
+                    (b"access-control-allow-methods", b"GET, OPTIONS"),
+                    (b"access-control-allow-headers", b"mcp-protocol-version"),
+                ],
+            )
             return
         if method not in ("GET", "HEAD"):
             await _respond(send, 405, b"", base + [(b"allow", b"GET, HEAD, OPTIONS")])
             return
         body = encode_json(self.metadata_document(scope, headers))
-        extra = base + [(b"content-type", b"application/json"), (b"cache-control", b"public, max-age=300")]
+        extra = base + [
+            (b"content-type", b"application/json"),
+            (b"cache-control", b"public, max-age=300"),
+        ]
         await _respond(send, 200, b"" if method == "HEAD" else body, extra, length=len(body))
 
     # -- the gate ---------------------------------------------------------------------------
 
     def _request_url(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
-        return f"{self._origin(scope, headers)}{self._root_path(scope)}{scope.get('path', '/')}"
+        """The URL the client used: ``path`` already holds the mount prefix (the ASGI spec),
+        or the host stripped it and it comes back from ``root_path``."""
+        path = scope.get("path", "/")
+        prefix = self._mount_prefix(scope)
+        if prefix and not (
+            path.startswith(prefix) and (len(path) == len(prefix) or path[len(prefix)] == "/")
+        ):
+            path = f"{prefix}{path}"
+        return f"{self._origin(scope, headers)}{path}"
 
     def _challenge_headers(
         self,
@@ -279,7 +309,11 @@ class BearerAuthGate:
             algs = " ".join(self.config.dpop_algorithms)
             out.append(("www-authenticate", build_challenge("DPoP", params + [("algs", algs)])))
             if self.config.dpop_allow_bearer:
-                bearer_params = params if error != "use_dpop_nonce" and error != "invalid_dpop_proof" else params[2:]
+                bearer_params = (
+                    params
+                    if error != "use_dpop_nonce" and error != "invalid_dpop_proof"
+                    else params[2:]
+                )
                 out.append(("www-authenticate", build_challenge("Bearer", bearer_params)))
             if self.nonces is not None:
                 out.append(("dpop-nonce", self.nonces.current()))
@@ -304,10 +338,14 @@ class BearerAuthGate:
             status,
             error,
             description,
-            self._challenge_headers(scope, headers, error, description, scopes or self._challenge_scopes()),
+            self._challenge_headers(
+                scope, headers, error, description, scopes or self._challenge_scopes()
+            ),
         )
 
-    async def authenticate(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> Accepted | Denial:
+    async def authenticate(
+        self, scope: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> Accepted | Denial:
         """``Accepted`` (the request's ``AuthInfo``), or the ``Denial`` to answer it with."""
         config = self.config
         authorization = headers.get("authorization", "")
@@ -327,7 +365,13 @@ class BearerAuthGate:
             assert self.dpop is not None
             proofs = [v for n, v in scope.get("headers", ()) if n.lower() == b"dpop"]
             if len(proofs) != 1:
-                return self._deny(scope, headers, 401, "invalid_dpop_proof", "exactly one DPoP proof header is required")
+                return self._deny(
+                    scope,
+                    headers,
+                    401,
+                    "invalid_dpop_proof",
+                    "exactly one DPoP proof header is required",
+                )
             method = scope.get("method", "GET") if scope.get("type") == "http" else "GET"
             try:
                 proof = self.dpop.verify(
@@ -345,17 +389,47 @@ class BearerAuthGate:
 
         result = await self._verify(token)
         if not result.ok:
-            return self._deny(scope, headers, 401, "invalid_token", result.error_description or "the access token is invalid")
+            return self._deny(
+                scope,
+                headers,
+                401,
+                "invalid_token",
+                result.error_description or "the access token is invalid",
+            )
         if use_dpop:
             if result.jkt is None:
-                return self._deny(scope, headers, 401, "invalid_token", "the access token is not bound to a DPoP key")
+                return self._deny(
+                    scope,
+                    headers,
+                    401,
+                    "invalid_token",
+                    "the access token is not bound to a DPoP key",
+                )
             if result.jkt != proof_jkt:
-                return self._deny(scope, headers, 401, "invalid_token", "the DPoP proof key does not match the token binding")
+                return self._deny(
+                    scope,
+                    headers,
+                    401,
+                    "invalid_token",
+                    "the DPoP proof key does not match the token binding",
+                )
         elif result.jkt is not None:
-            return self._deny(scope, headers, 401, "invalid_token", "a DPoP-bound token must be presented with DPoP")
+            return self._deny(
+                scope,
+                headers,
+                401,
+                "invalid_token",
+                "a DPoP-bound token must be presented with DPoP",
+            )
         if config.validate_token_resource and config.expected_resource:
             if not any(same_resource(aud, config.expected_resource) for aud in result.audiences):
-                return self._deny(scope, headers, 401, "invalid_token", "the access token was not issued for this resource")
+                return self._deny(
+                    scope,
+                    headers,
+                    401,
+                    "invalid_token",
+                    "the access token was not issued for this resource",
+                )
         required = tuple(config.required_scopes)
         if required:
             granted = frozenset(result.scopes)
@@ -363,7 +437,11 @@ class BearerAuthGate:
             missing = [s for s in required if not (check(granted, s) if check else s in granted)]
             if missing:
                 return self._deny(
-                    scope, headers, 403, "insufficient_scope", "the access token lacks a required scope",
+                    scope,
+                    headers,
+                    403,
+                    "insufficient_scope",
+                    "the access token lacks a required scope",
                     " ".join(required),
                 )
         info = AuthInfo(
@@ -387,7 +465,10 @@ class BearerAuthGate:
             logger.exception("the token verifier raised; refusing the token")
             return AuthResult.reject("the access token could not be verified")
         if not isinstance(result, AuthResult):
-            logger.error("the token verifier returned %r, not an AuthResult; refusing the token", type(result))
+            logger.error(
+                "the token verifier returned %r, not an AuthResult; refusing the token",
+                type(result),
+            )
             return AuthResult.reject("the access token could not be verified")
         return result
 
@@ -396,13 +477,25 @@ class BearerAuthGate:
         headers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in denial.headers]
         headers += [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
         if websocket:
-            await send({"type": "websocket.http.response.start", "status": denial.status, "headers": headers + [(b"content-length", str(len(body)).encode())]})
+            await send(
+                {
+                    "type": "websocket.http.response.start",
+                    "status": denial.status,
+                    "headers": headers + [(b"content-length", str(len(body)).encode())],
+                }
+            )
             await send({"type": "websocket.http.response.body", "body": body})
             return
         await _respond(send, denial.status, body, headers)
 
 
-async def _respond(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]], length: int | None = None) -> None:
+async def _respond(
+    send: Any,
+    status: int,
+    body: bytes,
+    headers: list[tuple[bytes, bytes]],
+    length: int | None = None,
+) -> None:
     raw = list(headers)
     raw.append((b"content-length", str(len(body) if length is None else length).encode()))
     await send({"type": "http.response.start", "status": status, "headers": raw})
@@ -422,4 +515,12 @@ def with_extra_headers(send: Any, extra: list[tuple[bytes, bytes]]) -> Any:
     return wrapped
 
 
-__all__ = ["Accepted", "BearerAuthConfig", "BearerAuthGate", "Denial", "WELL_KNOWN_PRM", "same_resource", "with_extra_headers"]
+__all__ = [
+    "WELL_KNOWN_PRM",
+    "Accepted",
+    "BearerAuthConfig",
+    "BearerAuthGate",
+    "Denial",
+    "same_resource",
+    "with_extra_headers",
+]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from mcpkit._exceptions import MCPError
 
@@ -82,10 +83,12 @@ def current_auth() -> AuthInfo | None:
 class OAuthError(MCPError):
     """An OAuth step failed (discovery, registration, authorization, token request)."""
 
-    def __init__(self, message: str, *, error: str | None = None, status_code: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, error: str | None = None, status_code: int | None = None
+    ) -> None:
         super().__init__(message)
         self.error = error
         self.status_code = status_code
 
 
-__all__ = ["AuthInfo", "AuthResult", "CURRENT_AUTH", "OAuthError", "SCOPE_KEY", "current_auth"]
+__all__ = ["CURRENT_AUTH", "SCOPE_KEY", "AuthInfo", "AuthResult", "OAuthError", "current_auth"]

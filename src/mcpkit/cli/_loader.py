@@ -1,4 +1,9 @@
-"""Finds the server app in a user's file: ``path/to/file.py[:OBJECT]``."""
+"""Finds the server app in a user's file: ``path/to/file.py[:OBJECT]``.
+
+What can go wrong is raised as one of three errors the command reports in a line or two
+(``mcpkit.cli._errors``): ``TargetNotFoundError`` (no such file), ``UserCodeError`` (the
+file raised while it was imported, or while an object named in it was called), and
+``AppNotFoundError`` (no single server in it)."""
 
 from __future__ import annotations
 
@@ -11,28 +16,94 @@ from mcpkit.server._app import McpServerApp
 from mcpkit.server._decorators import SERVER_ATTR
 
 
+class TargetNotFoundError(FileNotFoundError):
+    """``FILE`` of ``FILE[:OBJECT]`` does not exist."""
+
+    def __init__(self, given: str, tried: Path) -> None:
+        super().__init__(f"no such file: {given}")
+        self.given = given
+        self.tried = tried
+
+
+class AppNotFoundError(LookupError):
+    """The file holds no server, several, or not the object named; ``candidates`` are the
+    names that would work as ``FILE:OBJECT``."""
+
+    def __init__(self, message: str, file: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.candidates = candidates
+
+
+class UserCodeError(Exception):
+    """The user's file raised (``__cause__`` is what it raised)."""
+
+    def __init__(self, path: Path, error: BaseException) -> None:
+        super().__init__(f"{path}: {type(error).__name__}: {error}")
+        self.path = path
+        self.error = error
+
+
 def _import_file(path: Path) -> Any:
     name = f"_mcpkit_user_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"cannot import {path}")
+        raise AppNotFoundError(f"{path.name} is not a Python file", str(path), [])
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     sys.path.insert(0, str(path.parent))
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        sys.modules.pop(name, None)
+        raise UserCodeError(path, exc) from exc
     return module
 
 
-def _as_app(obj: Any) -> McpServerApp:
+def _is_server_class(value: Any, module: Any) -> bool:
+    return (
+        isinstance(value, type)
+        and hasattr(value, SERVER_ATTR)
+        and value.__module__ == module.__name__
+    )
+
+
+def _candidates(module: Any) -> list[str]:
+    """Names in the module that ``FILE:OBJECT`` could name."""
+    return [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and (isinstance(value, McpServerApp) or _is_server_class(value, module))
+    ]
+
+
+def _as_app(obj: Any, path: Path, label: str, module: Any) -> McpServerApp:
     if isinstance(obj, McpServerApp):
         return obj
     if isinstance(obj, type) and hasattr(obj, SERVER_ATTR):
-        return McpServerApp(obj)
+        try:
+            return McpServerApp(obj)
+        except Exception as exc:
+            raise UserCodeError(path, exc) from exc
     if callable(obj):
-        produced = obj()
+        try:
+            produced = obj()
+        except Exception as exc:
+            raise UserCodeError(path, exc) from exc
         if isinstance(produced, McpServerApp):
             return produced
-    raise TypeError(f"{obj!r} is neither an McpServerApp nor an @mcp_server class")
+        raise AppNotFoundError(
+            f"{label}() returned {type(produced).__name__}, not an McpServerApp",
+            str(path),
+            _candidates(module),
+        )
+    raise AppNotFoundError(
+        f"{label} is neither an McpServerApp nor an @mcp_server class",
+        str(path),
+        _candidates(module),
+    )
 
 
 def load_app(target: str) -> McpServerApp:
@@ -41,20 +112,32 @@ def load_app(target: str) -> McpServerApp:
     file_part, _, object_name = target.partition(":")
     path = Path(file_part).resolve()
     if not path.exists():
-        raise FileNotFoundError(f"no such file: {file_part}")
+        raise TargetNotFoundError(file_part, path)
+    if path.is_dir():
+        raise AppNotFoundError(f"{file_part} is a directory, not a Python file", file_part, [])
     module = _import_file(path)
     if object_name:
-        return _as_app(getattr(module, object_name))
+        if not hasattr(module, object_name):
+            raise AppNotFoundError(
+                f"{file_part} has no object named {object_name!r}", file_part, _candidates(module)
+            )
+        return _as_app(getattr(module, object_name), path, f"{file_part}:{object_name}", module)
     members = vars(module)
-    if isinstance(members.get("app"), McpServerApp):
-        return members["app"]
+    named = members.get("app")
+    if isinstance(named, McpServerApp):
+        return named
     apps = [value for value in members.values() if isinstance(value, McpServerApp)]
     if len(apps) == 1:
         return apps[0]
-    servers = [
-        value for value in members.values()
-        if isinstance(value, type) and hasattr(value, SERVER_ATTR) and value.__module__ == module.__name__
-    ]
+    servers = [value for value in members.values() if _is_server_class(value, module)]
     if servers and not apps:
-        return McpServerApp(*servers)
-    raise LookupError(f"no single server in {file_part}: name one as {file_part}:OBJECT")
+        try:
+            return McpServerApp(*servers)
+        except Exception as exc:
+            raise UserCodeError(path, exc) from exc
+    candidates = _candidates(module)
+    if not candidates:
+        raise AppNotFoundError(
+            f"no server in {file_part}: no McpServerApp and no @mcp_server class", file_part, []
+        )
+    raise AppNotFoundError(f"{file_part} holds more than one server", file_part, candidates)

@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from mcpkit._version import __version__
 from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiation
 from mcpkit.client._errors import ProtocolEraError
 from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, ModernRequests
@@ -60,7 +61,7 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
         stream: MessageStream,
         *,
         client_name: str = "mcpkit-client",
-        client_version: str = "0.1.0",
+        client_version: str = __version__,
         protocol_version: str = LATEST_HANDSHAKE_VERSION,
         sampling_handler: SamplingHandler | None = None,
         elicitation_handler: ElicitationHandler | None = None,
@@ -83,14 +84,22 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
         if protocol_mode is None:
             protocol_mode = "modern" if protocol_version in MODERN_VERSIONS else "legacy"
         if protocol_mode not in PROTOCOL_MODES:
-            raise ValueError(f"protocol_mode must be one of {', '.join(PROTOCOL_MODES)}, not {protocol_mode!r}")
+            raise ValueError(
+                f"protocol_mode must be one of {', '.join(PROTOCOL_MODES)}, not {protocol_mode!r}"
+            )
         if max_input_rounds < 1:
             raise ValueError("max_input_rounds must be at least 1")
         self.client_info = {"name": client_name, "version": client_version}
         #: The protocol version in use (the one asked for, until ``connect()`` settles it).
         self.protocol_version = protocol_version
-        self._handshake_version = protocol_version if protocol_version not in MODERN_VERSIONS else LATEST_HANDSHAKE_VERSION
-        self._modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[-1]
+        self._handshake_version = (
+            protocol_version
+            if protocol_version not in MODERN_VERSIONS
+            else LATEST_HANDSHAKE_VERSION
+        )
+        self._modern_version = (
+            protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[-1]
+        )
         self.protocol_mode = protocol_mode
         self.log_level = log_level
         self.max_input_rounds = max_input_rounds
@@ -201,7 +210,9 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
 
     # requests ---------------------------------------------------------------------------
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, **options: Any) -> Any:
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, **options: Any
+    ) -> Any:
         """Send any request; returns the raw result dict (2026-07-28: with ``_meta`` added,
         multi round-trip requests followed to their final result)."""
         return await self._rpc(method, params, **options)
@@ -214,7 +225,9 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
             return
         await self.session.request("ping", timeout=timeout)
 
-    async def _paged(self, method: str, key: str, *, timeout: float | None = None) -> AsyncIterator[Any]:
+    async def _paged(
+        self, method: str, key: str, *, timeout: float | None = None
+    ) -> AsyncIterator[Any]:
         cursor: str | None = None
         for _ in range(DEFAULT_MAX_PAGES):
             params = {"cursor": cursor} if cursor else None
@@ -253,15 +266,24 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
         return convert(raw, t.CallToolResult)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
-        return [convert(item, t.Resource) async for item in self._paged("resources/list", "resources", timeout=timeout)]
-
-    async def list_resource_templates(self, *, timeout: float | None = None) -> list[t.ResourceTemplate]:
         return [
-            convert(item, t.ResourceTemplate)
-            async for item in self._paged("resources/templates/list", "resourceTemplates", timeout=timeout)
+            convert(item, t.Resource)
+            async for item in self._paged("resources/list", "resources", timeout=timeout)
         ]
 
-    async def read_resource(self, uri: str, *, timeout: float | None = None) -> t.ReadResourceResult:
+    async def list_resource_templates(
+        self, *, timeout: float | None = None
+    ) -> list[t.ResourceTemplate]:
+        return [
+            convert(item, t.ResourceTemplate)
+            async for item in self._paged(
+                "resources/templates/list", "resourceTemplates", timeout=timeout
+            )
+        ]
+
+    async def read_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> t.ReadResourceResult:
         raw = await self._rpc("resources/read", {"uri": uri}, timeout=timeout)
         return read_resource_result(raw)
 
@@ -276,7 +298,9 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
 
     async def unsubscribe_resource(self, uri: str) -> None:
         if self.era is Era.MODERN:
-            raise ProtocolEraError("resources/unsubscribe is not part of 2026-07-28: leave the listen() block")
+            raise ProtocolEraError(
+                "resources/unsubscribe is not part of 2026-07-28: leave the listen() block"
+            )
         await self.session.request("resources/unsubscribe", {"uri": uri})
 
     def listen(
@@ -308,7 +332,10 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
         return Listening(self, notifications)
 
     async def list_prompts(self, *, timeout: float | None = None) -> list[t.Prompt]:
-        return [convert(item, t.Prompt) async for item in self._paged("prompts/list", "prompts", timeout=timeout)]
+        return [
+            convert(item, t.Prompt)
+            async for item in self._paged("prompts/list", "prompts", timeout=timeout)
+        ]
 
     async def get_prompt(
         self, name: str, arguments: dict[str, str] | None = None, *, timeout: float | None = None

@@ -15,7 +15,7 @@ found is remembered per endpoint (``_eras``), so the next client skips the probe
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
@@ -45,11 +45,13 @@ PROTOCOL_MODES = ("auto", "legacy", "modern")
 #: the server is of the handshake era (some never answer a request before ``initialize``).
 DEFAULT_PROBE_TIMEOUT = 10.0
 #: Errors only a 2026-07-28 server sends: a probe answered with one found a modern server.
-MODERN_ERROR_CODES = frozenset({
-    ErrorCode.HEADER_MISMATCH,
-    ErrorCode.MISSING_REQUIRED_CAPABILITY,
-    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-})
+MODERN_ERROR_CODES = frozenset(
+    {
+        ErrorCode.HEADER_MISMATCH,
+        ErrorCode.MISSING_REQUIRED_CAPABILITY,
+        ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
 
 
 def supported_versions(data: Any) -> list[str]:
@@ -82,7 +84,17 @@ class EraNegotiation:
     capabilities: Callable[[], dict[str, Any]]
     _meta_for: Callable[..., dict[str, Any]]
     _require_modern: Callable[[str], None]
-    _rpc: Callable[..., Awaitable[Any]]
+
+    if TYPE_CHECKING:  # given by ModernRequests; declared as a method so the mixins agree
+
+        async def _rpc(
+            self,
+            method: str,
+            params: dict[str, Any] | None = None,
+            *,
+            timeout: float | None = None,
+            progress: Any = None,
+        ) -> Any: ...
 
     async def _settle_era(self) -> t.InitializeResult:
         """Probe or handshake as ``protocol_mode`` (and what is remembered) says."""
@@ -101,12 +113,20 @@ class EraNegotiation:
         if mode in ("auto", "modern") and await self._probe(strict=mode == "modern"):
             assert self.server_info is not None
             return self.server_info
-        return await self._handshake(self.protocol_version if self.protocol_version in HANDSHAKE_VERSIONS else self._handshake_version)
+        return await self._handshake(
+            self.protocol_version
+            if self.protocol_version in HANDSHAKE_VERSIONS
+            else self._handshake_version
+        )
 
     async def _handshake(self, version: str) -> t.InitializeResult:
         raw = await self.session.request(
             "initialize",
-            {"protocolVersion": version, "capabilities": self.capabilities(), "clientInfo": self.client_info},
+            {
+                "protocolVersion": version,
+                "capabilities": self.capabilities(),
+                "clientInfo": self.client_info,
+            },
         )
         self.server_info = convert(raw, t.InitializeResult)
         self.protocol_version = self.server_info.protocol_version
@@ -131,7 +151,9 @@ class EraNegotiation:
                 raw = await self.session.request(
                     "server/discover",
                     {"_meta": self._meta_for(version)},
-                    timeout=None if strict else min(self.probe_timeout, self.session.request_timeout),
+                    timeout=None
+                    if strict
+                    else min(self.probe_timeout, self.session.request_timeout),
                 )
             except RequestTimeoutError:
                 if strict:
@@ -157,7 +179,9 @@ class EraNegotiation:
                 return False
             if not isinstance(raw, dict) or not isinstance(raw.get("supportedVersions"), list):
                 if strict:
-                    raise ProtocolEraError(f"server/discover answered something that is not a DiscoverResult: {raw!r}")
+                    raise ProtocolEraError(
+                        f"server/discover answered something that is not a DiscoverResult: {raw!r}"
+                    )
                 return False
             discovery = ServerDiscovery.from_result(raw)
             chosen = latest_common(MODERN_VERSIONS, discovery.supported_versions)

@@ -9,7 +9,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from mcpkit.protocol._versions import Era
 
-__all__ = ["MAX_CACHED_ERAS", "detected_era", "endpoint_key", "forget_detected_eras", "forget_era", "remember_era"]
+__all__ = [
+    "MAX_CACHED_ERAS",
+    "detected_era",
+    "endpoint_key",
+    "forget_detected_eras",
+    "forget_era",
+    "remember_era",
+]
 
 #: Endpoints whose era is remembered.
 MAX_CACHED_ERAS = 256
@@ -20,7 +27,9 @@ _eras: OrderedDict[str, tuple[Era, str]] = OrderedDict()
 def endpoint_key(endpoint: str) -> str:
     """An HTTP endpoint, normalised (scheme and host case, no fragment)."""
     parts = urlsplit(endpoint)
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+    return urlunsplit(
+        (parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, "")
+    )
 
 
 def detected_era(key: str) -> tuple[Era, str] | None:

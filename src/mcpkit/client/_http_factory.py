@@ -142,7 +142,9 @@ class AutoDetectHttpTransport(InboxTransport):
         self._choose(legacy, HttpTransportMode.SSE)
 
     def _choose(
-        self, transport: StreamableHttpClientTransport | LegacySseClientTransport, mode: HttpTransportMode
+        self,
+        transport: StreamableHttpClientTransport | LegacySseClientTransport,
+        mode: HttpTransportMode,
     ) -> None:
         self.transport, self.mode = transport, mode
         _remember(self.options.endpoint, mode)
@@ -156,7 +158,9 @@ class AutoDetectHttpTransport(InboxTransport):
             self._forwarder.cancel()
         self._forwarder = asyncio.ensure_future(self._pump_from(transport))
 
-    async def _pump_from(self, transport: StreamableHttpClientTransport | LegacySseClientTransport) -> None:
+    async def _pump_from(
+        self, transport: StreamableHttpClientTransport | LegacySseClientTransport
+    ) -> None:
         try:
             while True:
                 frame = await transport.receive()
@@ -245,7 +249,9 @@ class AutoDetectHttpTransport(InboxTransport):
             if self._forwarder is not None:
                 self._forwarder.cancel()
                 await asyncio.gather(self._forwarder, return_exceptions=True)
-            for transport in {id(t): t for t in (self.transport, self._streamable) if t is not None}.values():
+            for transport in {
+                id(t): t for t in (self.transport, self._streamable) if t is not None
+            }.values():
                 await transport.aclose()
         finally:
             if self._owns_client and self._client is not None:

@@ -112,7 +112,9 @@ class HttpClientTransportOptions:
     max_redirects: int = 5
     request_timeout: float | None = DEFAULT_HTTP_TIMEOUT
     auth_challenge_handler: Callable[[str], str | Awaitable[str]] | None = None
-    apply_per_request_headers: Callable[[HttpRequestHeaderContext, dict[str, str]], None] | None = None
+    apply_per_request_headers: Callable[[HttpRequestHeaderContext, dict[str, str]], None] | None = (
+        None
+    )
     observe_response_challenge: Callable[[HttpResponseChallengeContext], None] | None = None
     #: Bound on a JSON (non-streamed) response body.
     max_response_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES
@@ -186,7 +188,9 @@ class HttpRequester:
     ) -> dict[str, str]:
         """Static headers, then the transport's, then the hook (see ``request_headers``)."""
         context = HttpRequestHeaderContext(method, url, hop)
-        return request_headers(self.options, context, headers, authorization=self.authorization, crossed=crossed)
+        return request_headers(
+            self.options, context, headers, authorization=self.authorization, crossed=crossed
+        )
 
     def _observe(self, method: str, url: str, response: httpx.Response) -> None:
         observe_response(
@@ -217,7 +221,9 @@ class HttpRequester:
         retried = False
         sent = headers
         while True:
-            response = await self._open_following(method, url, sent, content=content, streaming=streaming)
+            response = await self._open_following(
+                method, url, sent, content=content, streaming=streaming
+            )
             if retried or response.status_code not in (400, 401, 403):
                 return response
             authorization = await self._auth_retry(method, url, response)
@@ -251,7 +257,13 @@ class HttpRequester:
         return value
 
     async def _open_following(
-        self, method: str, url: str, headers: Mapping[str, str], *, content: bytes | None, streaming: bool
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        *,
+        content: bytes | None,
+        streaming: bool,
     ) -> httpx.Response:
         opts = self.options
         start_url = url
@@ -289,7 +301,9 @@ class HttpRequester:
             crossed = crossed or cross
             if response.status_code == 303 and method != "GET":
                 method, content = "GET", None  # "See Other": fetch the result, do not resend
-            logger.debug("%s: following %d redirect to %s", opts.display_name, response.status_code, target)
+            logger.debug(
+                "%s: following %d redirect to %s", opts.display_name, response.status_code, target
+            )
             url = target
         raise TransportError(f"more than {opts.max_redirects} redirects from {start_url}")
 
@@ -309,7 +323,9 @@ async def read_body(response: httpx.Response, limit: int | None) -> bytes:
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if limit is not None and size > limit:
-            raise MessageTooLargeError(f"HTTP response body exceeds {limit} bytes", {"limit": limit})
+            raise MessageTooLargeError(
+                f"HTTP response body exceeds {limit} bytes", {"limit": limit}
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -337,7 +353,8 @@ VERSION_HEADER = "MCP-Protocol-Version"
 
 
 def content_type(response: httpx.Response) -> str:
-    return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    value: str = response.headers.get("content-type", "")
+    return value.split(";", 1)[0].strip().lower()
 
 
 def describe_status(response: httpx.Response, body: bytes = b"") -> str:
@@ -354,11 +371,11 @@ def status_error(method: str, url: str, response: httpx.Response, body: bytes) -
 
 def retry_after(response: httpx.Response) -> float | None:
     """A ``Retry-After`` given in seconds, if any (HTTP dates are ignored)."""
-    value = response.headers.get("retry-after", "").strip()
+    value: str = response.headers.get("retry-after", "").strip()
     return float(value) if value.isdigit() else None
 
 
 def backoff_delay(failures: int) -> float:
     """Exponential backoff for the ``failures``-th consecutive failed reconnect (0-based)."""
-    return min(DEFAULT_RECONNECT_DELAY * (2 ** min(failures, 16)), DEFAULT_MAX_RECONNECT_DELAY)
-
+    delay: float = DEFAULT_RECONNECT_DELAY * (2 ** min(failures, 16))
+    return min(delay, DEFAULT_MAX_RECONNECT_DELAY)

@@ -52,10 +52,12 @@ class FrameInbox:
 
     async def get(self) -> bytes | None:
         if self._closed and self._queue.empty():
-            return self._end()
+            self._end()
+            return None
         item = await self._queue.get()
         if item is _END:
-            return self._end()
+            self._end()
+            return None
         return item  # type: ignore[no-any-return]
 
     def _end(self) -> None:

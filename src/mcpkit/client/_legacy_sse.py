@@ -89,7 +89,9 @@ class LegacySseClientTransport(InboxTransport):
                 self.message_url = await asyncio.shield(self._endpoint)
         except TimeoutError:
             await self.aclose()
-            raise TransportError(f"{self.sse_url} sent no endpoint event within {timeout} s") from None
+            raise TransportError(
+                f"{self.sse_url} sent no endpoint event within {timeout} s"
+            ) from None
         except BaseException:
             await self.aclose()
             raise
@@ -102,7 +104,9 @@ class LegacySseClientTransport(InboxTransport):
         url = urljoin(self._stream_url, data.strip())
         if not same_origin(url, self._stream_url):
             self._endpoint.set_exception(
-                TransportError(f"the endpoint event names {url}, another origin than {self._stream_url}")
+                TransportError(
+                    f"the endpoint event names {url}, another origin than {self._stream_url}"
+                )
             )
         else:
             self._endpoint.set_result(url)
@@ -121,7 +125,9 @@ class LegacySseClientTransport(InboxTransport):
         except httpx.HTTPError as exc:
             error = ConnectionClosedError(f"the SSE stream {self._stream_url} failed: {exc!r}")
         except MessageTooLargeError as exc:
-            error = ConnectionClosedError(f"the SSE stream {self._stream_url} is out of sync: {exc}")
+            error = ConnectionClosedError(
+                f"the SSE stream {self._stream_url} is out of sync: {exc}"
+            )
         finally:
             await response.aclose()
             if self._endpoint is not None and not self._endpoint.done():

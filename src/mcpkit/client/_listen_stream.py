@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.client._http_options import SSE, describe_status
@@ -57,7 +58,11 @@ class ListenStreamHandling(SseStreamReading):
             self.listen_state = ListenStreamState.CONNECTING
             self._listen_ready = asyncio.Event()
             self._listen_task = asyncio.ensure_future(self._listen())
-            self._listen_task.add_done_callback(lambda _: self._listen_ready and self._listen_ready.set())
+            self._listen_task.add_done_callback(self._listen_ended)
+
+    def _listen_ended(self, _task: asyncio.Future[Any]) -> None:
+        if self._listen_ready is not None:
+            self._listen_ready.set()
 
     async def _wait_listen_ready(self) -> None:
         """Wait (bounded) until the listen stream's first GET has been answered."""
@@ -98,13 +103,17 @@ class ListenStreamHandling(SseStreamReading):
                     return
                 if attempt.outcome is GetOutcome.REFUSED:
                     assert attempt.response is not None
-                    logger.debug("%s: no listen stream (%s)", name, describe_status(attempt.response))
+                    logger.debug(
+                        "%s: no listen stream (%s)", name, describe_status(attempt.response)
+                    )
                     self.listen_state = ListenStreamState.UNSUPPORTED
                     return
                 if attempt.outcome is GetOutcome.READ:
                     self.listen_state = ListenStreamState.RECONNECTING
             if point.failures > self.options.max_reconnect_attempts:
-                logger.warning("%s: listen stream given up after %d failed attempts", name, point.failures)
+                logger.warning(
+                    "%s: listen stream given up after %d failed attempts", name, point.failures
+                )
                 self.listen_state = ListenStreamState.FAILED
                 return
             self.listen_state = ListenStreamState.RECONNECTING

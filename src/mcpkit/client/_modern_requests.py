@@ -52,18 +52,25 @@ class ModernRequests:
     list_tools: Callable[..., Awaitable[Any]]
     _mirrors_headers: Callable[[], bool]
     _can_serve: Callable[[str], bool]
-    _serve: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+    if TYPE_CHECKING:  # given by ServerMessageHandling; declared as a method so the mixins agree
+
+        async def _serve(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
 
     def _require_modern(self, what: str) -> None:
         if self.era is not Era.MODERN:
-            raise ProtocolEraError(f"{what} exists only in the 2026-07-28 era (this connection: {self.era})")
+            raise ProtocolEraError(
+                f"{what} exists only in the 2026-07-28 era (this connection: {self.era})"
+            )
 
     def _meta_for(self, version: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """A modern request's ``_meta``: ``extra`` plus version, capabilities, identity, log level."""
         meta = dict(extra or {})
         caps = self.capabilities()
         if "roots" in caps:
-            caps["roots"] = {}  # no notifications/roots/list_changed in this era (also while probing)
+            caps[
+                "roots"
+            ] = {}  # no notifications/roots/list_changed in this era (also while probing)
         meta[PROTOCOL_VERSION_KEY] = version
         meta[CLIENT_CAPABILITIES_KEY] = caps
         meta[CLIENT_INFO_KEY] = self.client_info
@@ -92,7 +99,9 @@ class ModernRequests:
         while True:
             body = {**base, **retry, "_meta": self._meta_for(self.protocol_version, user_meta)}
             try:
-                result = await self.session.request(method, body, timeout=timeout, progress=progress)
+                result = await self.session.request(
+                    method, body, timeout=timeout, progress=progress
+                )
             except McpCallError as exc:
                 if exc.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and not version_retried:
                     version = latest_common(MODERN_VERSIONS, supported_versions(exc.data))
@@ -115,7 +124,10 @@ class ModernRequests:
                     reissued = True
                     continue
                 raise
-            if not isinstance(result, dict) or result.get("resultType", "complete") != "input_required":
+            if (
+                not isinstance(result, dict)
+                or result.get("resultType", "complete") != "input_required"
+            ):
                 return result
             rounds += 1
             if rounds > self.max_input_rounds:

@@ -59,7 +59,7 @@ def rpc_error_in(body: bytes) -> dict[str, Any] | None:
     except msgspec.DecodeError:
         return None
     if isinstance(value, dict) and isinstance(value.get("error"), dict):
-        error = value["error"]
+        error: dict[str, Any] = value["error"]
         if isinstance(error.get("code"), int) and isinstance(error.get("message"), str):
             return error
     return None
@@ -123,7 +123,9 @@ class ResponseStreamHandling(SseStreamReading):
             elif not record.answered:
                 await self._fail(
                     record,
-                    TransportError(f"unexpected response content type {kind!r} ({describe_status(response)})"),
+                    TransportError(
+                        f"unexpected response content type {kind!r} ({describe_status(response)})"
+                    ),
                 )
         finally:
             await response.aclose()
@@ -165,12 +167,16 @@ class ResponseStreamHandling(SseStreamReading):
         if not record.answered:
             await self._fail(record, TransportError("the server's JSON answer held no response"))
 
-    async def _resume(self, record: Inflight, last_event_id: str | None, retry_ms: int | None) -> None:
+    async def _resume(
+        self, record: Inflight, last_event_id: str | None, retry_ms: int | None
+    ) -> None:
         """Reconnect to an interrupted response stream until its response arrives (SEP-1699)."""
         if self.options.stateless or not last_event_id:
             await self._fail(
                 record,
-                TransportError("the server ended the response stream before answering, without an event id to resume from"),
+                TransportError(
+                    "the server ended the response stream before answering, without an event id to resume from"
+                ),
             )
             return
         point = ResumePoint(last_event_id=last_event_id, retry_ms=retry_ms)
@@ -181,7 +187,9 @@ class ResponseStreamHandling(SseStreamReading):
             headers = self._headers()
             headers["Accept"] = SSE
             headers["Last-Event-ID"] = point.last_event_id or last_event_id
-            async with self._open_sse_get(headers, point, record, label="resumed stream") as attempt:
+            async with self._open_sse_get(
+                headers, point, record, label="resumed stream"
+            ) as attempt:
                 if attempt.outcome is GetOutcome.TOO_LARGE:
                     assert attempt.error is not None
                     await self._fail(record, attempt.error)
@@ -192,12 +200,16 @@ class ResponseStreamHandling(SseStreamReading):
                     if attempt.response.status_code == 404 and SESSION_HEADER in headers:
                         self._session_expired(attempt.response, body)
                     else:
-                        await self._fail(record, status_error("GET", self.endpoint, attempt.response, body))
+                        await self._fail(
+                            record, status_error("GET", self.endpoint, attempt.response, body)
+                        )
                     return
             if point.failures > self.options.max_reconnect_attempts:
                 await self._fail(
                     record,
-                    TransportError(f"could not resume the response stream after {point.failures} attempts"),
+                    TransportError(
+                        f"could not resume the response stream after {point.failures} attempts"
+                    ),
                 )
                 return
 
@@ -208,5 +220,7 @@ class ResponseStreamHandling(SseStreamReading):
         error = error_for(exc)
         for request_id in record.ids:
             if request_id in self._inflight:
-                await self._deliver(encode_json({"jsonrpc": "2.0", "id": request_id, "error": error}))
+                await self._deliver(
+                    encode_json({"jsonrpc": "2.0", "id": request_id, "error": error})
+                )
         record.answered = True

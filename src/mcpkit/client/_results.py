@@ -21,10 +21,11 @@ def convert(data: Any, tp: type[T]) -> T:
 def read_resource_result(raw: dict[str, Any]) -> t.ReadResourceResult:
     result = convert(raw, t.ReadResourceResult)
     # The schema's contents union has no tag; pick the member by its distinguishing key.
-    result.contents = [
+    contents: list[Any] = [
         convert(item, t.TextResourceContents if "text" in item else t.BlobResourceContents)
         for item in raw.get("contents", [])
     ]
+    result.contents = contents
     return result
 
 
@@ -48,10 +49,16 @@ class ServerDiscovery(msgspec.Struct, kw_only=True, omit_defaults=True):
         info = (meta or {}).get(SERVER_INFO_KEY) or raw.get("serverInfo")
         ttl = raw.get("ttlMs")
         return cls(
-            supported_versions=[v for v in raw.get("supportedVersions") or [] if isinstance(v, str)],
+            supported_versions=[
+                v for v in raw.get("supportedVersions") or [] if isinstance(v, str)
+            ],
             capabilities=convert(raw.get("capabilities") or {}, t.ServerCapabilities),
-            server_info=convert(info, t.Implementation) if isinstance(info, dict) and "name" in info else None,
-            instructions=raw.get("instructions") if isinstance(raw.get("instructions"), str) else None,
+            server_info=convert(info, t.Implementation)
+            if isinstance(info, dict) and "name" in info
+            else None,
+            instructions=raw.get("instructions")
+            if isinstance(raw.get("instructions"), str)
+            else None,
             ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None,
             cache_scope=raw.get("cacheScope") if isinstance(raw.get("cacheScope"), str) else None,
             meta=meta,

@@ -102,7 +102,9 @@ class ServerMessageHandling:
         return await self._serve(method, params)
 
     async def _server_notification(self, method: str, params: dict[str, Any]) -> None:
-        subscription = self._subscriptions.get(subscription_id_of(params)) if self._subscriptions else None
+        subscription = (
+            self._subscriptions.get(subscription_id_of(params)) if self._subscriptions else None
+        )
         if subscription is not None:
             if method == ACKNOWLEDGED:
                 subscription._acknowledge(params.get("notifications"))

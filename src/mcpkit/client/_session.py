@@ -172,7 +172,9 @@ class ClientSession:
     async def _cancel_remote(self, request_id: RequestId, reason: str) -> None:
         if self._closed is None and request_id in self._pending:
             try:
-                await self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+                await self.notify(
+                    "notifications/cancelled", {"requestId": request_id, "reason": reason}
+                )
             except Exception:
                 pass
 
@@ -233,7 +235,14 @@ class ClientSession:
         if note.method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
-                self._spawn(_call(callback, params.get("progress", 0), params.get("total"), params.get("message")))
+                self._spawn(
+                    _call(
+                        callback,
+                        params.get("progress", 0),
+                        params.get("total"),
+                        params.get("message"),
+                    )
+                )
                 return
         if self.on_notification is not None:
             self._spawn(_call(self.on_notification, note.method, params))
@@ -259,8 +268,8 @@ class ClientSession:
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
-        self._tasks.add(task)  # type: ignore[arg-type]
-        task.add_done_callback(self._tasks.discard)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def _stream_closed(self, reason: BaseException | None = None) -> None:
         """A push-style stream ended; ``reason`` says why when the transport knows."""

@@ -120,10 +120,17 @@ class SseStreamReading:
 
     options: HttpClientTransportOptions
     endpoint: str
-    requester: HttpRequester
+
+    if TYPE_CHECKING:  # the transport's property
+
+        @property
+        def requester(self) -> HttpRequester: ...
+
     _deliver: Callable[[bytes], Any]
 
-    async def _pump(self, response: httpx.Response, decoder: SseDecoder, record: Inflight | None) -> int:
+    async def _pump(
+        self, response: httpx.Response, decoder: SseDecoder, record: Inflight | None
+    ) -> int:
         """Deliver an SSE stream's messages until it ends or ``record`` is answered.
 
         Returns the number of events dispatched (priming events included).

@@ -161,5 +161,6 @@ class StdioClientTransport:
 
     async def _wait_exit(self) -> None:
         assert self._transport is not None
-        while self._transport.get_returncode() is None:
+        # The subprocess transport has no awaitable for its exit: poll it.
+        while self._transport.get_returncode() is None:  # noqa: ASYNC110
             await asyncio.sleep(0.01)

@@ -60,7 +60,12 @@ from mcpkit.client._response_streams import Inflight, ResponseStreamHandling
 
 logger = logging.getLogger("mcpkit.client.http")
 
-__all__ = ["STREAM_BROKEN", "ListenStreamState", "StreamBrokenError", "StreamableHttpClientTransport"]
+__all__ = [
+    "STREAM_BROKEN",
+    "ListenStreamState",
+    "StreamBrokenError",
+    "StreamableHttpClientTransport",
+]
 
 #: Requests one transport tracks at once (the client engine bounds them first).
 MAX_INFLIGHT_REQUESTS = 4096
@@ -87,7 +92,9 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         self._owns_client = http_client is None
         self._requester: HttpRequester | None = None
         #: The session the server assigned (None until then, and always when stateless).
-        self.session_id: str | None = None if options.stateless else (options.known_session_id or None)
+        self.session_id: str | None = (
+            None if options.stateless else (options.known_session_id or None)
+        )
         #: The protocol version the initialize result negotiated (None before that).
         self.protocol_version: str | None = None
         self.listen_state = ListenStreamState.OFF
@@ -226,7 +233,11 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         return headers
 
     async def _open_post(
-        self, frame: bytes, *, initialize: bool = False, modern_headers: dict[str, str] | None = None
+        self,
+        frame: bytes,
+        *,
+        initialize: bool = False,
+        modern_headers: dict[str, str] | None = None,
     ) -> httpx.Response:
         """POST ``frame``; return the response once its status is good.
 
@@ -234,7 +245,11 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         the transport) when the session expired, ``TransportError`` when the request failed.
         ``modern_headers`` (a 2026-07-28 request) replace the session and version headers.
         """
-        headers = dict(modern_headers) if modern_headers is not None else self._headers(initialize=initialize)
+        headers = (
+            dict(modern_headers)
+            if modern_headers is not None
+            else self._headers(initialize=initialize)
+        )
         headers["Accept"] = f"{JSON}, {SSE}"
         headers["Content-Type"] = JSON
         sent_session = SESSION_HEADER in headers
@@ -276,7 +291,9 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
             return
         if content_type(response) == SSE:
             # Unusual (a notification answered with a stream), but its messages are real.
-            self._spawn(self._consume(response, Inflight(answered=True)))  # no ids: reads to the end
+            self._spawn(
+                self._consume(response, Inflight(answered=True))
+            )  # no ids: reads to the end
         else:
             await response.aclose()
         for request_id in cancelled:

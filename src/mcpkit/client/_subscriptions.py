@@ -74,7 +74,13 @@ class ListenStream:
     raises when the subscription failed (an error response, a dropped connection).
     """
 
-    def __init__(self, client: McpClient, notifications: dict[str, Any], *, max_buffered: int = DEFAULT_MAX_BUFFERED) -> None:
+    def __init__(
+        self,
+        client: McpClient,
+        notifications: dict[str, Any],
+        *,
+        max_buffered: int = DEFAULT_MAX_BUFFERED,
+    ) -> None:
         self._client = client
         #: The filter asked for (``toolsListChanged``, ..., ``resourceSubscriptions``).
         self.requested = notifications
@@ -97,7 +103,10 @@ class ListenStream:
         """Whether an untagged (handshake-era) notification belongs to this stream."""
         if method == RESOURCE_UPDATED:
             return params.get("uri") in self._subscribed_uris
-        return any(self.requested.get(flag) is True and m == method for flag, m in LIST_CHANGED_FLAGS.items())
+        return any(
+            self.requested.get(flag) is True and m == method
+            for flag, m in LIST_CHANGED_FLAGS.items()
+        )
 
     def _acknowledge(self, notifications: Any) -> None:
         self.acknowledged = notifications if isinstance(notifications, dict) else {}
@@ -109,7 +118,10 @@ class ListenStream:
             return
         if self._queue.qsize() >= self._max_buffered:
             self._queue.get_nowait()
-            logger.warning("subscription %s: reader too slow, dropped the oldest notification", self.subscription_id)
+            logger.warning(
+                "subscription %s: reader too slow, dropped the oldest notification",
+                self.subscription_id,
+            )
         self._queue.put_nowait(note)
 
     def _finish(self, error: BaseException | None = None, *, graceful: bool = False) -> None:
@@ -119,7 +131,9 @@ class ListenStream:
         self._error = error
         self.closed_gracefully = graceful
         if not self._ack.done():
-            self._ack.set_exception(error or MCPError("the subscription ended before it was acknowledged"))
+            self._ack.set_exception(
+                error or MCPError("the subscription ended before it was acknowledged")
+            )
             self._ack.exception()  # retrieved: no "never retrieved" warning when nobody waits
         self._queue.put_nowait(_END)
 
@@ -145,9 +159,17 @@ class ListenStream:
             session = client.session
             self.subscription_id = session.new_request_id()
             client._subscriptions[self.subscription_id] = self
-            params = {"notifications": self.requested, "_meta": client._meta_for(client.protocol_version)}
+            params = {
+                "notifications": self.requested,
+                "_meta": client._meta_for(client.protocol_version),
+            }
             self._task = asyncio.ensure_future(
-                session.request("subscriptions/listen", params, timeout=math.inf, request_id=self.subscription_id)
+                session.request(
+                    "subscriptions/listen",
+                    params,
+                    timeout=math.inf,
+                    request_id=self.subscription_id,
+                )
             )
             self._task.add_done_callback(self._request_done)
         else:
@@ -158,7 +180,9 @@ class ListenStream:
                 await asyncio.shield(self._ack)
         except TimeoutError:
             await self._close()
-            raise RequestTimeoutError(f"subscriptions/listen was not acknowledged within {timeout} s") from None
+            raise RequestTimeoutError(
+                f"subscriptions/listen was not acknowledged within {timeout} s"
+            ) from None
         except BaseException:
             await self._close()
             raise
@@ -174,7 +198,9 @@ class ListenStream:
     async def _open_handshake_era(self) -> None:
         client = self._client
         client._legacy_listeners.add(self)
-        agreed: dict[str, Any] = {flag: True for flag in LIST_CHANGED_FLAGS if self.requested.get(flag) is True}
+        agreed: dict[str, Any] = {
+            flag: True for flag in LIST_CHANGED_FLAGS if self.requested.get(flag) is True
+        }
         uris = [u for u in self.requested.get("resourceSubscriptions") or [] if isinstance(u, str)]
         caps = client.server_info.capabilities if client.server_info is not None else None
         if uris and caps is not None and caps.resources is not None and caps.resources.subscribe:

@@ -57,7 +57,9 @@ class ToolHeaderMirroring:
         for item in raw:
             name = item.get("name") if isinstance(item, dict) else None
             try:
-                found = header_annotations(item.get("inputSchema") if isinstance(item, dict) else None)
+                found = header_annotations(
+                    item.get("inputSchema") if isinstance(item, dict) else None
+                )
             except ValueError as exc:
                 logger.warning("left out tool %r: invalid x-mcp-header annotation: %s", name, exc)
                 continue

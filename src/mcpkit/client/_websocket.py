@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
+from mcpkit._extras import require
 from mcpkit.client._auth_hooks import (
     HttpRequestHeaderContext,
     HttpResponseChallengeContext,
@@ -290,13 +291,12 @@ def _first(headers: Any, name: str) -> str | None:
     return values[0] if values else None
 
 
-def _websockets_client() -> tuple[Any, type[Exception], type[Exception]]:
+def _websockets_client() -> tuple[Any, Any, type[Exception]]:
     """(``connect``, ``InvalidStatus``, ``WebSocketException``) of the ``websockets`` library."""
-    try:
-        from websockets.asyncio.client import connect
-        from websockets.exceptions import InvalidStatus, WebSocketException
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise TransportError("the WebSocket transport needs `pip install mcpkit[ws]`") from exc
+    require("websockets", "ws", "the WebSocket client transport")
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus, WebSocketException
+
     return connect, InvalidStatus, WebSocketException
 
 

@@ -17,7 +17,7 @@ OVERSIZED: Final = b"\x00oversized"
 class LineFramer:
     """Splits a byte stream into lines of at most ``max_line_bytes`` (newline excluded)."""
 
-    __slots__ = ("max_line_bytes", "_buffer", "_discarding")
+    __slots__ = ("_buffer", "_discarding", "max_line_bytes")
 
     def __init__(self, max_line_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.max_line_bytes = max_line_bytes

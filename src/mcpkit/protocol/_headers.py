@@ -7,7 +7,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 _SENTINEL = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
@@ -65,7 +66,8 @@ def _same(header_text: str, body_value: Any) -> bool:
             return int(header_text) == body_value  # numeric compare: "+7" and "07" are 7
         except ValueError:
             return False
-    return header_text == body_value
+    same: bool = header_text == body_value
+    return same
 
 
 def header_annotations(schema: Any) -> list[tuple[str, tuple[str, ...]]]:
@@ -77,14 +79,16 @@ def header_annotations(schema: Any) -> list[tuple[str, tuple[str, ...]]]:
     found: list[tuple[str, tuple[str, ...]]] = []
     _collect(schema, (), True, found)
     seen: set[str] = set()
-    for name, path in found:
+    for name, _path in found:
         if name.lower() in seen:
             raise ValueError(f"x-mcp-header {name!r} is used twice")
         seen.add(name.lower())
     return found
 
 
-def _collect(node: Any, path: tuple[str, ...], reachable: bool, found: list[tuple[str, tuple[str, ...]]]) -> None:
+def _collect(
+    node: Any, path: tuple[str, ...], reachable: bool, found: list[tuple[str, tuple[str, ...]]]
+) -> None:
     if isinstance(node, list):
         for item in node:
             _collect(item, path, False, found)
@@ -94,7 +98,9 @@ def _collect(node: Any, path: tuple[str, ...], reachable: bool, found: list[tupl
     if "x-mcp-header" in node:
         name = node["x-mcp-header"]
         if not reachable or not path:
-            raise ValueError(f"x-mcp-header at {'/'.join(path) or 'the root'} is not reachable through properties")
+            raise ValueError(
+                f"x-mcp-header at {'/'.join(path) or 'the root'} is not reachable through properties"
+            )
         if not isinstance(name, str) or not _TOKEN.match(name):
             raise ValueError(f"x-mcp-header {name!r} is not an HTTP token")
         if node.get("type") not in ("string", "integer", "boolean"):
@@ -120,7 +126,7 @@ def check_request_headers(
     method: str,
     params: Mapping[str, Any] | None,
     headers: Mapping[str, str],
-    annotations: list[tuple[str, tuple[str, ...]]] = (),  # type: ignore[assignment]
+    annotations: Sequence[tuple[str, tuple[str, ...]]] = (),
 ) -> str | None:
     """Why the headers disagree with the body (None when they agree). ``headers`` has
     lower-case names."""
@@ -140,7 +146,9 @@ def check_request_headers(
     arguments = params.get("arguments")
     for name, path in annotations:
         body = value_at(arguments, path)
-        problem = _check_one(f"Mcp-Param-{name}", headers.get(f"mcp-param-{name.lower()}"), body, optional=True)
+        problem = _check_one(
+            f"Mcp-Param-{name}", headers.get(f"mcp-param-{name.lower()}"), body, optional=True
+        )
         if problem:
             return problem
     return None
@@ -164,7 +172,11 @@ def _check_one(label: str, raw: str | None, body: Any, optional: bool = False) -
     return None
 
 
-def request_headers(method: str, params: Mapping[str, Any] | None, annotations: list[tuple[str, tuple[str, ...]]] = ()) -> dict[str, str]:  # type: ignore[assignment]
+def request_headers(
+    method: str,
+    params: Mapping[str, Any] | None,
+    annotations: list[tuple[str, tuple[str, ...]]] = (),  # type: ignore[assignment]
+) -> dict[str, str]:
     """The SEP-2243 headers a client sends for a request (``Mcp-Method``, ``Mcp-Name``,
     ``Mcp-Param-*``)."""
     params = params or {}
@@ -181,4 +193,6 @@ def request_headers(method: str, params: Mapping[str, Any] | None, annotations: 
 
 
 def safe_integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= _MAX_SAFE_INTEGER
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and abs(value) <= _MAX_SAFE_INTEGER
+    )

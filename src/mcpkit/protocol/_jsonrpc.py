@@ -6,13 +6,13 @@ turns a message into bytes. Nothing here reads a socket or knows a transport.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, TypeGuard
 
 import msgspec
 
 from mcpkit._exceptions import InvalidRequestError, MessageTooLargeError, ParseError
 
-RequestId = Union[str, int]
+RequestId = str | int
 
 #: Default bound on one decoded frame (a line on stdio, a POST body, a WebSocket message).
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -79,7 +79,7 @@ class JsonRpcResponse:
 class JsonRpcErrorResponse:
     """A failed answer; ``id`` is None when the request's id could not be read."""
 
-    __slots__ = ("id", "error")
+    __slots__ = ("error", "id")
 
     def __init__(self, id: RequestId | None, error: dict[str, Any]) -> None:
         self.id = id
@@ -96,12 +96,12 @@ class JsonRpcErrorResponse:
         return f"JsonRpcErrorResponse(id={self.id!r}, code={self.code})"
 
 
-JsonRpcMessage = Union[JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, JsonRpcErrorResponse]
+JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse | JsonRpcErrorResponse
 
 
-def _valid_id(value: object) -> bool:
+def _valid_id(value: object) -> TypeGuard[RequestId]:
     # MCP: "RequestId = string | number" and never null; booleans are not numbers here.
-    return (isinstance(value, str) or isinstance(value, int)) and not isinstance(value, bool)
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def _invalid(reason: str, request_id: RequestId | None = None) -> InvalidRequestError:
@@ -148,7 +148,7 @@ def _parse_call(obj: dict[str, Any], method: object) -> JsonRpcRequest | JsonRpc
     if params is not None and type(params) is not dict:
         raise _invalid('"params" must be an object', rid if has_id else None)
     if has_id:
-        return JsonRpcRequest(rid, method, params)
+        return JsonRpcRequest(rid, method, params)  # type: ignore[arg-type]  # _valid_id checked it
     return JsonRpcNotification(method, params)
 
 

@@ -116,7 +116,7 @@ def _is_undefined(value: Any) -> bool:
 class UriTemplate:
     """A parsed RFC 6570 template that can expand values and match URIs."""
 
-    __slots__ = ("template", "variables", "_parts", "_regex", "_captures")
+    __slots__ = ("_captures", "_parts", "_regex", "template", "variables")
 
     def __init__(self, template: str) -> None:
         """Parse ``template``; raises ``ValueError`` when it is malformed."""
@@ -240,7 +240,7 @@ def _expand_expression(expr: _Expression, values: Mapping[str, Any]) -> str:
     enc = _encode
     items: list[str] = []
     for spec in expr.varspecs:
-        value = values.get(spec.name)
+        value: Any = values.get(spec.name)
         if _is_undefined(value):
             continue
         composite = isinstance(value, (Mapping, list, tuple))
@@ -302,8 +302,10 @@ def _compile(parts: list[str | _Expression]) -> tuple[re.Pattern[str], list[_Cap
     for part in parts:
         if isinstance(part, str):
             pattern.append(_literal_pattern(part))
-        elif _run_kind(part) and isinstance(previous, _Expression) and (
-            _run_kind(previous) == _run_kind(part)
+        elif (
+            _run_kind(part)
+            and isinstance(previous, _Expression)
+            and (_run_kind(previous) == _run_kind(part))
         ):
             # {?a}{&b}: one run of name=value pairs, read together and in any order.
             captures[-1] = _Capture("pairs", captures[-1].varspecs + part.varspecs)

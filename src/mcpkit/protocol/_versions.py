@@ -35,9 +35,7 @@ def era_of(version: str) -> Era:
     raise ValueError(f"unknown protocol version {version!r}")
 
 
-def negotiate_version(
-    requested: object, supported: tuple[str, ...] = HANDSHAKE_VERSIONS
-) -> str:
+def negotiate_version(requested: object, supported: tuple[str, ...] = HANDSHAKE_VERSIONS) -> str:
     """The version the server answers ``initialize`` with.
 
     The client's version when the server supports it, else the latest the server supports

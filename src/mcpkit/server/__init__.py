@@ -25,10 +25,13 @@ from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._results import Audio, Image
 from mcpkit.server._session import McpSession
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
+from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._tasks import TASKS_EXTENSION, current_task_id, deferred_task, start_task
 
 __all__ = [
     "CURRENT_BINDING",
+    "DEFAULT_MAX_SYNC_WORKERS",
+    "TASKS_EXTENSION",
     "Audio",
     "ElicitResult",
     "Image",
@@ -44,7 +47,6 @@ __all__ = [
     "ResourceSubscriptionManager",
     "ResourceTemplateEntry",
     "ServerConnection",
-    "TASKS_EXTENSION",
     "ToolEntry",
     "TransportBinding",
     "current_task_id",

@@ -7,7 +7,8 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from typing import Any, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
 
 from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05
 from mcpkit.server._builder import EntryBuilder
@@ -21,11 +22,17 @@ from mcpkit.server._decorators import (
     LIFESPAN_ATTR,
     METADATA_ATTR,
     PROMPT_ATTR,
+    REGISTERED_ATTR,
     RESOURCE_ATTR,
     SERVER_ATTR,
     TOOL_ATTR,
     Pipeline,
     ServerSpec,
+    mcp_completion,
+    mcp_lifespan,
+    mcp_prompt,
+    mcp_resource,
+    mcp_tool,
 )
 from mcpkit.server._dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
 from mcpkit.server._entries import CompletionEntry
@@ -35,12 +42,14 @@ from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
+from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
 from mcpkit.server._tasks import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
 from mcpkit.stores._tasks import TaskStore
 
 logger = logging.getLogger("mcpkit.server")
 
-SDK_VERSION = "0.1.0"
+from mcpkit._version import __version__ as SDK_VERSION  # noqa: E402
+
 #: ``ttlMs`` on cacheable results of the 2026-07-28 era (SEP-2549).
 DEFAULT_CACHE_TTL_MS = 60_000
 
@@ -56,12 +65,67 @@ def _members_in_declaration_order(cls: type) -> list[tuple[str, Any]]:
     return [(name, getattr(cls, name, value)) for name, value in seen.items()]
 
 
+#: What a decorator leaves on a function the app serves (``@mcp_tool`` and the rest).
+_MEMBER_ATTRS = (TOOL_ATTR, RESOURCE_ATTR, PROMPT_ATTR, COMPLETION_ATTR, LIFESPAN_ATTR)
+
+
+def _is_member(value: Any) -> bool:
+    fn = getattr(value, "__func__", value)
+    return callable(fn) and any(getattr(fn, attr, None) for attr in _MEMBER_ATTRS)
+
+
+def _serves_members(cls: type) -> bool:
+    """Whether ``cls`` is an ``@mcp_server`` class or has decorated members."""
+    if getattr(cls, SERVER_ATTR, None) is not None:
+        return True
+    return any(_is_member(value) for _, value in _members_in_declaration_order(cls))
+
+
+def _spec_of(marker: Callable[[Any], Any], attr: str, fn: Any) -> Any:
+    """The spec ``marker`` (``mcp_tool(...)`` and the like) records, marking ``fn`` with
+    it when ``fn`` takes attributes (a bound method: its function)."""
+    target = getattr(fn, "__func__", fn)
+    try:
+        marker(target)
+    except (AttributeError, TypeError):  # no __dict__: read the spec off a stand-in
+
+        def target() -> None: ...
+
+        marker(target)
+    return getattr(target, attr)
+
+
+def _describe(target: Any) -> str:
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
+    if isinstance(target, type):
+        return f"class {name}"
+    if callable(target) and name:
+        return f"function {name}"
+    return f"{type(target).__name__} object"
+
+
+_HOW_TO_SERVE = (
+    "pass @mcp_server classes (or instances of them), classes with @mcp_tool/@mcp_resource/"
+    "@mcp_prompt/@mcp_completion/@mcp_lifespan members, or functions carrying one of those "
+    "decorators; register a plain function with app.tool() / app.resource(uri) / app.prompt(), "
+    "and give other objects to providers=[...]"
+)
+
+
 class McpServerApp:
     """The server engine.
 
     ``McpServerApp(MyServer, OtherServer, providers=[db])`` instantiates each ``@mcp_server``
     class, giving its constructor the engine's singletons and the providers by type, and
-    registers every decorated tool, resource, prompt and completion.
+    registers every decorated tool, resource, prompt and completion. Module-level functions
+    decorated with ``@mcp_tool``, ``@mcp_resource``, ``@mcp_prompt``, ``@mcp_completion`` or
+    ``@mcp_lifespan`` may be passed beside them (``McpServerApp(hello, Weather)``), or
+    registered on the app later with its decorators (``@app.tool()``, ``@app.resource(uri)``,
+    ``@app.prompt()``, ``@app.completion(...)``, ``@app.lifespan``). Anything else passed is
+    a ``TypeError``.
+
+    Sync (``def``) functions run in worker threads, at most ``max_sync_workers`` at once for
+    the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``.
     """
 
     def __init__(
@@ -79,8 +143,11 @@ class McpServerApp:
         request_state_secret: bytes | None = None,
         task_store: TaskStore | None = None,
         max_running_tasks: int = DEFAULT_MAX_RUNNING_TASKS,
+        max_sync_workers: int = DEFAULT_MAX_SYNC_WORKERS,
     ) -> None:
         self.catalog = McpCatalogManager()
+        #: The worker threads of sync functions (made on first use, closed when the app stops).
+        self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
         self.connections = McpConnectionRegistry()
         self.subscriptions = ResourceSubscriptionManager()
         self.dispatcher = McpDispatcher(max_in_flight_per_connection=max_in_flight_per_connection)
@@ -103,7 +170,12 @@ class McpServerApp:
         self.lifespan_context: Any = None
         self._lifespans: list[Callable[[], Any]] = []
         self._exit_stack: contextlib.AsyncExitStack | None = None
-        self.instances = [self._instantiate(server) for server in servers]
+        served = [self._served(server) for server in servers]
+        self.instances = [
+            self._instantiate(server) for server, is_function in served if not is_function
+        ]
+        #: The module-level functions given to the constructor.
+        self.functions = [server for server, is_function in served if is_function]
         spec = self._first_spec()
         self.name = name or spec.name or "mcpkit-server"
         self.version = version or spec.version or SDK_VERSION
@@ -113,10 +185,15 @@ class McpServerApp:
         self.icons = spec.icons
         for instance in self.instances:
             self._collect(instance)
+        for fn in self.functions:
+            self._register_function(fn)
         MethodHandlers(self).install()
         self.catalog.set_broadcast_fn(self.connections.broadcast_method)
         self.dispatcher.modern = ModernEra(
-            self, ttl_ms=cache_ttl_ms, cache_scope=cache_scope, codec=RequestStateCodec(request_state_secret)
+            self,
+            ttl_ms=cache_ttl_ms,
+            cache_scope=cache_scope,
+            codec=RequestStateCodec(request_state_secret),
         )
         self._shutting_down: asyncio.Event | None = None
 
@@ -124,7 +201,7 @@ class McpServerApp:
 
     def _first_spec(self) -> ServerSpec:
         for instance in self.instances:
-            spec = getattr(type(instance), SERVER_ATTR, None)
+            spec: ServerSpec | None = getattr(type(instance), SERVER_ATTR, None)
             if spec is not None:
                 return spec
         return ServerSpec()
@@ -138,12 +215,39 @@ class McpServerApp:
                 return value
         raise LookupError(f"nothing provides {cls.__name__}")
 
+    @staticmethod
+    def _served(target: Any) -> tuple[Any, bool]:
+        """``(target, is_function)`` for something given to the constructor; a
+        ``TypeError`` for something that would serve nothing."""
+        if isinstance(target, type):
+            if _serves_members(target):
+                return target, False
+            raise TypeError(
+                f"McpServerApp() got {_describe(target)}, which has no @mcp_server and no decorated members: {_HOW_TO_SERVE}"
+            )
+        if _is_member(target):
+            return target, True
+        if callable(target) and (
+            inspect.isfunction(target) or inspect.ismethod(target) or inspect.isbuiltin(target)
+        ):
+            raise TypeError(
+                f"McpServerApp() got the undecorated {_describe(target)}: {_HOW_TO_SERVE}"
+            )
+        if _serves_members(type(target)):
+            return target, False
+        raise TypeError(
+            f"McpServerApp() got a {_describe(target)} that serves nothing: {_HOW_TO_SERVE}"
+        )
+
     def _instantiate(self, target: Any) -> Any:
         if not isinstance(target, type):
             return target
         hints = inspect.signature(target).parameters
         try:
-            annotations = inspect.get_annotations(target.__init__, eval_str=True)
+            annotations = inspect.get_annotations(
+                target.__init__,  # type: ignore[misc]  # the class's own __init__
+                eval_str=True,
+            )
         except Exception:
             annotations = {}
         kwargs = {}
@@ -156,20 +260,29 @@ class McpServerApp:
                 except LookupError:
                     pass
             if param.default is inspect.Parameter.empty:
-                raise TypeError(f"cannot build {target.__name__}: nothing provides parameter {name!r}")
+                raise TypeError(
+                    f"cannot build {target.__name__}: nothing provides parameter {name!r}"
+                )
         instance = target(**kwargs)
         self._providers.setdefault(target, instance)
         return instance
 
-    def _pipeline(self, cls: type, fn: Any) -> Pipeline:
+    def _pipeline(self, cls: type | None, fn: Any) -> Pipeline:
+        """What is in force for ``fn``: its server class's guards, interceptors, exception
+        handlers and metadata (none for a module-level function), then its own."""
+        own = vars(cls) if cls is not None else {}
+
         def gather(attr: str) -> tuple[Any, ...]:
-            items = tuple(cls.__dict__.get(attr, ())) + tuple(getattr(fn, attr, ()))
+            items = tuple(own.get(attr, ())) + tuple(getattr(fn, attr, ()))
             return tuple(self._instantiate(item) for item in items)
 
-        metadata = dict(cls.__dict__.get(METADATA_ATTR) or {})
+        metadata = dict(own.get(METADATA_ATTR) or {})
         metadata.update(getattr(fn, METADATA_ATTR, None) or {})
         return Pipeline(
-            gather(GUARDS_ATTR), gather(INTERCEPTORS_ATTR), gather(EXCEPTION_HANDLERS_ATTR), metadata
+            gather(GUARDS_ATTR),
+            gather(INTERCEPTORS_ATTR),
+            gather(EXCEPTION_HANDLERS_ATTR),
+            metadata,
         )
 
     def _collect(self, instance: Any) -> None:
@@ -178,21 +291,130 @@ class McpServerApp:
             fn = getattr(raw, "__func__", raw)
             if not callable(fn):
                 continue
-            bound = getattr(instance, attr_name)
-            if (spec := getattr(fn, TOOL_ATTR, None)) is not None:
-                self.catalog.register_tool(self.builder.tool(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls))
-            if (spec := getattr(fn, RESOURCE_ATTR, None)) is not None:
-                self.catalog.register_resource(self.builder.resource(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls))
-            if (spec := getattr(fn, PROMPT_ATTR, None)) is not None:
-                self.catalog.register_prompt(self.builder.prompt(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls))
-            if (spec := getattr(fn, COMPLETION_ATTR, None)) is not None:
-                ref_type = "ref/prompt" if spec.prompt is not None else "ref/resource"
-                accepts = frozenset(inspect.signature(bound).parameters)
-                self.catalog.register_completion(
-                    CompletionEntry(ref_type, spec.prompt or spec.resource, spec.argument, bound, accepts)
+            self._register(getattr(instance, attr_name), fn, cls)
+
+    def _register_function(self, target: Any) -> None:
+        """A decorated module-level function (or bound method) given to the constructor."""
+        fn = getattr(target, "__func__", target)
+        owner = type(target.__self__) if inspect.ismethod(target) else None
+        self._register(target, fn, owner)
+
+    def _register(
+        self, bound: Any, fn: Any, cls: type | None, only: str | None = None, given: Any = None
+    ) -> None:
+        """Register what ``fn``'s decorators say (``only``: that one decorator, whose spec
+        may be ``given``), served by ``bound`` (``fn`` itself, or bound to its server instance)."""
+
+        def wanted(attr: str) -> Any:
+            if only is None:
+                return getattr(fn, attr, None)
+            return (
+                (given if given is not None else getattr(fn, attr, None)) if attr == only else None
+            )
+
+        registered = False
+        if (spec := wanted(TOOL_ATTR)) is not None:
+            self.catalog.register_tool(
+                self.builder.tool(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls)
+            )
+            registered = True
+        if (spec := wanted(RESOURCE_ATTR)) is not None:
+            self.catalog.register_resource(
+                self.builder.resource(
+                    bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls
                 )
-            if getattr(fn, LIFESPAN_ATTR, False):
-                self._lifespans.append(bound)
+            )
+            registered = True
+        if (spec := wanted(PROMPT_ATTR)) is not None:
+            self.catalog.register_prompt(
+                self.builder.prompt(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls)
+            )
+            registered = True
+        if (spec := wanted(COMPLETION_ATTR)) is not None:
+            ref_type = "ref/prompt" if spec.prompt is not None else "ref/resource"
+            accepts = frozenset(inspect.signature(bound).parameters)
+            self.catalog.register_completion(
+                CompletionEntry(
+                    ref_type,
+                    spec.prompt or spec.resource,
+                    spec.argument,
+                    bound,
+                    accepts,
+                    run_in_thread=spec.run_in_thread,
+                )
+            )
+        if wanted(LIFESPAN_ATTR):
+            self._lifespans.append(bound)
+        if registered and cls is None:
+            # Guards and the like are read now: one applied later would silently not apply.
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(fn, REGISTERED_ATTR, True)
+
+    # decorators on the app: register at once (live: connected clients hear list_changed) ---
+
+    def tool(self, name: Any = None, /, **options: Any) -> Any:
+        """Register a function as a tool: ``@app.tool``, ``@app.tool()``, ``@app.tool("name",
+        description=...)``; the options are ``mcp_tool``'s. Returns the function unchanged.
+
+        Guards, interceptors and exception handlers (``@use_guards`` ...) go below this
+        decorator, next to the ``def``: they are read when the function is registered."""
+        if callable(name):
+            return self.tool()(name)
+        marker = mcp_tool(name, **options)
+
+        def register(fn: Any) -> Any:
+            self._register_live(fn, TOOL_ATTR, _spec_of(marker, TOOL_ATTR, fn))
+            return fn
+
+        return register
+
+    def resource(self, uri: str, /, **options: Any) -> Callable[[Any], Any]:
+        """Register a function as a resource, or a resource template when ``uri`` has
+        ``{var}`` expressions: ``@app.resource("file:///{path}")``; the options are
+        ``mcp_resource``'s. Returns the function unchanged."""
+        if not isinstance(uri, str):
+            raise TypeError('app.resource needs the resource\'s URI: @app.resource("scheme://...")')
+        marker = mcp_resource(uri, **options)
+
+        def register(fn: Any) -> Any:
+            self._register_live(fn, RESOURCE_ATTR, _spec_of(marker, RESOURCE_ATTR, fn))
+            return fn
+
+        return register
+
+    def prompt(self, name: Any = None, /, **options: Any) -> Any:
+        """Register a function as a prompt: ``@app.prompt`` or ``@app.prompt("name", ...)``;
+        the options are ``mcp_prompt``'s. Returns the function unchanged."""
+        if callable(name):
+            return self.prompt()(name)
+        marker = mcp_prompt(name, **options)
+
+        def register(fn: Any) -> Any:
+            self._register_live(fn, PROMPT_ATTR, _spec_of(marker, PROMPT_ATTR, fn))
+            return fn
+
+        return register
+
+    def completion(self, **options: Any) -> Callable[[Any], Any]:
+        """Register a completion provider: ``@app.completion(prompt="review",
+        argument="language")``; the options are ``mcp_completion``'s."""
+        marker = mcp_completion(**options)
+
+        def register(fn: Any) -> Any:
+            self._register_live(fn, COMPLETION_ATTR, _spec_of(marker, COMPLETION_ATTR, fn))
+            return fn
+
+        return register
+
+    def lifespan(self, fn: Any) -> Any:
+        """Register an async generator function (no arguments) to run around the app's
+        life, as ``@mcp_lifespan`` does; it takes effect at the next ``start()``."""
+        self._register_live(fn, LIFESPAN_ATTR, _spec_of(mcp_lifespan, LIFESPAN_ATTR, fn))
+        return fn
+
+    def _register_live(self, fn: Any, attr: str, spec: Any) -> None:
+        owner = type(fn.__self__) if inspect.ismethod(fn) else None
+        self._register(fn, getattr(fn, "__func__", fn), owner, only=attr, given=spec)
 
     # description ------------------------------------------------------------------------
 
@@ -230,6 +452,17 @@ class McpServerApp:
             self._shutting_down = asyncio.Event()
         return self._shutting_down
 
+    @property
+    def started(self) -> bool:
+        """True between ``start()`` and ``stop()``."""
+        return self._exit_stack is not None
+
+    @property
+    def needs_startup(self) -> bool:
+        """True when ``start()`` has work to do (an ``@mcp_lifespan`` is registered): a
+        transport must then not serve requests before it."""
+        return bool(self._lifespans)
+
     async def start(self) -> None:
         """Run the lifespans' start-up halves (idempotent)."""
         if self._exit_stack is not None:
@@ -250,6 +483,7 @@ class McpServerApp:
         stack, self._exit_stack = self._exit_stack, None
         if stack is not None:
             await stack.aclose()
+        self.sync_workers.close()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[McpServerApp]:

@@ -7,9 +7,10 @@ set by the transport around each dispatch.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcpkit.server._session import McpSession

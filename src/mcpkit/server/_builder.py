@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
@@ -36,7 +37,9 @@ class EntryBuilder:
         output_schema = spec.output_schema
         if output_schema is None and spec.structured_output is not False:
             output_schema = signature.output_schema
-        input_schema = spec.input_schema if verbatim else signature.input_schema
+        input_schema = spec.input_schema
+        if input_schema is None:
+            input_schema = signature.input_schema
         try:
             header_params = header_annotations(input_schema)
         except ValueError as exc:
@@ -59,6 +62,7 @@ class EntryBuilder:
             server_class=server_class,
             task_support=spec.task_support,
             header_params=header_params,
+            run_in_thread=spec.run_in_thread,
         )
 
     def resource(
@@ -74,7 +78,7 @@ class EntryBuilder:
             options["icons"] = tuple(options.get("icons") or ())
             spec = ResourceSpec(**options)
         signature = inspect_callable(fn, injectable=self.injectable)
-        common = dict(
+        common: dict[str, Any] = dict(
             fn=fn,
             name=spec.name or _name_of(fn),
             title=spec.title,
@@ -87,6 +91,7 @@ class EntryBuilder:
             pipeline=pipeline or Pipeline(),
             method_name=_name_of(fn),
             server_class=server_class,
+            run_in_thread=spec.run_in_thread,
         )
         if UriTemplate.is_template(spec.uri):
             return ResourceTemplateEntry(template=UriTemplate(spec.uri), **common)
@@ -123,4 +128,5 @@ class EntryBuilder:
             pipeline=pipeline or Pipeline(),
             method_name=_name_of(fn),
             server_class=server_class,
+            run_in_thread=spec.run_in_thread,
         )

@@ -101,7 +101,9 @@ class InProcessMessageBus(MessageBus):
     list). Alone (the default) it has no one to tell, so single-process behaviour is that
     of no bus at all. Messages go through JSON on the way, as they would over a network."""
 
-    def __init__(self, hub: list[InProcessMessageBus] | None = None, *, instance_id: str | None = None) -> None:
+    def __init__(
+        self, hub: list[InProcessMessageBus] | None = None, *, instance_id: str | None = None
+    ) -> None:
         super().__init__()
         self.instance_id = instance_id or new_instance_id()
         self.hub = hub if hub is not None else []

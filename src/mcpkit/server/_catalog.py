@@ -2,13 +2,17 @@
 
 Seeded from the decorated server classes at start-up and changeable at run time; every
 change after ``set_broadcast_fn`` pushes the matching ``notifications/*/list_changed``.
+Changes may come from the event loop or from a sync tool in a worker thread: the tables
+change under a lock, and the notification is handed to the loop the app serves on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable, Literal
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
 
 from mcpkit.server._entries import (
     CompletionEntry,
@@ -20,7 +24,7 @@ from mcpkit.server._entries import (
 
 logger = logging.getLogger("mcpkit.server")
 
-BroadcastFn = Callable[[str], Awaitable[None]]
+BroadcastFn = Callable[[str], Coroutine[Any, Any, object]]
 OnConflict = Literal["replace", "error", "ignore"]
 
 
@@ -34,9 +38,11 @@ class McpCatalogManager:
         self._prompts: dict[str, PromptEntry] = {}
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
-        self._pending: set[asyncio.Task[None]] = set()
+        self._pending: set[asyncio.Task[object]] = set()
         self._tool_list: list[dict[str, Any]] | None = None
         self._entry_builder: Any = None
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def set_broadcast_fn(self, fn: BroadcastFn | None) -> None:
         self._broadcast = fn
@@ -45,14 +51,29 @@ class McpCatalogManager:
         """Lets ``register_*`` accept plain functions (the app installs its builder)."""
         self._entry_builder = builder
 
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop that broadcasts changes made outside it (from worker threads)."""
+        self._loop = loop
+
     def _changed(self, method: str) -> None:
         if self._broadcast is None:
             return
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop yet: nobody is connected to tell
-        task = loop.create_task(self._broadcast(method))
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread (a sync tool), or no loop yet
+            loop = self._loop
+            if loop is None or loop.is_closed():
+                return  # nobody is connected to tell
+            try:
+                loop.call_soon_threadsafe(self._schedule, method)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+            return
+        self._schedule(method)
+
+    def _schedule(self, method: str) -> None:
+        assert self._broadcast is not None
+        task = asyncio.get_running_loop().create_task(self._broadcast(method))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
@@ -69,19 +90,27 @@ class McpCatalogManager:
     # tools ------------------------------------------------------------------------------
 
     def register_tool(
-        self, meta: ToolEntry | Callable[..., Any], *, on_conflict: OnConflict = "replace", **spec: Any
+        self,
+        meta: ToolEntry | Callable[..., Any],
+        *,
+        on_conflict: OnConflict = "replace",
+        **spec: Any,
     ) -> ToolEntry:
         """Add a tool (a ``ToolEntry`` or a function, described as ``@mcp_tool`` would)."""
         entry = meta if isinstance(meta, ToolEntry) else self._entry_builder.tool(meta, **spec)
-        if self._put(self._tools, entry.name, entry, on_conflict):
-            self._tool_list = None
+        with self._lock:
+            added = self._put(self._tools, entry.name, entry, on_conflict)
+            if added:
+                self._tool_list = None
+        if added:
             self._changed("notifications/tools/list_changed")
         return entry
 
     def unregister_tool(self, name: str) -> bool:
-        if self._tools.pop(name, None) is None:
-            return False
-        self._tool_list = None
+        with self._lock:
+            if self._tools.pop(name, None) is None:
+                return False
+            self._tool_list = None
         self._changed("notifications/tools/list_changed")
         return True
 
@@ -93,9 +122,11 @@ class McpCatalogManager:
 
     def tool_wire_list(self) -> list[dict[str, Any]]:
         """Wire descriptions of every tool, cached until the next change."""
-        if self._tool_list is None:
-            self._tool_list = [entry.to_wire() for entry in self._tools.values()]
-        return self._tool_list
+        tools = self._tool_list
+        if tools is None:
+            with self._lock:
+                tools = self._tool_list = [entry.to_wire() for entry in self._tools.values()]
+        return tools
 
     # resources --------------------------------------------------------------------------
 
@@ -107,11 +138,16 @@ class McpCatalogManager:
         **spec: Any,
     ) -> ResourceEntry | ResourceTemplateEntry:
         """Add a resource or a resource template (chosen by whether the URI has ``{...}``)."""
-        entry = meta if isinstance(meta, (ResourceEntry, ResourceTemplateEntry)) else self._entry_builder.resource(meta, **spec)
-        if isinstance(entry, ResourceTemplateEntry):
-            added = self._put(self._templates, entry.uri_template, entry, on_conflict)
-        else:
-            added = self._put(self._resources, entry.uri, entry, on_conflict)
+        entry = (
+            meta
+            if isinstance(meta, (ResourceEntry, ResourceTemplateEntry))
+            else self._entry_builder.resource(meta, **spec)
+        )
+        with self._lock:
+            if isinstance(entry, ResourceTemplateEntry):
+                added = self._put(self._templates, entry.uri_template, entry, on_conflict)
+            else:
+                added = self._put(self._resources, entry.uri, entry, on_conflict)
         if added:
             self._changed("notifications/resources/list_changed")
         return entry
@@ -119,9 +155,15 @@ class McpCatalogManager:
     def unregister_resource(self, name: str) -> bool:
         """Remove a resource or template by URI, URI template or name."""
         for table in (self._resources, self._templates):
-            key = name if name in table else next((k for k, e in table.items() if e.name == name), None)
+            with self._lock:
+                key = (
+                    name
+                    if name in table
+                    else next((k for k, e in table.items() if e.name == name), None)
+                )
+                if key is not None:
+                    del table[key]
             if key is not None:
-                del table[key]
                 self._changed("notifications/resources/list_changed")
                 return True
         return False
@@ -130,7 +172,7 @@ class McpCatalogManager:
         return self._resources.get(uri)
 
     def match_template(self, uri: str) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None:
-        for entry in self._templates.values():
+        for entry in list(self._templates.values()):
             values = entry.template.match(uri)
             if values is not None:
                 return entry, values
@@ -145,16 +187,23 @@ class McpCatalogManager:
     # prompts ----------------------------------------------------------------------------
 
     def register_prompt(
-        self, meta: PromptEntry | Callable[..., Any], *, on_conflict: OnConflict = "replace", **spec: Any
+        self,
+        meta: PromptEntry | Callable[..., Any],
+        *,
+        on_conflict: OnConflict = "replace",
+        **spec: Any,
     ) -> PromptEntry:
         entry = meta if isinstance(meta, PromptEntry) else self._entry_builder.prompt(meta, **spec)
-        if self._put(self._prompts, entry.name, entry, on_conflict):
+        with self._lock:
+            added = self._put(self._prompts, entry.name, entry, on_conflict)
+        if added:
             self._changed("notifications/prompts/list_changed")
         return entry
 
     def unregister_prompt(self, name: str) -> bool:
-        if self._prompts.pop(name, None) is None:
-            return False
+        with self._lock:
+            if self._prompts.pop(name, None) is None:
+                return False
         self._changed("notifications/prompts/list_changed")
         return True
 
@@ -167,11 +216,16 @@ class McpCatalogManager:
     # completions ------------------------------------------------------------------------
 
     def register_completion(self, entry: CompletionEntry) -> None:
-        self._completions.append(entry)
+        with self._lock:
+            self._completions = [*self._completions, entry]
 
     def find_completion(self, ref_type: str, ref: str, argument: str) -> CompletionEntry | None:
         for entry in self._completions:
-            if entry.ref_type == ref_type and entry.ref == ref and entry.argument in (None, argument):
+            if (
+                entry.ref_type == ref_type
+                and entry.ref == ref
+                and entry.argument in (None, argument)
+            ):
                 return entry
         return None
 

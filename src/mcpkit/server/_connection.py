@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidRequestError, MessageTooLargeError, ProtocolError
 from mcpkit.protocol._jsonrpc import (
@@ -133,7 +134,10 @@ class ServerConnection:
 
     async def _receive_batch(self, items: list[Any]) -> None:
         if not allows_batches(self.session.protocol_version):
-            await self._reply_error(None, InvalidRequestError("JSON-RPC batches are not supported in this protocol version"))
+            await self._reply_error(
+                None,
+                InvalidRequestError("JSON-RPC batches are not supported in this protocol version"),
+            )
             return
         CURRENT_BINDING.set(self.binding)
         replies: list[Any] = []
@@ -142,7 +146,9 @@ class ServerConnection:
             if isinstance(item, ProtocolError):
                 replies.append(error_response(getattr(item, "request_id", None), item))
             elif isinstance(item, JsonRpcRequest):
-                calls.append(asyncio.ensure_future(self.app.dispatcher.dispatch(item, self.binding)))
+                calls.append(
+                    asyncio.ensure_future(self.app.dispatcher.dispatch(item, self.binding))
+                )
             else:
                 self._route(item)
         replies.extend(r for r in await asyncio.gather(*calls) if r is not None)

@@ -7,13 +7,15 @@ it by type, and talks back to the client: progress, logs, sampling, elicitation,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MissingCapabilityError
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import ElicitResult, build_elicitation_schema, structure_content
 from mcpkit.server._mrtr import InputRequired, capability_for, round_inputs
+from mcpkit.server._session import LOG_LEVELS
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
@@ -129,7 +131,12 @@ class McpToolContext:
         await self.binding.send_notification("notifications/progress", params)
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
-        """Send ``notifications/message`` when ``level`` passes the session's log level."""
+        """Send ``notifications/message`` when ``level`` passes the log level the client
+        asked for. Handshake era: every level until it sends ``logging/setLevel``.
+        2026-07-28: only when the request's ``_meta`` names a level (the spec forbids
+        more); see docs/eras.md."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}: one of {', '.join(LOG_LEVELS)}")
         session = self.binding.session
         if session is not None and not session.should_log(level):
             return
@@ -211,7 +218,13 @@ class McpToolContext:
         return ElicitResult.from_wire(raw, structure_content(schema, raw))
 
     async def elicit_url(
-        self, message: str, url: str, elicitation_id: str | None = None, *, timeout: float | None = None, key: str | None = None
+        self,
+        message: str,
+        url: str,
+        elicitation_id: str | None = None,
+        *,
+        timeout: float | None = None,
+        key: str | None = None,
     ) -> ElicitResult:
         """Send the user to ``url`` (URL mode, 2025-11-25); the answer says whether they agreed.
         (2026-07-28 drops ``elicitationId``: the retry itself tells the outcome.)"""
@@ -234,23 +247,28 @@ class McpToolContext:
         if close is not None:
             await close()
 
-    async def list_roots(self, *, timeout: float | None = None, key: str | None = None) -> list[dict[str, Any]]:
+    async def list_roots(
+        self, *, timeout: float | None = None, key: str | None = None
+    ) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
         result = await self._ask("roots/list", None, key, timeout)
         return list(result.get("roots", []))
 
     # input from the client, in either era -----------------------------------------------
 
-    async def _ask(self, method: str, params: dict[str, Any] | None, key: str | None, timeout: float | None) -> dict[str, Any]:
+    async def _ask(
+        self, method: str, params: dict[str, Any] | None, key: str | None, timeout: float | None
+    ) -> dict[str, Any]:
         """Handshake era: a server-to-client request. 2026-07-28: the answer from this
         round's ``inputResponses``, or ``InputRequired`` so the client retries with it."""
         capability = capability_for(method)
         inputs = round_inputs(self.binding)
         if inputs is None:
             self._require(capability)
-            return await self.binding.client_rpc(method, params, timeout=timeout)
+            result: dict[str, Any] = await self.binding.client_rpc(method, params, timeout=timeout)
+            return result
         key = key or inputs.next_key(method)
-        answer = inputs.answer(key, method)
+        answer: dict[str, Any] | None = inputs.answer(key, method)
         if answer is not None:
             return answer
         self._require(capability)
@@ -259,7 +277,9 @@ class McpToolContext:
             request["params"] = params
         raise InputRequired({key: request})
 
-    async def gather_inputs(self, requests: dict[str, tuple[str, dict[str, Any] | None]]) -> dict[str, dict[str, Any]]:
+    async def gather_inputs(
+        self, requests: dict[str, tuple[str, dict[str, Any] | None]]
+    ) -> dict[str, dict[str, Any]]:
         """Ask for several inputs at once: ``{key: (method, params)}`` → ``{key: answer}``.
 
         In the 2026-07-28 era every missing answer goes out in one ``InputRequiredResult``;
@@ -267,18 +287,21 @@ class McpToolContext:
         In the handshake era they are sent to the client one after the other.
         """
         caps = self.client_capabilities
-        wanted = {k: (m, p) for k, (m, p) in requests.items() if caps.get(capability_for(m)) is not None}
+        wanted = {
+            k: (m, p) for k, (m, p) in requests.items() if caps.get(capability_for(m)) is not None
+        }
         inputs = round_inputs(self.binding)
         if inputs is None:
             return {key: await self.binding.client_rpc(m, p) for key, (m, p) in wanted.items()}
         answers = {key: inputs.answer(key, m) for key, (m, _) in wanted.items()}
         missing = {
             key: {"method": m, **({"params": p} if p is not None else {})}
-            for key, (m, p) in wanted.items() if answers[key] is None
+            for key, (m, p) in wanted.items()
+            if answers[key] is None
         }
         if missing:
             raise InputRequired(missing)
-        return answers  # type: ignore[return-value]
+        return answers
 
     @property
     def request_state(self) -> Any:

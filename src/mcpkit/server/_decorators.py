@@ -6,8 +6,9 @@ attributes); ``McpServerApp`` reads them when it builds the catalog.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -22,6 +23,8 @@ GUARDS_ATTR = "__mcp_guards__"
 INTERCEPTORS_ATTR = "__mcp_interceptors__"
 EXCEPTION_HANDLERS_ATTR = "__mcp_exception_handlers__"
 METADATA_ATTR = "__mcp_metadata__"
+#: Set on a module-level function once an app registered it (its guards are read then).
+REGISTERED_ATTR = "__mcp_registered__"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,7 @@ class ToolSpec:
     output_schema: dict[str, Any] | None = None
     structured_output: bool | None = None
     task_support: str | None = None
+    run_in_thread: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,7 @@ class ResourceSpec:
     annotations: dict[str, Any] | None = None
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
+    run_in_thread: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +74,7 @@ class PromptSpec:
     description: str | None = None
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
+    run_in_thread: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +85,7 @@ class CompletionSpec:
     prompt: str | None = None
     resource: str | None = None
     argument: str | None = None
+    run_in_thread: bool = True
 
 
 def mcp_server(
@@ -126,6 +133,7 @@ def mcp_tool(
     output_schema: dict[str, Any] | None = None,
     structured_output: bool | None = None,
     task_support: str | None = None,
+    run_in_thread: bool = True,
 ) -> Callable[[F], F]: ...
 def mcp_tool(name: Any = None, **options: Any) -> Any:
     """Expose a method as a tool.
@@ -134,6 +142,14 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     schema to what its type hints say. ``timeout`` (seconds) bounds one call; ``input_schema``
     given verbatim replaces the derived one (arguments then arrive unvalidated as keywords).
     ``annotations`` are MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ...).
+
+    A sync (``def``) function runs in a worker thread of the app's pool (bounded by
+    ``McpServerApp(max_sync_workers=...)``), so a blocking one does not hold up other calls;
+    context variables are copied into the thread. ``run_in_thread=False`` calls it on the
+    event loop instead: for functions that are trivially fast (no I/O, no sleeps), where
+    the thread hop costs more than the call, or that need the event loop's thread. An
+    ``async def`` function always runs on the event loop. A cancelled call stops waiting at
+    once, but a sync function already running in its thread finishes on its own.
     """
     if callable(name):
         return _mark(TOOL_ATTR, ToolSpec())(name)
@@ -152,11 +168,22 @@ def mcp_resource(
     annotations: dict[str, Any] | None = None,
     icons: list[dict[str, Any]] | None = None,
     meta: dict[str, Any] | None = None,
+    run_in_thread: bool = True,
 ) -> Callable[[F], F]:
     """Expose a method as a resource. ``uri`` with ``{var}`` expressions (RFC 6570) makes a
-    resource template whose variables arrive as keyword arguments."""
+    resource template whose variables arrive as keyword arguments. ``run_in_thread`` as for
+    ``mcp_tool``."""
     spec = ResourceSpec(
-        uri, name, title, description, mime_type, size, annotations, tuple(icons or ()), meta
+        uri,
+        name,
+        title,
+        description,
+        mime_type,
+        size,
+        annotations,
+        tuple(icons or ()),
+        meta,
+        run_in_thread,
     )
     return _mark(RESOURCE_ATTR, spec)
 
@@ -171,9 +198,11 @@ def mcp_prompt(
     description: str | None = None,
     icons: list[dict[str, Any]] | None = None,
     meta: dict[str, Any] | None = None,
+    run_in_thread: bool = True,
 ) -> Callable[[F], F]: ...
 def mcp_prompt(name: Any = None, **options: Any) -> Any:
-    """Expose a method as a prompt; its parameters are the prompt's arguments."""
+    """Expose a method as a prompt; its parameters are the prompt's arguments.
+    ``run_in_thread`` as for ``mcp_tool``."""
     if callable(name):
         return _mark(PROMPT_ATTR, PromptSpec())(name)
     options["icons"] = tuple(options.get("icons") or ())
@@ -181,29 +210,47 @@ def mcp_prompt(name: Any = None, **options: Any) -> Any:
 
 
 def mcp_completion(
-    *, prompt: str | None = None, resource: str | None = None, argument: str | None = None
+    *,
+    prompt: str | None = None,
+    resource: str | None = None,
+    argument: str | None = None,
+    run_in_thread: bool = True,
 ) -> Callable[[F], F]:
     """Provide ``completion/complete`` values for a prompt's or resource template's argument.
 
     The method receives ``value`` (the partial input), and optionally ``argument`` (its name)
     and ``context`` (already-resolved arguments); it returns a list of strings.
+    ``run_in_thread`` as for ``mcp_tool``.
     """
     if (prompt is None) == (resource is None):
         raise ValueError("mcp_completion needs exactly one of prompt= or resource=")
-    return _mark(COMPLETION_ATTR, CompletionSpec(prompt, resource, argument))
+    return _mark(COMPLETION_ATTR, CompletionSpec(prompt, resource, argument, run_in_thread))
 
 
 def mcp_lifespan(fn: F) -> F:
-    """Mark an async generator method that runs around the server's life: code before its
+    """Mark an async generator method (or module-level async generator function, taking
+    no arguments) that runs around the server's life: code before its
     ``yield`` runs at start-up, after it at shutdown; the yielded value is available to tools
     as ``McpToolContext.lifespan_context``."""
     setattr(fn, LIFESPAN_ATTR, True)
     return fn
 
 
-def _append(attr: str, items: tuple[Any, ...]) -> Callable[[Any], Any]:
+def _refuse_registered(target: Any, decorator: str) -> None:
+    if not isinstance(target, type) and getattr(target, REGISTERED_ATTR, False):
+        name = getattr(target, "__name__", target)
+        raise TypeError(
+            f"@{decorator} on {name!r}, which an app has registered already, would not apply: "
+            f"put it below @app.tool() (and the other app decorators), next to the def"
+        )
+
+
+def _append(attr: str, items: tuple[Any, ...], decorator: str) -> Callable[[Any], Any]:
     def mark(target: Any) -> Any:
-        existing = target.__dict__.get(attr, ()) if isinstance(target, type) else getattr(target, attr, ())
+        _refuse_registered(target, decorator)
+        existing = (
+            target.__dict__.get(attr, ()) if isinstance(target, type) else getattr(target, attr, ())
+        )
         setattr(target, attr, tuple(existing) + items)
         return target
 
@@ -214,27 +261,32 @@ def use_guards(*guards: Any) -> Callable[[Any], Any]:
     """Run guards before a tool, resource or prompt (on a method) or before every one of a
     server class. A guard is a callable or class with ``can_activate(ctx)`` taking an
     ``McpExecutionContext`` and returning (or awaiting) a bool; False refuses the call."""
-    return _append(GUARDS_ATTR, guards)
+    return _append(GUARDS_ATTR, guards, "use_guards")
 
 
 def use_interceptors(*interceptors: Any) -> Callable[[Any], Any]:
     """Wrap calls: an interceptor is ``async (ctx, call_next) -> result`` or a class with an
     ``intercept(ctx, call_next)`` method; the first listed is the outermost."""
-    return _append(INTERCEPTORS_ATTR, interceptors)
+    return _append(INTERCEPTORS_ATTR, interceptors, "use_interceptors")
 
 
 def use_exception_handlers(*handlers: Any) -> Callable[[Any], Any]:
     """Turn exceptions a call raises into results. A handler is ``(exc, ctx) -> result`` or a
     class with ``catch(exc, ctx)``; an optional ``handles`` tuple of exception types limits
     it. A handler that re-raises passes the exception on to the next one."""
-    return _append(EXCEPTION_HANDLERS_ATTR, handlers)
+    return _append(EXCEPTION_HANDLERS_ATTR, handlers, "use_exception_handlers")
 
 
 def set_metadata(key: str, value: Any) -> Callable[[Any], Any]:
     """Attach metadata readable by guards and interceptors via ``ctx.get_metadata(key)``."""
 
     def mark(target: Any) -> Any:
-        own = target.__dict__.get(METADATA_ATTR) if isinstance(target, type) else getattr(target, METADATA_ATTR, None)
+        _refuse_registered(target, "set_metadata")
+        own = (
+            target.__dict__.get(METADATA_ATTR)
+            if isinstance(target, type)
+            else getattr(target, METADATA_ATTR, None)
+        )
         merged = dict(own or {})
         merged[key] = value
         setattr(target, METADATA_ATTR, merged)

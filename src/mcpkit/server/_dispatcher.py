@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from mcpkit._exceptions import (
     InternalError,
@@ -92,8 +93,15 @@ class McpDispatcher:
         connection = binding.connection_key
         key = (connection, request.id)
         running = self._per_connection.get(connection, 0)
-        if handler is None or key in self._in_flight or running >= self.max_in_flight_per_connection or (
-            binding.session is not None and not binding.session.initialize_seen and request.method not in _BEFORE_INITIALIZE
+        if (
+            handler is None
+            or key in self._in_flight
+            or running >= self.max_in_flight_per_connection
+            or (
+                binding.session is not None
+                and not binding.session.initialize_seen
+                and request.method not in _BEFORE_INITIALIZE
+            )
         ):
             return error_response(request.id, self._refusal(request, binding, running))
         task = asyncio.current_task()
@@ -106,7 +114,9 @@ class McpDispatcher:
                 result = era.leave(request.method, result)
         except InputRequired as needed:
             if era is None:
-                return error_response(request.id, InternalError("input requests need the 2026-07-28 era"))
+                return error_response(
+                    request.id, InternalError("input requests need the 2026-07-28 era")
+                )
             result = era.input_required(binding, needed.requests)
         except ProtocolError as exc:
             if era is not None:
@@ -124,13 +134,23 @@ class McpDispatcher:
             self._untrack(key)
         if self._cancel_requested and key in self._cancel_requested:
             return None
-        return {"jsonrpc": "2.0", "id": request.id, "result": result}  # result_response(), inline: every request
+        return {
+            "jsonrpc": "2.0",
+            "id": request.id,
+            "result": result,
+        }  # result_response(), inline: every request
 
-    def _refusal(self, request: JsonRpcRequest, binding: TransportBinding, running: int) -> ProtocolError:
+    def _refusal(
+        self, request: JsonRpcRequest, binding: TransportBinding, running: int
+    ) -> ProtocolError:
         """Why a request may not run (``dispatch`` checked that one of these holds)."""
         if request.method not in self._handlers:
             return MethodNotFoundError(f"Method not found: {request.method}")
-        if binding.session is not None and not binding.session.initialize_seen and request.method not in _BEFORE_INITIALIZE:
+        if (
+            binding.session is not None
+            and not binding.session.initialize_seen
+            and request.method not in _BEFORE_INITIALIZE
+        ):
             return InvalidRequestError("Session not initialized: send initialize first")
         if (binding.connection_key, request.id) in self._in_flight:
             return InvalidRequestError(f"Request id {request.id!r} is already in use")

@@ -70,7 +70,7 @@ def parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
     description = "\n".join(lines[:first]).strip() or None
 
     params: dict[str, list[str]] = {}
-    for index, (start, body_start, kind) in enumerate(sections):
+    for index, (_start, body_start, kind) in enumerate(sections):
         end = sections[index + 1][0] if index + 1 < len(sections) else len(lines)
         body = lines[body_start:end]
         if kind == "google":
@@ -148,4 +148,3 @@ def _parse_rest_param(body: list[str], out: dict[str, list[str]]) -> None:
     match = _REST_PARAM.match(body[0].strip()) if body else None
     if match:
         out[match.group(1)] = [match.group(2), *(line.strip() for line in body[1:])]
-

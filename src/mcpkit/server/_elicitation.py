@@ -36,12 +36,15 @@ class ElicitResult:
 
 
 def _is_pydantic_model(tp: Any) -> bool:
-    return isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate")
+    return (
+        isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate")
+    )
 
 
 def _schema_of_type(tp: type) -> dict[str, Any]:
+    schema: dict[str, Any]
     if _is_pydantic_model(tp):
-        schema = tp.model_json_schema()
+        schema = tp.model_json_schema()  # type: ignore[attr-defined]  # a pydantic model
     else:
         schema = msgspec.json.schema(tp)
         ref = schema.get("$ref")
@@ -59,7 +62,12 @@ def build_elicitation_schema(schema: Any) -> dict[str, Any]:
     result.setdefault("type", "object")
     for name, prop in result.get("properties", {}).items():
         kind = prop.get("type") if isinstance(prop, dict) else None
-        if kind not in _PRIMITIVES and "enum" not in prop and "oneOf" not in prop and "anyOf" not in prop:
+        if (
+            kind not in _PRIMITIVES
+            and "enum" not in prop
+            and "oneOf" not in prop
+            and "anyOf" not in prop
+        ):
             raise ValueError(f"elicitation property {name!r} must be a primitive, not {kind!r}")
     return result
 

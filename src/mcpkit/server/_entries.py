@@ -3,11 +3,13 @@ with its wire description and the callable that serves it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._decorators import Pipeline
+from mcpkit.server._sync_calls import call_mode as _call_mode_of
 
 
 def _drop_none(pairs: dict[str, Any]) -> dict[str, Any]:
@@ -34,19 +36,27 @@ class ToolEntry:
     task_support: str | None = None
     header_params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # x-mcp-header
     _wire: dict[str, Any] | None = None
+    run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
+    call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+
+    def __post_init__(self) -> None:
+        if not self.call_mode:
+            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     def to_wire(self) -> dict[str, Any]:
         if self._wire is None:
-            wire = _drop_none({
-                "name": self.name,
-                "title": self.title,
-                "description": self.description,
-                "inputSchema": self.input_schema,
-                "outputSchema": self.output_schema,
-                "annotations": self.annotations,
-                "icons": list(self.icons) or None,
-                "_meta": self.meta,
-            })
+            wire = _drop_none(
+                {
+                    "name": self.name,
+                    "title": self.title,
+                    "description": self.description,
+                    "inputSchema": self.input_schema,
+                    "outputSchema": self.output_schema,
+                    "annotations": self.annotations,
+                    "icons": list(self.icons) or None,
+                    "_meta": self.meta,
+                }
+            )
             if self.task_support:
                 wire["execution"] = {"taskSupport": self.task_support}
             self._wire = wire
@@ -69,19 +79,27 @@ class ResourceEntry:
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
+    run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
+    call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+
+    def __post_init__(self) -> None:
+        if not self.call_mode:
+            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     def to_wire(self) -> dict[str, Any]:
-        return _drop_none({
-            "uri": self.uri,
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "mimeType": self.mime_type,
-            "size": self.size,
-            "annotations": self.annotations,
-            "icons": list(self.icons) or None,
-            "_meta": self.meta,
-        })
+        return _drop_none(
+            {
+                "uri": self.uri,
+                "name": self.name,
+                "title": self.title,
+                "description": self.description,
+                "mimeType": self.mime_type,
+                "size": self.size,
+                "annotations": self.annotations,
+                "icons": list(self.icons) or None,
+                "_meta": self.meta,
+            }
+        )
 
 
 @dataclass(slots=True)
@@ -99,22 +117,30 @@ class ResourceTemplateEntry:
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
+    run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
+    call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+
+    def __post_init__(self) -> None:
+        if not self.call_mode:
+            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     @property
     def uri_template(self) -> str:
         return self.template.template
 
     def to_wire(self) -> dict[str, Any]:
-        return _drop_none({
-            "uriTemplate": self.template.template,
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "mimeType": self.mime_type,
-            "annotations": self.annotations,
-            "icons": list(self.icons) or None,
-            "_meta": self.meta,
-        })
+        return _drop_none(
+            {
+                "uriTemplate": self.template.template,
+                "name": self.name,
+                "title": self.title,
+                "description": self.description,
+                "mimeType": self.mime_type,
+                "annotations": self.annotations,
+                "icons": list(self.icons) or None,
+                "_meta": self.meta,
+            }
+        )
 
 
 @dataclass(slots=True)
@@ -131,16 +157,24 @@ class PromptEntry:
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
+    run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
+    call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+
+    def __post_init__(self) -> None:
+        if not self.call_mode:
+            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     def to_wire(self) -> dict[str, Any]:
-        return _drop_none({
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "arguments": self.arguments,
-            "icons": list(self.icons) or None,
-            "_meta": self.meta,
-        })
+        return _drop_none(
+            {
+                "name": self.name,
+                "title": self.title,
+                "description": self.description,
+                "arguments": self.arguments,
+                "icons": list(self.icons) or None,
+                "_meta": self.meta,
+            }
+        )
 
 
 @dataclass(slots=True)
@@ -152,3 +186,9 @@ class CompletionEntry:
     argument: str | None
     fn: Callable[..., Any]
     accepts: frozenset[str] = frozenset()
+    run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
+    call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+
+    def __post_init__(self) -> None:
+        if not self.call_mode:
+            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from mcpkit._exceptions import (
     InvalidParamsError,
     InvalidRequestError,
-    MissingCapabilityError,
     ProtocolError,
     ResourceNotFoundError,
 )
@@ -38,6 +37,7 @@ from mcpkit.server._results import (
     tool_result,
 )
 from mcpkit.server._session import LOG_LEVELS
+from mcpkit.server._sync_calls import ASYNC, call_entry
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -65,6 +65,7 @@ class MethodHandlers:
     def __init__(self, app: McpServerApp) -> None:
         self.app = app
         self.catalog = app.catalog
+        self.workers = app.sync_workers
 
     def install(self) -> None:
         d = self.app.dispatcher
@@ -94,7 +95,9 @@ class MethodHandlers:
 
     # lifecycle --------------------------------------------------------------------------
 
-    async def initialize(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def initialize(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         params = _params(request)
         session = binding.session
         if session is None:
@@ -103,7 +106,9 @@ class MethodHandlers:
             raise InvalidRequestError("initialize was already received on this session")
         version = negotiate_version(params.get("protocolVersion"), HANDSHAKE_VERSIONS)
         session.protocol_version = version
-        session.client_info = params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else None
+        session.client_info = (
+            params.get("clientInfo") if isinstance(params.get("clientInfo"), dict) else None
+        )
         caps = params.get("capabilities")
         session.client_capabilities = caps if isinstance(caps, dict) else {}
         session.initialize_seen = True
@@ -164,8 +169,7 @@ class MethodHandlers:
             for name in entry.injected:
                 kwargs[name] = ctx
         if entry.pipeline.empty:
-            value = entry.fn(**kwargs)
-            return await value if inspect.isawaitable(value) else value
+            return await call_entry(entry, kwargs, self.workers)
         exec_ctx = McpExecutionContext(
             tool_name=target,
             method_name=entry.method_name,
@@ -181,15 +185,18 @@ class MethodHandlers:
         )
 
         async def call() -> Any:
-            value = entry.fn(**kwargs)
-            return await value if inspect.isawaitable(value) else value
+            return await call_entry(entry, kwargs, self.workers)
 
         return await run_pipeline(entry.pipeline, exec_ctx, call)
 
     # tools ------------------------------------------------------------------------------
 
-    async def list_tools(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
-        page, cursor = paginate(self.catalog.tool_wire_list(), _params(request).get("cursor"), self.app.page_size)
+    async def list_tools(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
+        page, cursor = paginate(
+            self.catalog.tool_wire_list(), _params(request).get("cursor"), self.app.page_size
+        )
         result: dict[str, Any] = {"tools": list(page)}
         if cursor:
             result["nextCursor"] = cursor
@@ -216,26 +223,23 @@ class MethodHandlers:
         self, entry: Any, kwargs: dict[str, Any], request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
         """Run a tool to its ``CallToolResult`` (tool failures become ``isError`` results;
-        ``InputRequired`` and protocol errors propagate)."""
+        ``InputRequired`` and protocol errors propagate: a missing client capability is
+        -32021 in both eras, see docs/eras.md)."""
         signature = entry.signature
         try:
             if entry.timeout is None and entry.pipeline.empty and not entry.injected:
-                value = entry.fn(**kwargs)  # the plain tool: called here, not through invoke()
-                if inspect.isawaitable(value):
-                    value = await value
+                # the plain tool: called here, not through invoke()
+                if entry.call_mode == ASYNC:
+                    value = await entry.fn(**kwargs)
+                else:
+                    value = await call_entry(entry, kwargs, self.workers)
             elif entry.timeout is None:
                 value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
             else:
                 async with asyncio.timeout(entry.timeout):
                     value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
-        except InputRequired:
-            raise
-        except MissingCapabilityError as exc:
-            if binding.extras.get("modern"):
-                raise  # 2026-07-28: -32021, the request itself fails
-            return error_result(exc.message)
-        except ProtocolError:
-            raise
+        except (InputRequired, ProtocolError):
+            raise  # MissingCapabilityError included: -32021, the request itself fails
         except TimeoutError:
             return error_result(f"Tool '{entry.name}' timed out after {entry.timeout} s")
         except Exception as exc:
@@ -250,13 +254,17 @@ class MethodHandlers:
             try:
                 structured = signature.structure_output(value)
             except Exception as exc:
-                return error_result(f"Tool '{entry.name}' returned a value its output schema refuses: {exc}")
+                return error_result(
+                    f"Tool '{entry.name}' returned a value its output schema refuses: {exc}"
+                )
             return structured_tool_result(structured, signature.wraps_output)
         return tool_result(value)
 
     # resources --------------------------------------------------------------------------
 
-    async def list_resources(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def list_resources(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         entries = self.catalog.list_resources()
         page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
         result: dict[str, Any] = {"resources": [entry.to_wire() for entry in page]}
@@ -274,7 +282,9 @@ class MethodHandlers:
             result["nextCursor"] = cursor
         return result
 
-    async def read_resource(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def read_resource(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         uri = _require_str(_params(request), "uri")
         entry: Any = self.catalog.get_resource(uri)
         kwargs: dict[str, Any] = {}
@@ -293,14 +303,18 @@ class MethodHandlers:
         uri = _require_str(_params(request), "uri")
         session = binding.session
         if session is None or session.send is None:
-            raise InvalidRequestError("resources/subscribe needs a session with a channel to the client")
+            raise InvalidRequestError(
+                "resources/subscribe needs a session with a channel to the client"
+            )
         try:
             self.app.subscriptions.subscribe(uri, session.key, session.send)
         except ValueError as exc:
             raise InvalidParamsError(str(exc)) from None
         return {}
 
-    async def unsubscribe(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def unsubscribe(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         uri = _require_str(_params(request), "uri")
         if binding.session is not None:
             self.app.subscriptions.unsubscribe(uri, binding.session.key)
@@ -308,7 +322,9 @@ class MethodHandlers:
 
     # prompts ----------------------------------------------------------------------------
 
-    async def list_prompts(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def list_prompts(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         entries = self.catalog.list_prompts()
         page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
         result: dict[str, Any] = {"prompts": [entry.to_wire() for entry in page]}
@@ -316,7 +332,9 @@ class MethodHandlers:
             result["nextCursor"] = cursor
         return result
 
-    async def get_prompt(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def get_prompt(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         params = _params(request)
         name = _require_str(params, "name")
         entry = self.catalog.get_prompt(name)
@@ -352,8 +370,7 @@ class MethodHandlers:
         context = (params.get("context") or {}).get("arguments") or {}
         offered = {"value": value, "argument": arg_name, "context": context}
         kwargs = {key: val for key, val in offered.items() if key in entry.accepts}
-        values = entry.fn(**kwargs)
-        values = list(await values if inspect.isawaitable(values) else values)
+        values = list(await call_entry(entry, kwargs, self.workers))
         completion: dict[str, Any] = {
             "values": [str(v) for v in values[:MAX_COMPLETION_VALUES]],
             "total": len(values),
@@ -369,4 +386,4 @@ def _accepts(fn: Any, name: str) -> bool:
         return False
 
 
-__all__ = ["MethodHandlers", "V2024_11_05"]
+__all__ = ["V2024_11_05", "MethodHandlers"]

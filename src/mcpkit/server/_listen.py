@@ -26,7 +26,9 @@ DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 1000
 class Subscription:
     """One ``subscriptions/listen`` request while it is open."""
 
-    def __init__(self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding) -> None:
+    def __init__(
+        self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding
+    ) -> None:
         self.app = app
         self.id = request.id
         self.binding = binding
@@ -34,14 +36,20 @@ class Subscription:
         wanted = (request.params or {}).get("notifications") or {}
         if not isinstance(wanted, dict):
             raise InvalidParamsError('"notifications" must be an object')
-        self.methods = {method for flag, method in _LIST_CHANGED.items() if wanted.get(flag) is True}
+        self.methods = {
+            method for flag, method in _LIST_CHANGED.items() if wanted.get(flag) is True
+        }
         uris = wanted.get("resourceSubscriptions") or []
         if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
             raise InvalidParamsError('"resourceSubscriptions" must be a list of URIs')
         if len(uris) > DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS:
-            raise InvalidParamsError(f"at most {DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions")
+            raise InvalidParamsError(
+                f"at most {DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions"
+            )
         self.uris = list(dict.fromkeys(uris))
-        self.acknowledged: dict[str, Any] = {flag: True for flag, m in _LIST_CHANGED.items() if m in self.methods}
+        self.acknowledged: dict[str, Any] = {
+            flag: True for flag, m in _LIST_CHANGED.items() if m in self.methods
+        }
         if self.uris:
             self.acknowledged["resourceSubscriptions"] = self.uris
 
@@ -53,7 +61,9 @@ class Subscription:
     async def _deliver(self, payload: dict[str, Any]) -> None:
         method = payload.get("method")
         if method in self.methods or (method == "notifications/resources/updated" and self.uris):
-            await self.binding.send_notification(method, self._tagged(method, payload.get("params"))["params"])
+            await self.binding.send_notification(
+                method, self._tagged(method, payload.get("params"))["params"]
+            )
 
     async def run(self) -> dict[str, Any]:
         await self.binding.send_notification(

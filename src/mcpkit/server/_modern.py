@@ -12,7 +12,7 @@ from mcpkit._exceptions import InvalidParamsError, ProtocolError
 from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._mrtr import RoundInputs, is_retry, round_inputs
-from mcpkit.server._session import McpSession
+from mcpkit.server._session import LOG_LEVELS, McpSession
 
 PREFIX = "io.modelcontextprotocol/"
 PROTOCOL_VERSION_KEY = PREFIX + "protocolVersion"
@@ -24,30 +24,38 @@ SUBSCRIPTION_ID_KEY = PREFIX + "subscriptionId"
 
 #: Methods of the modern era; anything else (initialize, ping, logging/setLevel,
 #: resources/subscribe...) is "method not found" there.
-MODERN_METHODS = frozenset({
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "subscriptions/listen",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-})
+MODERN_METHODS = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "subscriptions/listen",
+        "tasks/get",
+        "tasks/update",
+        "tasks/cancel",
+    }
+)
 
 #: Requests whose handlers may ask the client for input (multi round-trip requests).
 _ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 #: Results that carry ``ttlMs`` and ``cacheScope`` (SEP-2549).
-CACHEABLE_METHODS = frozenset({
-    "server/discover", "tools/list", "prompts/list", "resources/list",
-    "resources/templates/list", "resources/read",
-})
+CACHEABLE_METHODS = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+)
 
 
 class UnsupportedProtocolVersionError(ProtocolError):
@@ -85,10 +93,14 @@ def check_request_meta(params: dict[str, Any] | None) -> ProtocolError | None:
 def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
     """What is wrong with a modern request's ``_meta`` object (None when it is fine)."""
     if meta is None:
-        return InvalidParamsError("Invalid _meta: a 2026-07-28 request must carry _meta", {"field": "_meta"})
+        return InvalidParamsError(
+            "Invalid _meta: a 2026-07-28 request must carry _meta", {"field": "_meta"}
+        )
     version = meta.get(PROTOCOL_VERSION_KEY)
     if version is None:
-        return InvalidParamsError(f"Invalid _meta: missing {PROTOCOL_VERSION_KEY}", {"field": PROTOCOL_VERSION_KEY})
+        return InvalidParamsError(
+            f"Invalid _meta: missing {PROTOCOL_VERSION_KEY}", {"field": PROTOCOL_VERSION_KEY}
+        )
     if version not in MODERN_VERSIONS:
         return UnsupportedProtocolVersionError(version)
     if not isinstance(meta.get(CLIENT_CAPABILITIES_KEY), dict):
@@ -97,11 +109,20 @@ def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
         )
     info = meta.get(CLIENT_INFO_KEY)
     if info is not None and not isinstance(info, dict):
-        return InvalidParamsError(f"Invalid _meta: {CLIENT_INFO_KEY} must be an object", {"field": CLIENT_INFO_KEY})
+        return InvalidParamsError(
+            f"Invalid _meta: {CLIENT_INFO_KEY} must be an object", {"field": CLIENT_INFO_KEY}
+        )
+    level = meta.get(LOG_LEVEL_KEY)
+    if level is not None and level not in LOG_LEVELS:  # as logging/setLevel does
+        return InvalidParamsError(
+            f"Unknown log level: {level!r}", {"field": LOG_LEVEL_KEY, "levels": list(LOG_LEVELS)}
+        )
     return None
 
 
-def complete_result(result: dict[str, Any], method: str, server_info: dict[str, Any], ttl_ms: int, cache_scope: str) -> dict[str, Any]:
+def complete_result(
+    result: dict[str, Any], method: str, server_info: dict[str, Any], ttl_ms: int, cache_scope: str
+) -> dict[str, Any]:
     """Add what every modern result carries: ``resultType``, ``serverInfo`` in ``_meta``,
     and for cacheable results ``ttlMs`` / ``cacheScope``. ``result`` is not changed."""
     result = {**result}
@@ -149,7 +170,10 @@ class ModernEra:
             problem = check_request_meta(params)
             if problem is not None:
                 raise problem
-        if request.method not in MODERN_METHODS or request.method not in self.app.dispatcher._handlers:
+        if (
+            request.method not in MODERN_METHODS
+            or request.method not in self.app.dispatcher._handlers
+        ):
             from mcpkit._exceptions import MethodNotFoundError
 
             raise MethodNotFoundError(f"Method not found: {request.method}")

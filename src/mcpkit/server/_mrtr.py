@@ -63,13 +63,17 @@ class RequestStateCodec:
     Instances behind a load balancer must share ``secret`` so any of them can verify.
     """
 
-    def __init__(self, secret: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_REQUEST_STATE_BYTES) -> None:
+    def __init__(
+        self, secret: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_REQUEST_STATE_BYTES
+    ) -> None:
         self._key = secret or secrets.token_bytes(32)
         self.max_bytes = max_bytes
 
     def encode(self, payload: dict[str, Any]) -> str:
         body = base64.urlsafe_b64encode(msgspec.json.encode(payload)).rstrip(b"=")
-        mac = base64.urlsafe_b64encode(hmac.new(self._key, body, hashlib.sha256).digest()).rstrip(b"=")
+        mac = base64.urlsafe_b64encode(hmac.new(self._key, body, hashlib.sha256).digest()).rstrip(
+            b"="
+        )
         return (body + b"." + mac).decode()
 
     def decode(self, state: Any) -> dict[str, Any]:
@@ -77,9 +81,13 @@ class RequestStateCodec:
         if not isinstance(state, str) or len(state) > self.max_bytes:
             raise InvalidParamsError("Invalid requestState")
         body, _, mac = state.encode().partition(b".")
-        expected = base64.urlsafe_b64encode(hmac.new(self._key, body, hashlib.sha256).digest()).rstrip(b"=")
+        expected = base64.urlsafe_b64encode(
+            hmac.new(self._key, body, hashlib.sha256).digest()
+        ).rstrip(b"=")
         if not mac or not hmac.compare_digest(mac, expected):
-            raise InvalidParamsError("Invalid requestState: it was altered or not issued by this server")
+            raise InvalidParamsError(
+                "Invalid requestState: it was altered or not issued by this server"
+            )
         try:
             payload = msgspec.json.decode(base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4)))
         except (ValueError, msgspec.DecodeError):
@@ -115,7 +123,9 @@ class RoundInputs:
         return cls(method, target if isinstance(target, str) else None)
 
     @classmethod
-    def from_request(cls, codec: RequestStateCodec, method: str, params: dict[str, Any]) -> RoundInputs:
+    def from_request(
+        cls, codec: RequestStateCodec, method: str, params: dict[str, Any]
+    ) -> RoundInputs:
         """This round's inputs; raises ``InvalidParamsError`` for a ``requestState`` that was
         altered or issued for another request."""
         inputs = cls.first_round(method, params)
@@ -134,19 +144,26 @@ class RoundInputs:
                     inputs.responses[key] = value
         return inputs
 
-    def result_for(self, codec: RequestStateCodec, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def result_for(
+        self, codec: RequestStateCodec, requests: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
         """The ``InputRequiredResult`` asking for ``requests`` (answers so far kept in state)."""
         issued = {**self.issued, **{key: r["method"] for key, r in requests.items()}}
-        kept = {k: v for k, v in self.responses.items() if k in issued and valid_response(issued[k], v)}
+        kept = {
+            k: v for k, v in self.responses.items() if k in issued and valid_response(issued[k], v)
+        }
         payload = {"m": self.method, "t": self.target, "r": kept, "i": issued, "s": self.state}
-        result: dict[str, Any] = {"resultType": "input_required", "requestState": codec.encode(payload)}
+        result: dict[str, Any] = {
+            "resultType": "input_required",
+            "requestState": codec.encode(payload),
+        }
         if requests:
             result["inputRequests"] = requests
         return result
 
 
 #: Stands for a first round's ``RoundInputs`` until a call asks for input: ``(method, params)``.
-FirstRound = tuple
+FirstRound: type[tuple[Any, ...]] = tuple
 
 
 def is_retry(params: dict[str, Any]) -> bool:
@@ -160,4 +177,4 @@ def round_inputs(binding: Any) -> RoundInputs | None:
     inputs = binding.extras.get("mrtr")
     if type(inputs) is FirstRound:
         inputs = binding.extras["mrtr"] = RoundInputs.first_round(*inputs)
-    return inputs
+    return inputs  # type: ignore[no-any-return]  # extras["mrtr"]: RoundInputs or None here

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 from mcpkit._exceptions import InvalidParamsError
 

@@ -4,7 +4,8 @@ guards, then interceptors around the method, then exception handlers if it raise
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from mcpkit._exceptions import McpForbiddenError, ProtocolError
 from mcpkit.server._context import McpExecutionContext

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from mcpkit.server._bus import DELIVERY_ID, new_delivery_id
 
@@ -64,7 +65,9 @@ class McpConnectionRegistry:
                 await send(payload)
             return True
         except Exception:
-            logger.warning("could not deliver %s to connection %s", payload.get("method"), key, exc_info=True)
+            logger.warning(
+                "could not deliver %s to connection %s", payload.get("method"), key, exc_info=True
+            )
             return False
 
     async def broadcast(self, payload: dict[str, Any]) -> int:
@@ -82,7 +85,9 @@ class McpConnectionRegistry:
         try:
             await bus.publish(BROADCAST_CHANNEL, {"delivery": delivery, "payload": payload})
         except Exception:
-            logger.warning("could not publish %s to the other instances", payload.get("method"), exc_info=True)
+            logger.warning(
+                "could not publish %s to the other instances", payload.get("method"), exc_info=True
+            )
         return count
 
     async def _receive(self, message: dict[str, Any]) -> None:

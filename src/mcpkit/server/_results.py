@@ -20,7 +20,11 @@ class Image:
     mime_type: str = "image/png"
 
     def to_content(self) -> dict[str, Any]:
-        return {"type": "image", "data": base64.b64encode(self.data).decode(), "mimeType": self.mime_type}
+        return {
+            "type": "image",
+            "data": base64.b64encode(self.data).decode(),
+            "mimeType": self.mime_type,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +35,11 @@ class Audio:
     mime_type: str = "audio/wav"
 
     def to_content(self) -> dict[str, Any]:
-        return {"type": "audio", "data": base64.b64encode(self.data).decode(), "mimeType": self.mime_type}
+        return {
+            "type": "audio",
+            "data": base64.b64encode(self.data).decode(),
+            "mimeType": self.mime_type,
+        }
 
 
 def _builtins(value: Any) -> Any:
@@ -76,15 +84,19 @@ def _text_json(value: Any) -> dict[str, Any]:
 def is_call_tool_result(value: Any) -> bool:
     if type(value).__name__ == "CallToolResult":
         return True
-    return isinstance(value, dict) and isinstance(value.get("content"), list) and (
-        "isError" in value or "structuredContent" in value or set(value) <= {"content", "_meta"}
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("content"), list)
+        and (
+            "isError" in value or "structuredContent" in value or set(value) <= {"content", "_meta"}
+        )
     )
 
 
 def tool_result(value: Any) -> dict[str, Any]:
     """A ``CallToolResult`` for a tool's return value."""
     if is_call_tool_result(value):
-        return _builtins(value)
+        return _builtins(value)  # type: ignore[no-any-return]  # a CallToolResult: a dict
     return {"content": to_content_list(value)}
 
 
@@ -104,8 +116,8 @@ def resource_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[
     """``contents`` of a ``ReadResourceResult`` for a resource function's return value."""
     if isinstance(value, list):
         contents: list[dict[str, Any]] = []
-        for item in value:
-            contents.extend(resource_contents(item, uri, mime_type))
+        for part in value:
+            contents.extend(resource_contents(part, uri, mime_type))
         return contents
     if isinstance(value, str):
         item: dict[str, Any] = {"uri": uri, "text": value}

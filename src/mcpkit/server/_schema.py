@@ -103,7 +103,11 @@ def _is_content_type(tp: Any) -> bool:
     tp = _strip_annotated(tp)
     if isinstance(tp, type):
         # mcpkit's Image/Audio (anything with to_content()) are content blocks, not records.
-        return tp.__name__.endswith("Content") or tp.__name__ == "CallToolResult" or hasattr(tp, "to_content")
+        return (
+            tp.__name__.endswith("Content")
+            or tp.__name__ == "CallToolResult"
+            or hasattr(tp, "to_content")
+        )
     if _is_union(tp):
         return all(_is_content_type(arg) or arg is _NONE_TYPE for arg in get_args(tp))
     return False
@@ -125,8 +129,10 @@ def _is_unstructured(tp: Any) -> bool:
         return all(_is_unstructured(arg) for arg in args)
     if origin in (list, tuple, set, frozenset, Sequence, Iterable):
         items = [arg for arg in args if arg is not Ellipsis]
-        return bool(items) and all(_is_content_type(arg) or arg is str for arg in items) and any(
-            _is_content_type(arg) for arg in items
+        return (
+            bool(items)
+            and all(_is_content_type(arg) or arg is str for arg in items)
+            and any(_is_content_type(arg) for arg in items)
         )
     return False
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 import msgspec
 
 from mcpkit._exceptions import InvalidParamsError
+from mcpkit._extras import require
 from mcpkit.server._type_hints import (
     _annotation_description,
     _callable_name,
@@ -267,7 +268,7 @@ def _msgspec_engine(
         (p.name, tp) if p.default is _EMPTY else (p.name, tp, msgspec.UNSET)
         for p, tp in zip(params, types_)
     ]
-    options = {"kw_only": True, "forbid_unknown_fields": False, "module": __name__}
+    options: dict[str, Any] = {"kw_only": True, "forbid_unknown_fields": False, "module": __name__}
     try:
         struct = msgspec.defstruct(name, call_fields, **options)
         raw = msgspec.json.schema(msgspec.defstruct(name, schema_fields, **options))
@@ -291,14 +292,11 @@ def _msgspec_engine(
 
 
 def _import_pydantic() -> Any:
-    try:
-        import pydantic
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "this signature needs pydantic (a BaseModel, pydantic.Field or a constraint "
-            "msgspec cannot express); install the extra: pip install 'mcpkit[pydantic]'"
-        ) from exc
-    return pydantic
+    return require(
+        "pydantic",
+        "pydantic",
+        "this signature (a BaseModel, pydantic.Field or a constraint msgspec cannot express)",
+    )
 
 
 def _pydantic_available() -> bool:
@@ -353,4 +351,3 @@ def _pydantic_engine(
         return {param_name: getattr(instance, field_name) for field_name, param_name in names}
 
     return raw, validate
-

@@ -22,7 +22,14 @@ DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0
 DEFAULT_MAX_PENDING_CLIENT_REQUESTS = 64
 
 LOG_LEVELS: tuple[str, ...] = (
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
 )
 _LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 _new_session = object.__new__
@@ -32,9 +39,23 @@ class McpSession:
     """Protocol state of one connection (stdio pipe, WebSocket, HTTP session)."""
 
     __slots__ = (
-        "send", "session_id", "key", "protocol_version", "client_info", "client_capabilities",
-        "initialize_seen", "initialized", "log_level", "closed", "ephemeral", "modern",
-        "client_request_timeout", "max_pending_client_requests", "request_id_prefix", "_pending", "_ids",
+        "_ids",
+        "_pending",
+        "client_capabilities",
+        "client_info",
+        "client_request_timeout",
+        "closed",
+        "ephemeral",
+        "initialize_seen",
+        "initialized",
+        "key",
+        "log_level",
+        "max_pending_client_requests",
+        "modern",
+        "protocol_version",
+        "request_id_prefix",
+        "send",
+        "session_id",
     )
 
     def __init__(
@@ -47,8 +68,17 @@ class McpSession:
         max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
     ) -> None:
         self._fill(
-            send, session_id, key or session_id or uuid.uuid4().hex, None, None, None, None, False, False,
-            client_request_timeout, max_pending_client_requests,
+            send,
+            session_id,
+            key or session_id or uuid.uuid4().hex,
+            None,
+            None,
+            None,
+            None,
+            False,
+            False,
+            client_request_timeout,
+            max_pending_client_requests,
         )
 
     @classmethod
@@ -66,8 +96,17 @@ class McpSession:
         arguments: it is made for every such request."""
         self = _new_session(cls)
         self._fill(
-            None, None, key, protocol_version, client_capabilities, client_info, log_level, True, modern,
-            DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+            None,
+            None,
+            key,
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level,
+            True,
+            modern,
+            DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
         )
         return self
 
@@ -149,7 +188,9 @@ class McpSession:
             message["params"] = params
         try:
             await channel(message)
-            async with asyncio.timeout(timeout if timeout is not None else self.client_request_timeout):
+            async with asyncio.timeout(
+                timeout if timeout is not None else self.client_request_timeout
+            ):
                 return await future
         except TimeoutError:
             raise RequestTimeoutError(f"client did not answer {method} in time") from None

@@ -79,7 +79,9 @@ class ResourceSubscriptionManager:
         try:
             await bus.publish(UPDATED_CHANNEL, {"delivery": delivery, "uri": uri})
         except Exception:
-            logger.warning("could not publish the update of %s to the other instances", uri, exc_info=True)
+            logger.warning(
+                "could not publish the update of %s to the other instances", uri, exc_info=True
+            )
         return count
 
     async def _receive(self, message: dict[str, Any]) -> None:
@@ -96,7 +98,9 @@ class ResourceSubscriptionManager:
             "params": {"uri": uri},
         }
         subscribers = list(self.get_subscribers(uri).items())
-        results = await asyncio.gather(*(self._deliver(key, send, payload) for key, send in subscribers))
+        results = await asyncio.gather(
+            *(self._deliver(key, send, payload) for key, send in subscribers)
+        )
         return sum(results)
 
     @staticmethod

@@ -72,7 +72,9 @@ DEFERRED_ATTR = "__mcp_task_deferred__"
 TASK_ID_KEY = "tasks.task_id"
 _START_KEY = "tasks.start"
 
-ExecuteTool = Callable[[Any, dict[str, Any], JsonRpcRequest, TransportBinding], Awaitable[dict[str, Any]]]
+ExecuteTool = Callable[
+    [Any, dict[str, Any], JsonRpcRequest, TransportBinding], Awaitable[dict[str, Any]]
+]
 Principal = Callable[[TransportBinding], "str | None"]
 
 
@@ -110,7 +112,9 @@ class MissingTasksExtensionError(ProtocolError):
 
     code = ErrorCode.MISSING_REQUIRED_CAPABILITY
 
-    def __init__(self, message: str = f"Missing required client capability: extension {TASKS_EXTENSION}") -> None:
+    def __init__(
+        self, message: str = f"Missing required client capability: extension {TASKS_EXTENSION}"
+    ) -> None:
         super().__init__(message, {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
 
 
@@ -123,7 +127,11 @@ def declares_tasks(binding: TransportBinding) -> bool:
 
 
 def iso_time(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return (
+        datetime.fromtimestamp(timestamp, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
 
 
 def task_wire(record: TaskRecord) -> dict[str, Any]:
@@ -238,7 +246,12 @@ class TaskManager:
         return "deferred" if getattr(entry.fn, DEFERRED_ATTR, False) else "task"
 
     async def call_tool(
-        self, mode: str, entry: Any, kwargs: dict[str, Any], request: JsonRpcRequest, binding: TransportBinding
+        self,
+        mode: str,
+        entry: Any,
+        kwargs: dict[str, Any],
+        request: JsonRpcRequest,
+        binding: TransportBinding,
     ) -> dict[str, Any]:
         """Answer a task-eligible ``tools/call`` (see ``mode_for``)."""
         if mode == "deferred":
@@ -307,6 +320,7 @@ class TaskManager:
             handoff.set_result(create_task_result(record))
 
         binding.extras[_START_KEY] = start
+        child: asyncio.Task[dict[str, Any]]
         child = asyncio.create_task(self._drive(entry, kwargs, request, binding, started))
         try:
             await asyncio.wait({child, handoff}, return_when=asyncio.FIRST_COMPLETED)
@@ -319,7 +333,12 @@ class TaskManager:
         return child.result()
 
     async def _drive(
-        self, entry: Any, kwargs: dict[str, Any], request: JsonRpcRequest, binding: TransportBinding, started: dict[str, str]
+        self,
+        entry: Any,
+        kwargs: dict[str, Any],
+        request: JsonRpcRequest,
+        binding: TransportBinding,
+        started: dict[str, str],
     ) -> Any:
         """A deferred call: an ordinary call until ``start_task``, the task afterwards."""
         assert self.execute_tool is not None
@@ -388,7 +407,9 @@ class TaskManager:
     def _launch(self, task_id: str) -> None:
         """Run (or run again) a task's tool in the background."""
         previous = self._runners.get(task_id)
-        runner = asyncio.get_running_loop().create_task(self._run(task_id, previous), name=f"mcp-task-{task_id}")
+        runner = asyncio.get_running_loop().create_task(
+            self._run(task_id, previous), name=f"mcp-task-{task_id}"
+        )
         self._track(task_id, runner)
 
     async def _run(self, task_id: str, previous: asyncio.Task[Any] | None) -> None:
@@ -419,7 +440,11 @@ class TaskManager:
             if entry is None:
                 raise InvalidParamsError(f"Unknown tool: {name}", {"name": name})
             arguments = record.params.get("arguments") or {}
-            kwargs = entry.signature.validate(arguments) if entry.signature is not None else dict(arguments)
+            kwargs = (
+                entry.signature.validate(arguments)
+                if entry.signature is not None
+                else dict(arguments)
+            )
             request = JsonRpcRequest(f"task:{task_id}", record.method, dict(record.params))
             result = await self.execute_tool(entry, kwargs, request, binding)
         except Exception as exc:
@@ -503,7 +528,12 @@ class TaskManager:
             if record is None or record.terminal:
                 return
             if record.cancel_requested and status != "cancelled":
-                status, result, error, message = "cancelled", None, None, "Cancelled at the client's request"
+                status, result, error, message = (
+                    "cancelled",
+                    None,
+                    None,
+                    "Cancelled at the client's request",
+                )
             record.status = status
             record.result = result if status == "completed" else None
             record.error = error if status == "failed" else None
@@ -521,7 +551,10 @@ class TaskManager:
             if record is None or record.terminal:
                 return
             if record.cancel_requested:
-                record.status, record.status_message = "cancelled", "Cancelled at the client's request"
+                record.status, record.status_message = (
+                    "cancelled",
+                    "Cancelled at the client's request",
+                )
                 record.input_requests, record.responses, record.state = {}, {}, None
             else:
                 if isinstance(inputs, RoundInputs):
@@ -563,18 +596,24 @@ class TaskManager:
     async def _visible(self, task_id: str, binding: TransportBinding) -> TaskRecord:
         record = await self.lookup(task_id, binding)
         if record is None:
-            raise InvalidParamsError("Failed to retrieve task: Task not found or expired", {"taskId": task_id})
+            raise InvalidParamsError(
+                "Failed to retrieve task: Task not found or expired", {"taskId": task_id}
+            )
         return record
 
     async def get_task(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
         task_id = self._admit(request, binding)
         return detailed_task(await self._visible(task_id, binding))
 
-    async def update_task(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def update_task(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         task_id = self._admit(request, binding)
         responses = (request.params or {}).get("inputResponses")
         if not isinstance(responses, dict):
-            raise InvalidParamsError('"inputResponses" must be an object', {"param": "inputResponses"})
+            raise InvalidParamsError(
+                '"inputResponses" must be an object', {"param": "inputResponses"}
+            )
         changed = resume = False
         async with self._locked(task_id):
             record = await self._visible(task_id, binding)
@@ -599,7 +638,9 @@ class TaskManager:
             self._launch(task_id)
         return {}
 
-    async def cancel_task(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    async def cancel_task(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
         task_id = self._admit(request, binding)
         settled: TaskRecord | None = None
         async with self._locked(task_id):
@@ -613,7 +654,10 @@ class TaskManager:
                 self._cancelling.add(task_id)
                 runner.cancel()
             else:  # parked, or nobody here runs it: cancelled now
-                record.status, record.status_message = "cancelled", "Cancelled at the client's request"
+                record.status, record.status_message = (
+                    "cancelled",
+                    "Cancelled at the client's request",
+                )
                 record.input_requests, record.responses, record.state = {}, {}, None
                 record.last_updated_at = time.time()
                 await self.store.update(record)
@@ -624,7 +668,9 @@ class TaskManager:
 
     # status notifications ---------------------------------------------------------------
 
-    def watch(self, task_id: str, key: str, deliver: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+    def watch(
+        self, task_id: str, key: str, deliver: Callable[[dict[str, Any]], Awaitable[None]]
+    ) -> None:
         """Call ``deliver(detailed_task)`` whenever the task's status changes."""
         self._watchers.setdefault(task_id, {})[key] = deliver
 
@@ -703,7 +749,13 @@ class TaskSubscription(Subscription):
     the listed tasks the caller may see (acknowledged in ``taskIds``), starting with each
     one's current state."""
 
-    def __init__(self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding, manager: TaskManager) -> None:
+    def __init__(
+        self,
+        app: McpServerApp,
+        request: JsonRpcRequest,
+        binding: TransportBinding,
+        manager: TaskManager,
+    ) -> None:
         super().__init__(app, request, binding)
         self.manager = manager
         self.requested_ids: list[str] = []

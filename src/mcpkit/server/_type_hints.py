@@ -116,7 +116,8 @@ def _annotation_description(tp: Any) -> str | None:
             if isinstance(meta, str):
                 return meta
             if _is_doc_metadata(meta):
-                return meta.documentation
+                doc: str = meta.documentation
+                return doc
         tp = base
     return None
 
@@ -183,7 +184,7 @@ def _to_msgspec_type(tp: Any) -> Any:
     if all(a is b for a, b in zip(new_args, args)):
         return tp
     if origin in (Union, types.UnionType):
-        return Union[new_args]
+        return Union[new_args]  # noqa: UP007 - built from a tuple at run time
     return origin[new_args]
 
 
@@ -202,7 +203,7 @@ def _hint_target(fn: Callable[..., Any]) -> Any:
     while isinstance(fn, functools.partial):
         fn = fn.func
     if not (inspect.isfunction(fn) or inspect.ismethod(fn)) and callable(fn):
-        call = getattr(type(fn), "__call__", None)
+        call = getattr(type(fn), "__call__", None)  # noqa: B004 - the class attribute, not callable()
         if call is not None and (inspect.isfunction(call) or inspect.ismethod(call)):
             fn = call
     return inspect.unwrap(fn) if callable(fn) else fn
@@ -222,7 +223,7 @@ def _resolve_hints(fn: Callable[..., Any]) -> dict[str, Any]:
             hints[name] = raw
             continue
         try:
-            hints[name] = eval(raw, namespace)  # noqa: S307 - the function's own annotation
+            hints[name] = eval(raw, namespace)
         except Exception:
             hints[name] = raw  # left as a string: matched against injectable names below
     return hints
@@ -276,7 +277,7 @@ def _collect_params(
         if hint is _EMPTY or hint is object or isinstance(hint, str):
             hint = Any  # no (usable) annotation: any JSON value
         if parameter.default is None and not _admits_none(hint):
-            hint = Union[hint, None]  # `x: int = None` means "optional int"
+            hint = Union[hint, None]  # noqa: UP007 - `x: int = None` means "optional int"
         params.append(_Param(parameter.name, hint, parameter.default))
     return params, injected
 
@@ -289,4 +290,3 @@ def _callable_name(fn: Any) -> str:
 def _struct_name(fn: Any) -> str:
     base = re.sub(r"\W", "_", getattr(_hint_target(fn), "__name__", "") or "tool")
     return f"{base}_arguments"
-

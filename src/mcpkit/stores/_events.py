@@ -66,11 +66,15 @@ class EventStore(ABC):
     _listeners: dict[str, list[EventListener]] | None = None
 
     @abstractmethod
-    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str | None:
+    async def store_event(
+        self, session_id: str, stream_id: str, message: dict[str, Any] | None
+    ) -> str | None:
         """Keep one event; returns its id (None: this delivery was already stored)."""
 
     @abstractmethod
-    async def replay_events_after(self, session_id: str, last_event_id: str, send: SendEvent) -> str | None:
+    async def replay_events_after(
+        self, session_id: str, last_event_id: str, send: SendEvent
+    ) -> str | None:
         """Send the events of ``last_event_id``'s stream that came after it; returns that
         stream's id, or None when the id is unknown (evicted or never issued)."""
 
@@ -109,14 +113,18 @@ class EventStore(ABC):
 class InMemoryEventStore(EventStore):
     """A bounded ring of events per session, in this process."""
 
-    def __init__(self, *, max_events: int = DEFAULT_MAX_EVENTS, max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
+    def __init__(
+        self, *, max_events: int = DEFAULT_MAX_EVENTS, max_sessions: int = DEFAULT_MAX_SESSIONS
+    ) -> None:
         self.max_events = max_events
         self.max_sessions = max_sessions
         self._events: dict[str, deque[tuple[int, StoredEvent]]] = {}
         self._seq: dict[str, int] = {}
         self._deliveries: dict[str, deque[str]] = {}
 
-    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str | None:
+    async def store_event(
+        self, session_id: str, stream_id: str, message: dict[str, Any] | None
+    ) -> str | None:
         delivery = DELIVERY_ID.get()
         if delivery is not None and self._seen(session_id, delivery):
             return None
@@ -143,7 +151,9 @@ class InMemoryEventStore(EventStore):
         recent.append(delivery)
         return False
 
-    async def replay_events_after(self, session_id: str, last_event_id: str, send: SendEvent) -> str | None:
+    async def replay_events_after(
+        self, session_id: str, last_event_id: str, send: SendEvent
+    ) -> str | None:
         parsed = parse_event_id(last_event_id)
         if parsed is None or parsed[0] != session_id:
             return None

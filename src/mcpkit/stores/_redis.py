@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from mcpkit._exceptions import StoreUnavailableError
+from mcpkit._extras import require
 
 logger = logging.getLogger("mcpkit.stores")
 
@@ -42,11 +43,7 @@ Callback = Callable[[bytes | None], None]
 
 def import_redis() -> Any:
     """``redis.asyncio``, or an ImportError naming the extra."""
-    try:
-        import redis.asyncio as aioredis
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the Redis stores need redis-py: pip install 'mcpkit[redis]'") from exc
-    return aioredis
+    return require("redis.asyncio", "redis", "the Redis stores")
 
 
 def _redis_errors() -> tuple[type[BaseException], ...]:
@@ -108,7 +105,9 @@ class RedisHub:
         try:
             return await awaitable
         except self.errors as exc:
-            raise StoreUnavailableError(f"Redis is unavailable: {exc or type(exc).__name__}") from exc
+            raise StoreUnavailableError(
+                f"Redis is unavailable: {exc or type(exc).__name__}"
+            ) from exc
 
     def script(self, source: str) -> Callable[..., Awaitable[Any]]:
         """A Lua script run by SHA (loaded again after a Redis restart)."""
@@ -150,14 +149,18 @@ class RedisHub:
             raise
         await self._confirmed(channel, future, callback)
 
-    async def _confirmed(self, channel: str, future: asyncio.Future[None], callback: Callback) -> None:
+    async def _confirmed(
+        self, channel: str, future: asyncio.Future[None], callback: Callback
+    ) -> None:
         try:
             async with asyncio.timeout(self.timeout):
                 await asyncio.shield(future)
         except BaseException as exc:
             self._drop(channel, callback)
             if isinstance(exc, (TimeoutError, StoreUnavailableError)):
-                raise StoreUnavailableError(f"Redis did not confirm the subscription to {channel}") from exc
+                raise StoreUnavailableError(
+                    f"Redis did not confirm the subscription to {channel}"
+                ) from exc
             raise
 
     async def unsubscribe(self, channel: str, callback: Callback) -> None:
@@ -239,9 +242,11 @@ class RedisHub:
             logger.warning("Redis pub/sub connection lost (%s); reconnecting", exc)
         self.healthy = False
         pubsub, self._pubsub = self._pubsub, None
-        for channel, pending in list(self._pending.items()):
+        for pending in list(self._pending.values()):
             if not pending.done():
-                pending.set_exception(StoreUnavailableError(f"Redis pub/sub connection lost: {exc}"))
+                pending.set_exception(
+                    StoreUnavailableError(f"Redis pub/sub connection lost: {exc}")
+                )
                 pending.exception()  # retrieved here; waiters see it too
         self._pending.clear()
         if pubsub is not None:

@@ -58,16 +58,21 @@ return seq
 _NOW_MS = "local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
 # KEYS: record, index. ARGV: JSON, max sessions, idle ms, session id.
-_CREATE_SESSION = _NOW_MS + """
+_CREATE_SESSION = (
+    _NOW_MS
+    + """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[4])
 return 1
 """
+)
 
 # KEYS: record, index. ARGV: idle ms, session id, "1" to return the record.
-_TOUCH_SESSION = _NOW_MS + """
+_TOUCH_SESSION = (
+    _NOW_MS
+    + """
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 then
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), ARGV[2])
   if ARGV[3] == '1' then return redis.call('GET', KEYS[1]) end
@@ -76,9 +81,12 @@ end
 redis.call('ZREM', KEYS[2], ARGV[2])
 return false
 """
+)
 
 # KEYS: record, index. ARGV: JSON, idle ms, session id.
-_SAVE_SESSION = _NOW_MS + """
+_SAVE_SESSION = (
+    _NOW_MS
+    + """
 if redis.call('SET', KEYS[1], ARGV[1], 'XX', 'PX', ARGV[2]) then
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
   return 1
@@ -86,11 +94,15 @@ end
 redis.call('ZREM', KEYS[2], ARGV[3])
 return 0
 """
+)
 
-_COUNT_SESSIONS = _NOW_MS + """
+_COUNT_SESSIONS = (
+    _NOW_MS
+    + """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return redis.call('ZCARD', KEYS[1])
 """
+)
 
 
 def _ms(seconds: float) -> int:
@@ -123,7 +135,9 @@ class RedisEventStore(EventStore):
     def channel(self, session_id: str) -> str:
         return self.hub.key("ev", session_id)
 
-    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str | None:
+    async def store_event(
+        self, session_id: str, stream_id: str, message: dict[str, Any] | None
+    ) -> str | None:
         events, counter = self._keys(session_id)
         delivery = DELIVERY_ID.get()
         marker = f"{events}:once:{delivery}" if delivery is not None else f"{events}:once"
@@ -131,8 +145,13 @@ class RedisEventStore(EventStore):
         seq = await self._store(
             [events, counter, marker],
             [
-                stream_id, data, self.max_events, _ms(self.ttl), self.channel(session_id),
-                "1" if delivery is not None else "0", _ms(DEFAULT_DELIVERY_WINDOW),
+                stream_id,
+                data,
+                self.max_events,
+                _ms(self.ttl),
+                self.channel(session_id),
+                "1" if delivery is not None else "0",
+                _ms(DEFAULT_DELIVERY_WINDOW),
             ],
         )
         if not seq:
@@ -145,7 +164,9 @@ class RedisEventStore(EventStore):
         message = msgspec.json.decode(data)
         return int(seq), StoredEvent(f"{session_id}:{int(seq)}", stream_id.decode(), message)
 
-    async def replay_events_after(self, session_id: str, last_event_id: str, send: SendEvent) -> str | None:
+    async def replay_events_after(
+        self, session_id: str, last_event_id: str, send: SendEvent
+    ) -> str | None:
         parsed = parse_event_id(last_event_id)
         if parsed is None or parsed[0] != session_id:
             return None
@@ -184,7 +205,9 @@ class RedisSessionStore(SessionStore):
     """Session records in Redis, shared by every instance pointing at the same Redis and
     prefix: the cap and the idle timeout hold for all of them together."""
 
-    def __init__(self, redis: RedisHub | str | Any = DEFAULT_REDIS_URL, *, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(
+        self, redis: RedisHub | str | Any = DEFAULT_REDIS_URL, *, prefix: str = DEFAULT_PREFIX
+    ) -> None:
         self._owns_hub = not isinstance(redis, RedisHub)
         self.hub = as_hub(redis, prefix)
         self._index = self.hub.key("sessions")
@@ -196,22 +219,36 @@ class RedisSessionStore(SessionStore):
     def _key(self, session_id: str) -> str:
         return self.hub.key("session", session_id)
 
-    async def create(self, record: SessionRecord, *, max_sessions: int, idle_timeout: float) -> None:
+    async def create(
+        self, record: SessionRecord, *, max_sessions: int, idle_timeout: float
+    ) -> None:
         sid = record.session_id
-        created = await self._create([self._key(sid), self._index], [record.to_json(), max_sessions, _ms(idle_timeout), sid])
+        created = await self._create(
+            [self._key(sid), self._index], [record.to_json(), max_sessions, _ms(idle_timeout), sid]
+        )
         if not created:
             raise SessionLimitReached(f"at most {max_sessions} sessions may be live at once")
 
     async def get(self, session_id: str, *, idle_timeout: float) -> SessionRecord | None:
-        data = await self._touch([self._key(session_id), self._index], [_ms(idle_timeout), session_id, "1"])
+        data = await self._touch(
+            [self._key(session_id), self._index], [_ms(idle_timeout), session_id, "1"]
+        )
         return SessionRecord.from_json(data) if data else None
 
     async def touch(self, session_id: str, *, idle_timeout: float) -> bool:
-        return bool(await self._touch([self._key(session_id), self._index], [_ms(idle_timeout), session_id, "0"]))
+        return bool(
+            await self._touch(
+                [self._key(session_id), self._index], [_ms(idle_timeout), session_id, "0"]
+            )
+        )
 
     async def save(self, record: SessionRecord, *, idle_timeout: float) -> bool:
         sid = record.session_id
-        return bool(await self._save([self._key(sid), self._index], [record.to_json(), _ms(idle_timeout), sid]))
+        return bool(
+            await self._save(
+                [self._key(sid), self._index], [record.to_json(), _ms(idle_timeout), sid]
+            )
+        )
 
     async def delete(self, session_id: str) -> bool:
         client = self.hub.client

@@ -90,8 +90,13 @@ class RedisTaskStore(TaskStore):
         created = await self._create(
             [self._key(record.task_id), self._index],
             [
-                record.to_json(), record.task_id, _score(record), repr(time.time()),
-                "" if self.max_tasks is None else self.max_tasks, _expire_at_ms(record), self._records,
+                record.to_json(),
+                record.task_id,
+                _score(record),
+                repr(time.time()),
+                "" if self.max_tasks is None else self.max_tasks,
+                _expire_at_ms(record),
+                self._records,
             ],
         )
         if created == -1:
@@ -115,7 +120,9 @@ class RedisTaskStore(TaskStore):
 
     async def list_expired(self, now: float | None = None, limit: int = 1000) -> list[str]:
         moment = time.time() if now is None else now
-        ids = await self.hub.call(self.hub.client.zrangebyscore(self._index, "-inf", moment, start=0, num=limit))
+        ids = await self.hub.call(
+            self.hub.client.zrangebyscore(self._index, "-inf", moment, start=0, num=limit)
+        )
         return [i.decode() if isinstance(i, bytes) else i for i in ids]
 
     async def delete(self, task_id: str) -> bool:

@@ -56,7 +56,9 @@ class SessionStore(ABC):
     """Where session records live; every method may raise ``StoreUnavailableError``."""
 
     @abstractmethod
-    async def create(self, record: SessionRecord, *, max_sessions: int, idle_timeout: float) -> None:
+    async def create(
+        self, record: SessionRecord, *, max_sessions: int, idle_timeout: float
+    ) -> None:
         """Add a new session. Raises ``SessionLimitReached`` when ``max_sessions`` live
         sessions exist (expired ones are dropped first)."""
 
@@ -92,7 +94,9 @@ class InMemorySessionStore(SessionStore):
     def __init__(self) -> None:
         self._records: dict[str, tuple[float, bytes]] = {}  # id -> (expires_at, json)
 
-    async def create(self, record: SessionRecord, *, max_sessions: int, idle_timeout: float) -> None:
+    async def create(
+        self, record: SessionRecord, *, max_sessions: int, idle_timeout: float
+    ) -> None:
         if len(self._records) >= max_sessions:
             self._sweep()
             if len(self._records) >= max_sessions:

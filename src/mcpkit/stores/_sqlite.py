@@ -58,7 +58,9 @@ class _SqliteFile:
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+            )
             try:
                 self._set_up(conn)
             except BaseException:
@@ -158,7 +160,9 @@ class FileEventStore(EventStore):
     def path(self) -> str:
         return self._db.path
 
-    async def store_event(self, session_id: str, stream_id: str, message: dict[str, Any] | None) -> str | None:
+    async def store_event(
+        self, session_id: str, stream_id: str, message: dict[str, Any] | None
+    ) -> str | None:
         data = None if message is None else msgspec.json.encode(message).decode()
         delivery = DELIVERY_ID.get()
         self._writes += 1
@@ -179,10 +183,13 @@ class FileEventStore(EventStore):
                     "INSERT INTO mcp_events (session_id, seq, stream_id, message) VALUES (?, ?, ?, ?)",
                     (session_id, seq, stream_id, data),
                 )
-                conn.execute("DELETE FROM mcp_events WHERE session_id = ? AND seq <= ?", (session_id, seq - self.max_events))
+                conn.execute(
+                    "DELETE FROM mcp_events WHERE session_id = ? AND seq <= ?",
+                    (session_id, seq - self.max_events),
+                )
                 if purge:
                     self._purge(conn, now - self.ttl)
-            return seq
+            return int(seq)
 
         seq = await self._db.run(write)
         if seq is None:
@@ -195,7 +202,9 @@ class FileEventStore(EventStore):
     @staticmethod
     def _claim(conn: sqlite3.Connection, session_id: str, delivery: str, now: float) -> bool:
         """Record ``delivery`` for the session; False when it was already there."""
-        row = conn.execute("SELECT deliveries FROM mcp_event_sessions WHERE session_id = ?", (session_id,)).fetchone()
+        row = conn.execute(
+            "SELECT deliveries FROM mcp_event_sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()
         recent: list[str] = json.loads(row[0]) if row is not None and row[0] else []
         if delivery in recent:
             return False
@@ -216,7 +225,9 @@ class FileEventStore(EventStore):
         )
         conn.execute("DELETE FROM mcp_event_sessions WHERE written_at < ?", (cutoff,))
 
-    async def replay_events_after(self, session_id: str, last_event_id: str, send: SendEvent) -> str | None:
+    async def replay_events_after(
+        self, session_id: str, last_event_id: str, send: SendEvent
+    ) -> str | None:
         parsed = parse_event_id(last_event_id)
         if parsed is None or parsed[0] != session_id:
             return None
@@ -272,13 +283,17 @@ class FileSessionStore(SessionStore):
     def path(self) -> str:
         return self._db.path
 
-    async def create(self, record: SessionRecord, *, max_sessions: int, idle_timeout: float) -> None:
+    async def create(
+        self, record: SessionRecord, *, max_sessions: int, idle_timeout: float
+    ) -> None:
         data = record.to_json().decode()
 
         def insert(conn: sqlite3.Connection) -> bool:
             now = time.time()
             with _transaction(conn):
-                (live,) = conn.execute("SELECT COUNT(*) FROM mcp_sessions WHERE expires_at > ?", (now,)).fetchone()
+                (live,) = conn.execute(
+                    "SELECT COUNT(*) FROM mcp_sessions WHERE expires_at > ?", (now,)
+                ).fetchone()
                 if live >= max_sessions:
                     return False
                 conn.execute("DELETE FROM mcp_sessions WHERE expires_at <= ?", (now,))
@@ -329,7 +344,12 @@ class FileSessionStore(SessionStore):
 
     async def delete(self, session_id: str) -> bool:
         def remove(conn: sqlite3.Connection) -> bool:
-            return conn.execute("DELETE FROM mcp_sessions WHERE session_id = ?", (session_id,)).rowcount > 0
+            return (
+                conn.execute(
+                    "DELETE FROM mcp_sessions WHERE session_id = ?", (session_id,)
+                ).rowcount
+                > 0
+            )
 
         return await self._db.run(remove)
 
@@ -337,7 +357,7 @@ class FileSessionStore(SessionStore):
         def live(conn: sqlite3.Connection) -> int:
             now = time.time()
             conn.execute("DELETE FROM mcp_sessions WHERE expires_at <= ?", (now,))
-            return conn.execute("SELECT COUNT(*) FROM mcp_sessions").fetchone()[0]
+            return int(conn.execute("SELECT COUNT(*) FROM mcp_sessions").fetchone()[0])
 
         return await self._db.run(live)
 

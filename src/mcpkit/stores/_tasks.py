@@ -179,7 +179,11 @@ class InMemoryTaskStore(TaskStore):
 
     async def list_expired(self, now: float | None = None, limit: int = 1000) -> list[str]:
         now = time.time() if now is None else now
-        expired = [key for key, (expires, _) in self._tasks.items() if expires is not None and now >= expires]
+        expired = [
+            key
+            for key, (expires, _) in self._tasks.items()
+            if expires is not None and now >= expires
+        ]
         return expired[:limit]
 
     async def delete(self, task_id: str) -> bool:
@@ -209,7 +213,9 @@ class SqliteTaskStore(TaskStore):
     unexpired tasks kept (None: no bound).
     """
 
-    def __init__(self, path: str | Path, *, max_tasks: int | None = DEFAULT_MAX_TASKS, timeout: float = 30.0) -> None:
+    def __init__(
+        self, path: str | Path, *, max_tasks: int | None = DEFAULT_MAX_TASKS, timeout: float = 30.0
+    ) -> None:
         self.path = str(path)
         self.max_tasks = max_tasks
         self.timeout = timeout
@@ -223,7 +229,9 @@ class SqliteTaskStore(TaskStore):
         if self._closed:
             raise TaskStoreError("the task store is closed")
         if self._conn is None:
-            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
             if self.path != ":memory:":
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
@@ -253,14 +261,26 @@ class SqliteTaskStore(TaskStore):
                 if self.max_tasks is not None:
                     now = time.time()
                     (count,) = conn.execute(
-                        "SELECT COUNT(*) FROM mcp_tasks WHERE expires_at IS NULL OR expires_at > ?", (now,)
+                        "SELECT COUNT(*) FROM mcp_tasks WHERE expires_at IS NULL OR expires_at > ?",
+                        (now,),
                     ).fetchone()
                     if count >= self.max_tasks:
-                        raise TaskStoreFullError(f"at most {self.max_tasks} tasks may be kept at once")
-                    conn.execute("DELETE FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,))
+                        raise TaskStoreFullError(
+                            f"at most {self.max_tasks} tasks may be kept at once"
+                        )
+                    conn.execute(
+                        "DELETE FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                        (now,),
+                    )
                 conn.execute(
                     "INSERT INTO mcp_tasks (task_id, status, expires_at, updated_at, data) VALUES (?, ?, ?, ?, ?)",
-                    (record.task_id, record.status, record.expires_at, record.last_updated_at, data),
+                    (
+                        record.task_id,
+                        record.status,
+                        record.expires_at,
+                        record.last_updated_at,
+                        data,
+                    ),
                 )
             except sqlite3.IntegrityError:
                 conn.execute("ROLLBACK")
@@ -314,7 +334,9 @@ class SqliteTaskStore(TaskStore):
 
     async def count(self) -> int:
         """How many tasks the file holds (expired ones not yet purged included)."""
-        return await self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM mcp_tasks").fetchone()[0])
+        return await self._run(
+            lambda conn: conn.execute("SELECT COUNT(*) FROM mcp_tasks").fetchone()[0]
+        )
 
     async def close(self) -> None:
         def shut() -> None:

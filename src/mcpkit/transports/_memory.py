@@ -15,7 +15,9 @@ _EOF = None
 class InMemoryTransport:
     """One end of an in-memory pipe. Build a connected pair with ``InMemoryTransport.pair()``."""
 
-    def __init__(self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]) -> None:
+    def __init__(
+        self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]
+    ) -> None:
         self._inbox = inbox
         self._outbox = outbox
         self._closed = False

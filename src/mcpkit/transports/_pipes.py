@@ -11,7 +11,8 @@ import asyncio
 import os
 import stat
 import threading
-from typing import IO, Any, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 from mcpkit.protocol._framing import OVERSIZED, LineFramer
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
@@ -83,7 +84,9 @@ class FramedPipes:
         if _is_regular_file(write_pipe):
             self._writer = _FileWriter(write_pipe)
         else:
-            self._writer, _ = await loop.connect_write_pipe(lambda: _WriteProtocol(self), write_pipe)
+            self._writer, _ = await loop.connect_write_pipe(
+                lambda: _WriteProtocol(self), write_pipe
+            )
             self._writer.set_write_buffer_limits(DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER)
         if _is_regular_file(read_pipe):
             self._reader = _FileReader(read_pipe, _ReadProtocol(self))
@@ -109,7 +112,11 @@ class FramedPipes:
             self._reader.pause_reading()
 
     def _resume_reading(self) -> None:
-        if self._reader is not None and not self._reader.is_reading() and not self._reader.is_closing():
+        if (
+            self._reader is not None
+            and not self._reader.is_reading()
+            and not self._reader.is_closing()
+        ):
             self._reader.resume_reading()
 
     def _mark_closed(self) -> None:

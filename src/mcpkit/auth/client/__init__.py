@@ -31,13 +31,13 @@ from mcpkit.auth.client._storage import (
 )
 
 __all__ = [
-    "AssertionContext",
     "ID_JAG_TOKEN_TYPE",
-    "IdJagTokenExchange",
     "JWT_BEARER_GRANT",
     "TOKEN_EXCHANGE_GRANT",
+    "AssertionContext",
     "AuthorizationServerMetadata",
     "AuthorizeCallback",
+    "IdJagTokenExchange",
     "JsonFileTokenStorage",
     "MemoryTokenStorage",
     "OAuthClientInformation",

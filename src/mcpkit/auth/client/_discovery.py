@@ -119,7 +119,10 @@ def resource_matches_server(resource: str, server_url: str) -> bool:
         s_port = s.port or _default_port(s.scheme.lower())
     except ValueError:
         return False
-    if r.scheme.lower() != s.scheme.lower() or (r.hostname or "").lower() != (s.hostname or "").lower():
+    if (
+        r.scheme.lower() != s.scheme.lower()
+        or (r.hostname or "").lower() != (s.hostname or "").lower()
+    ):
         return False
     if r_port != s_port or r.fragment:
         return False
@@ -128,10 +131,14 @@ def resource_matches_server(resource: str, server_url: str) -> bool:
     return s_path == r_path or s_path.startswith(r_path + "/")
 
 
-async def fetch_json(http: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+async def fetch_json(
+    http: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None
+) -> tuple[int, Any]:
     """(status, parsed JSON body or None); connection failures give status 0."""
     try:
-        async with http.stream("GET", url, headers={"accept": "application/json", **(headers or {})}) as response:
+        async with http.stream(
+            "GET", url, headers={"accept": "application/json", **(headers or {})}
+        ) as response:
             if response.status_code != 200:
                 return response.status_code, None
             body = bytearray()
@@ -168,8 +175,12 @@ async def discover_protected_resource(
         return ProtectedResourceMetadata(
             url=url,
             resource=resource,
-            authorization_servers=[s for s in servers if isinstance(s, str)] if isinstance(servers, list) else [],
-            scopes_supported=[s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None,
+            authorization_servers=[s for s in servers if isinstance(s, str)]
+            if isinstance(servers, list)
+            else [],
+            scopes_supported=[s for s in scopes if isinstance(s, str)]
+            if isinstance(scopes, list)
+            else None,
             raw=doc,
         )
     return None
@@ -192,7 +203,9 @@ async def discover_authorization_server(
             continue
         published = doc.get("issuer")
         if not _same_issuer(published, issuer) and not (
-            same_origin_issuer and isinstance(published, str) and origin(published) == origin(issuer)
+            same_origin_issuer
+            and isinstance(published, str)
+            and origin(published) == origin(issuer)
         ):
             refused = f"authorization server metadata at {url} names issuer {published!r}, not {issuer!r}; refusing it"
             logger.warning("%s", refused)
@@ -204,7 +217,9 @@ async def discover_authorization_server(
         registration = doc.get("registration_endpoint")
         return AuthorizationServerMetadata(
             issuer=published,
-            authorization_endpoint=authorization_endpoint if isinstance(authorization_endpoint, str) else None,
+            authorization_endpoint=authorization_endpoint
+            if isinstance(authorization_endpoint, str)
+            else None,
             token_endpoint=token_endpoint,
             registration_endpoint=registration if isinstance(registration, str) else None,
             raw=doc,

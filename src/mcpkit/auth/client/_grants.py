@@ -5,8 +5,10 @@ authorization)."""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Sequence
+from typing import Any
 from urllib.parse import urlencode
 
 import httpx
@@ -55,11 +57,11 @@ class IdJagTokenExchange:
         self.client_secret = client_secret
 
     async def __call__(self, context: AssertionContext) -> str:
-        id_token = self.id_token
+        id_token: Any = self.id_token
         if callable(id_token):
             id_token = id_token()
-            if hasattr(id_token, "__await__"):
-                id_token = await id_token  # type: ignore[misc]
+            if inspect.isawaitable(id_token):
+                id_token = await id_token
         form: dict[str, str] = {
             "grant_type": TOKEN_EXCHANGE_GRANT,
             "subject_token": str(id_token),
@@ -70,7 +72,7 @@ class IdJagTokenExchange:
         }
         if context.scopes:
             form["scope"] = " ".join(context.scopes)
-        auth = None
+        auth: httpx.Auth = httpx.Auth()  # no authentication (not the client's default)
         if self.client_id is not None:
             if self.client_secret is not None:
                 auth = httpx.BasicAuth(self.client_id, self.client_secret)
@@ -80,7 +82,10 @@ class IdJagTokenExchange:
             response = await context.http.post(
                 self.token_endpoint,
                 content=urlencode(form),
-                headers={"accept": "application/json", "content-type": "application/x-www-form-urlencoded"},
+                headers={
+                    "accept": "application/json",
+                    "content-type": "application/x-www-form-urlencoded",
+                },
                 auth=auth,
             )
         except httpx.HTTPError as exc:
@@ -91,13 +96,14 @@ class IdJagTokenExchange:
         issued = body.get("issued_token_type")
         if issued is not None and issued != ID_JAG_TOKEN_TYPE:
             raise OAuthError(f"token exchange issued {issued!r}, not an ID-JAG")
-        return body["access_token"]
+        token: str = body["access_token"]
+        return token
 
 
 __all__ = [
-    "AssertionContext",
     "ID_JAG_TOKEN_TYPE",
-    "IdJagTokenExchange",
     "JWT_BEARER_GRANT",
     "TOKEN_EXCHANGE_GRANT",
+    "AssertionContext",
+    "IdJagTokenExchange",
 ]

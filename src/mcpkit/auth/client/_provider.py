@@ -36,8 +36,9 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import httpx
@@ -187,7 +188,9 @@ class OAuthClientProvider:
         if grant_type in ("jwt_bearer", JWT_BEARER_GRANT):
             grant_type = "jwt_bearer"
             if assertion is None:
-                raise ValueError("the JWT-bearer grant needs an assertion (a JWT, or a callable making one)")
+                raise ValueError(
+                    "the JWT-bearer grant needs an assertion (a JWT, or a callable making one)"
+                )
         if grant_type not in ("authorization_code", "client_credentials", "jwt_bearer"):
             raise ValueError(f"unsupported grant type {grant_type!r}")
         if client_metadata_url is not None:
@@ -244,7 +247,7 @@ class OAuthClientProvider:
         data = key.encode() if isinstance(key, str) else key
         for key_type in ("EC", "RSA", "OKP"):
             try:
-                return import_key(data, key_type)  # type: ignore[arg-type]
+                return import_key(data, key_type)
             except (JoseError, ValueError, TypeError):
                 continue
         raise ValueError("private_key is not a PEM EC, RSA or OKP private key")
@@ -318,7 +321,10 @@ class OAuthClientProvider:
         if self.dpop is None or token is None or not token.is_dpop:
             return
         headers["DPoP"] = self.dpop.proof(
-            context.method, context.url, access_token=token.access_token, nonce=self._nonces.get(origin(context.url))
+            context.method,
+            context.url,
+            access_token=token.access_token,
+            nonce=self._nonces.get(origin(context.url)),
         )
 
     def observe_dpop_nonce(self, context: Any) -> None:
@@ -329,7 +335,9 @@ class OAuthClientProvider:
 
     observe_response_challenge = observe_dpop_nonce
 
-    async def auth_challenge_handler(self, www_authenticate: str, status_code: int | None = None) -> str:
+    async def auth_challenge_handler(
+        self, www_authenticate: str, status_code: int | None = None
+    ) -> str:
         """The transport's hook: the ``Authorization`` value to retry with, or "" for none."""
         if status_code is None:
             status_code = 403 if "insufficient_scope" in (www_authenticate or "") else 401
@@ -337,16 +345,26 @@ class OAuthClientProvider:
 
     # -- challenges ---------------------------------------------------------------------
 
-    async def handle_challenge(self, www_authenticate: str | Sequence[str] | None, status_code: int = 401) -> str | None:
+    async def handle_challenge(
+        self, www_authenticate: str | Sequence[str] | None, status_code: int = 401
+    ) -> str | None:
         """React to a 401/403 challenge; the ``Authorization`` value to retry with, or None
         when retrying would not help. Raises ``OAuthError`` when authorization fails."""
         challenges = parse_www_authenticate(www_authenticate)
-        challenge = find_challenge(challenges, "DPoP", "Bearer") if self.dpop else find_challenge(challenges, "Bearer", "DPoP")
+        challenge = (
+            find_challenge(challenges, "DPoP", "Bearer")
+            if self.dpop
+            else find_challenge(challenges, "Bearer", "DPoP")
+        )
         challenge = challenge or Challenge("Bearer")
         used = self._token
         async with self._lock:
             await self.load()
-            if self._token is not None and self._token is not used and not self._token.expired(self.clock()):
+            if (
+                self._token is not None
+                and self._token is not used
+                and not self._token.expired(self.clock())
+            ):
                 return self.authorization_value()  # renewed meanwhile (or loaded from storage)
             if challenge.error == "use_dpop_nonce":
                 return self.authorization_value() if self._token is not None else None
@@ -354,7 +372,9 @@ class OAuthClientProvider:
                 if challenge.error != "insufficient_scope":
                     return None
                 wanted = _merge_scopes(self._requested, challenge.scopes)
-                return await self._authorize_limited(wanted, challenge.resource_metadata, step_up=True)
+                return await self._authorize_limited(
+                    wanted, challenge.resource_metadata, step_up=True
+                )
             # Discover again on every 401: the resource may have moved to another
             # authorization server, whose tokens (and client ids) are not the old one's.
             discovered = await self._discover(challenge.resource_metadata)
@@ -362,7 +382,9 @@ class OAuthClientProvider:
                 refreshed = await self._try_refresh(None, discovered[0], discovered[1])
                 if refreshed is not None:
                     return self.authorization_value()
-            return await self._authorize_limited(challenge.scopes or None, challenge.resource_metadata, discovered=discovered)
+            return await self._authorize_limited(
+                challenge.scopes or None, challenge.resource_metadata, discovered=discovered
+            )
 
     async def _authorize_limited(
         self,
@@ -374,7 +396,9 @@ class OAuthClientProvider:
         key = frozenset(scopes or ())
         count = self._attempts.get(key, 0)
         if count >= self.max_authorizations_per_scope:
-            logger.warning("authorization for scopes %s already tried %d times; giving up", sorted(key), count)
+            logger.warning(
+                "authorization for scopes %s already tried %d times; giving up", sorted(key), count
+            )
             return None
         self._attempts[key] = count + 1
         await self._authorize(scopes, resource_metadata, step_up=step_up, discovered=discovered)
@@ -398,7 +422,9 @@ class OAuthClientProvider:
 
     # -- discovery ----------------------------------------------------------------------
 
-    async def _discover(self, resource_metadata: str | None) -> tuple[AuthorizationServerMetadata, str, list[str] | None]:
+    async def _discover(
+        self, resource_metadata: str | None
+    ) -> tuple[AuthorizationServerMetadata, str, list[str] | None]:
         """(authorization server, resource identifier, scopes_supported of the resource)."""
         prm = await discover_protected_resource(self.http, self.server_url, resource_metadata)
         self._prm = prm
@@ -410,7 +436,9 @@ class OAuthClientProvider:
                     error="invalid_resource",
                 )
             if not prm.authorization_servers:
-                raise OAuthError(f"protected-resource metadata at {prm.url} lists no authorization server")
+                raise OAuthError(
+                    f"protected-resource metadata at {prm.url} lists no authorization server"
+                )
             issuer = prm.authorization_servers[0]
             metadata = await discover_authorization_server(self.http, issuer)
             if metadata is None:
@@ -419,14 +447,19 @@ class OAuthClientProvider:
             scopes = prm.scopes_supported
         else:
             # 2025-03-26: no resource metadata; the server's origin is the authorization server.
-            logger.info("no protected-resource metadata for %s; using its origin as authorization server", self.server_url)
+            logger.info(
+                "no protected-resource metadata for %s; using its origin as authorization server",
+                self.server_url,
+            )
             metadata = await discover_authorization_server(
                 self.http, origin(self.server_url), same_origin_issuer=True
             ) or fallback_metadata(self.server_url)
             resource = self.server_url
             scopes = None
         if self._as is not None and self._as.issuer != metadata.issuer:
-            logger.info("authorization server changed from %s to %s", self._as.issuer, metadata.issuer)
+            logger.info(
+                "authorization server changed from %s to %s", self._as.issuer, metadata.issuer
+            )
             self._client = None
         self._as = metadata
         self._resource = resource
@@ -440,7 +473,11 @@ class OAuthClientProvider:
     async def _client_for(self, metadata: AuthorizationServerMetadata) -> OAuthClientInformation:
         key = self._issuer_key(metadata)
         if self.client_id is not None:
-            if self.client_issuer is not None and metadata.issuer is not None and self.client_issuer != metadata.issuer:
+            if (
+                self.client_issuer is not None
+                and metadata.issuer is not None
+                and self.client_issuer != metadata.issuer
+            ):
                 raise OAuthError(
                     f"the pre-registered client is for {self.client_issuer}, but this server now uses "
                     f"{metadata.issuer}; refusing to use its credentials there",
@@ -455,8 +492,12 @@ class OAuthClientProvider:
         if self._client is not None and self._client.issuer == key:
             return self._client
         stored = await self.storage.get_client(key)
-        if stored is not None and stored.issuer == key and not (
-            stored.client_secret_expires_at and stored.client_secret_expires_at <= self.clock()
+        if (
+            stored is not None
+            and stored.issuer == key
+            and not (
+                stored.client_secret_expires_at and stored.client_secret_expires_at <= self.clock()
+            )
         ):
             self._client = stored
             return stored
@@ -483,7 +524,9 @@ class OAuthClientProvider:
                 return method
         return supported[0] if supported else "client_secret_basic"
 
-    async def _register(self, metadata: AuthorizationServerMetadata, key: str) -> OAuthClientInformation:
+    async def _register(
+        self, metadata: AuthorizationServerMetadata, key: str
+    ) -> OAuthClientInformation:
         assert metadata.registration_endpoint is not None
         if self.grant_type == "authorization_code" and not self.client_metadata.redirect_uris:
             raise OAuthError("dynamic registration needs client_metadata.redirect_uris")
@@ -500,17 +543,23 @@ class OAuthClientProvider:
                 metadata.registration_endpoint, json=body, headers={"accept": "application/json"}
             )
         except httpx.HTTPError as exc:
-            raise OAuthError(f"dynamic registration at {metadata.registration_endpoint} failed: {exc!r}") from exc
+            raise OAuthError(
+                f"dynamic registration at {metadata.registration_endpoint} failed: {exc!r}"
+            ) from exc
         data = json_object(response)
         if response.status_code not in (200, 201) or not isinstance(data.get("client_id"), str):
             raise refusal("dynamic registration", response, data)
         expires = data.get("client_secret_expires_at")
         return OAuthClientInformation(
             client_id=data["client_id"],
-            client_secret=data.get("client_secret") if isinstance(data.get("client_secret"), str) else None,
+            client_secret=data.get("client_secret")
+            if isinstance(data.get("client_secret"), str)
+            else None,
             token_endpoint_auth_method=data.get("token_endpoint_auth_method") or method,
             issuer=key,
-            client_secret_expires_at=float(expires) if isinstance(expires, (int, float)) and expires > 0 else None,
+            client_secret_expires_at=float(expires)
+            if isinstance(expires, (int, float)) and expires > 0
+            else None,
             registration=data,
         )
 
@@ -541,7 +590,9 @@ class OAuthClientProvider:
         self._requested = [s for s in scopes if s != "offline_access"]
         await self._set_token(token)
 
-    async def _authorization_code(self, metadata: AuthorizationServerMetadata, resource: str, scopes: list[str]) -> OAuthToken:
+    async def _authorization_code(
+        self, metadata: AuthorizationServerMetadata, resource: str, scopes: list[str]
+    ) -> OAuthToken:
         if self.authorize_callback is None:
             raise OAuthError("the authorization code grant needs an authorize callback")
         if not metadata.authorization_endpoint:
@@ -580,7 +631,11 @@ class OAuthClientProvider:
         url = f"{endpoint}{'&' if urlsplit(endpoint).query else '?'}{urlencode(params)}"
         self.authorization_requests.append(url)
         answer = await self.authorize_callback(url)
-        response = dict(parse_qsl(urlsplit(answer).query, keep_blank_values=True)) if isinstance(answer, str) else dict(answer)
+        response = (
+            dict(parse_qsl(urlsplit(answer).query, keep_blank_values=True))
+            if isinstance(answer, str)
+            else dict(answer)
+        )
         self._check_authorization_response(response, metadata, expected_issuer, state)
         code = response.get("code")
         if not code:
@@ -596,7 +651,10 @@ class OAuthClientProvider:
 
     @staticmethod
     def _check_authorization_response(
-        response: Mapping[str, str], metadata: AuthorizationServerMetadata, expected_issuer: str | None, state: str
+        response: Mapping[str, str],
+        metadata: AuthorizationServerMetadata,
+        expected_issuer: str | None,
+        state: str,
     ) -> None:
         """RFC 9207 §2.4 as the MCP spec tabulates it, before anything else is looked at."""
         iss = response.get("iss")
@@ -614,27 +672,36 @@ class OAuthClientProvider:
                     error="invalid_issuer",
                 )
         if response.get("state") != state:
-            raise OAuthError("authorization response state does not match the request; discarding it", error="invalid_state")
+            raise OAuthError(
+                "authorization response state does not match the request; discarding it",
+                error="invalid_state",
+            )
         if response.get("error"):
             raise OAuthError(
                 f"authorization refused: {response['error']} {response.get('error_description', '')}".strip(),
                 error=response["error"],
             )
 
-    async def _client_credentials(self, metadata: AuthorizationServerMetadata, resource: str, scopes: list[str]) -> OAuthToken:
+    async def _client_credentials(
+        self, metadata: AuthorizationServerMetadata, resource: str, scopes: list[str]
+    ) -> OAuthToken:
         client = await self._client_for(metadata)
         form = {"grant_type": "client_credentials", "resource": resource}
         if scopes:
             form["scope"] = " ".join(scopes)
         return await self._token_request(metadata, client, form, resource)
 
-    async def _jwt_bearer(self, metadata: AuthorizationServerMetadata, resource: str, scopes: list[str]) -> OAuthToken:
+    async def _jwt_bearer(
+        self, metadata: AuthorizationServerMetadata, resource: str, scopes: list[str]
+    ) -> OAuthToken:
         """RFC 7523 §2.1: the assertion is the grant. A refusal is final: no retry with
         another grant type."""
         client = await self._client_for(metadata)
         assertion = self.assertion
         if callable(assertion):
-            context = AssertionContext(metadata.issuer, metadata.token_endpoint, resource, tuple(scopes), self.http)
+            context = AssertionContext(
+                metadata.issuer, metadata.token_endpoint, resource, tuple(scopes), self.http
+            )
             assertion = assertion(context)
             if inspect.isawaitable(assertion):
                 assertion = await assertion
@@ -662,7 +729,11 @@ class OAuthClientProvider:
             if token.issuer and metadata.issuer and token.issuer != metadata.issuer:
                 return None  # another authorization server now: its refresh token is no use
             client = await self._client_for(metadata)
-            form = {"grant_type": "refresh_token", "refresh_token": token.refresh_token, "resource": resource}
+            form = {
+                "grant_type": "refresh_token",
+                "refresh_token": token.refresh_token,
+                "resource": resource,
+            }
             fresh = await self._token_request(metadata, client, form, resource)
         except OAuthError as exc:
             logger.info("token refresh failed (%s); authorizing again", exc)
@@ -683,11 +754,15 @@ class OAuthClientProvider:
 
     # -- the token endpoint ---------------------------------------------------------------
 
-    def _client_assertion(self, client: OAuthClientInformation, metadata: AuthorizationServerMetadata) -> str:
+    def _client_assertion(
+        self, client: OAuthClientInformation, metadata: AuthorizationServerMetadata
+    ) -> str:
         from joserfc import jwt
 
         key = self.private_key
-        alg = self.signing_algorithm or ("ES256" if getattr(key, "key_type", "") == "EC" else "RS256")
+        alg = self.signing_algorithm or (
+            "ES256" if getattr(key, "key_type", "") == "EC" else "RS256"
+        )
         now = int(self.clock())
         audience = metadata.issuer or metadata.token_endpoint
         claims = {
@@ -701,11 +776,20 @@ class OAuthClientProvider:
         return jwt.encode({"alg": alg}, claims, key, algorithms=[alg])
 
     async def _token_request(
-        self, metadata: AuthorizationServerMetadata, client: OAuthClientInformation, form: dict[str, str], resource: str
+        self,
+        metadata: AuthorizationServerMetadata,
+        client: OAuthClientInformation,
+        form: dict[str, str],
+        resource: str,
     ) -> OAuthToken:
         form = dict(form)
-        headers = {"accept": "application/json", "content-type": "application/x-www-form-urlencoded"}
-        method = client.token_endpoint_auth_method or ("client_secret_basic" if client.client_secret else "none")
+        headers = {
+            "accept": "application/json",
+            "content-type": "application/x-www-form-urlencoded",
+        }
+        method = client.token_endpoint_auth_method or (
+            "client_secret_basic" if client.client_secret else "none"
+        )
         if method == "private_key_jwt" and self.private_key is None:
             raise OAuthError("private_key_jwt needs a private_key")
         if method == "client_secret_basic" and client.client_secret:
@@ -750,7 +834,9 @@ class OAuthClientProvider:
             raise OAuthError(f"unsupported token type {token_type!r}")
         if token_type.lower() == "dpop" and self.dpop is None:
             raise OAuthError("the authorization server issued a DPoP-bound token, but DPoP is off")
-        return OAuthToken.from_response(body, issuer=metadata.issuer, resource=resource, now=self.clock())
+        return OAuthToken.from_response(
+            body, issuer=metadata.issuer, resource=resource, now=self.clock()
+        )
 
 
 __all__ = ["AuthorizeCallback", "OAuthClientMetadata", "OAuthClientProvider", "pkce_pair"]

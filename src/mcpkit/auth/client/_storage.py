@@ -10,11 +10,13 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+_Record = TypeVar("_Record")
 
 
-def _from_dict(cls: Any, data: dict[str, Any]) -> Any:
-    names = {f.name for f in fields(cls)}
+def _from_dict(cls: type[_Record], data: dict[str, Any]) -> _Record:
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
@@ -32,17 +34,25 @@ class OAuthToken:
     resource: str | None = None
 
     @classmethod
-    def from_response(cls, body: dict[str, Any], *, issuer: str | None, resource: str | None, now: float) -> OAuthToken:
+    def from_response(
+        cls, body: dict[str, Any], *, issuer: str | None, resource: str | None, now: float
+    ) -> OAuthToken:
         expires_in = body.get("expires_in")
         expires_at = None
-        if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool) and expires_in > 0:
+        if (
+            isinstance(expires_in, (int, float))
+            and not isinstance(expires_in, bool)
+            and expires_in > 0
+        ):
             expires_at = now + float(expires_in)
         scope = body.get("scope")
         return cls(
             access_token=str(body["access_token"]),
             token_type=str(body.get("token_type") or "Bearer"),
             expires_at=expires_at,
-            refresh_token=body.get("refresh_token") if isinstance(body.get("refresh_token"), str) else None,
+            refresh_token=body.get("refresh_token")
+            if isinstance(body.get("refresh_token"), str)
+            else None,
             scope=scope if isinstance(scope, str) else None,
             issuer=issuer,
             resource=resource,
@@ -197,4 +207,10 @@ class JsonFileTokenStorage:
             self._save(data)
 
 
-__all__ = ["JsonFileTokenStorage", "MemoryTokenStorage", "OAuthClientInformation", "OAuthToken", "TokenStorage"]
+__all__ = [
+    "JsonFileTokenStorage",
+    "MemoryTokenStorage",
+    "OAuthClientInformation",
+    "OAuthToken",
+    "TokenStorage",
+]

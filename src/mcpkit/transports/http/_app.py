@@ -5,15 +5,31 @@ DNS-rebinding guard refuses before anything else runs.
 With ``options.bearer_auth`` set, every request to an MCP endpoint then passes the auth
 gate (``mcpkit.auth``) before its handler runs, and the protected-resource metadata is
 served, without auth, at its well-known paths. The accepted identity travels in
-``scope["mcp.auth"]`` and the ``CURRENT_AUTH`` context variable."""
+``scope["mcp.auth"]`` and the ``CURRENT_AUTH`` context variable.
+
+Mounted under a prefix (``Mount("/tools", app)`` in Starlette, ``api.mount`` in FastAPI)
+the app routes on the path relative to it: ``path`` minus ``root_path`` when ``path``
+starts with it (the ASGI spec's form, which Starlette uses), else ``path`` as given (hosts
+that strip the prefix). The URLs it hands out (the legacy SSE ``endpoint`` event, the
+protected-resource metadata) carry the prefix.
+
+Start-up: the app's ``@mcp_lifespan`` halves run on the ASGI ``lifespan`` events, or, where
+the host does not forward them (a mount), through ``lifespan=mcp.lifespan`` or
+``async with mcp.running():`` in the host's own lifespan. An app with no ``@mcp_lifespan``
+that nobody started is started by its first request. One that has lifespans and was not
+started refuses requests (500, a JSON-RPC error naming the fix) rather than serve without
+what its lifespans set up."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from mcpkit._codes import ErrorCode
 from mcpkit._runtime import freeze_startup_objects
-from mcpkit.transports.http._asgi import Receive, Send, header_map, send_text
+from mcpkit.transports.http._asgi import Receive, Send, error_body, header_map, send_json, send_text
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
 from mcpkit.transports.http._streamable import StreamableHttpHandler
@@ -22,6 +38,21 @@ if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
 
 logger = logging.getLogger("mcpkit.http")
+
+NOT_STARTED = (
+    "the MCP app's lifespan has not run: pass lifespan=mcp.lifespan to your FastAPI/Starlette "
+    "app, or use `async with mcp.running()`"
+)
+SHUT_DOWN = "the MCP app has shut down"
+
+
+def relative_path(path: str, root: str) -> str:
+    """``path`` relative to an app mounted at ``root``: without the prefix when ``path``
+    starts with it (at a segment boundary), else unchanged (the host stripped it)."""
+    root = root.rstrip("/")
+    if root and path.startswith(root) and (len(path) == len(root) or path[len(root)] == "/"):
+        return path[len(root) :] or "/"
+    return path
 
 
 class McpAsgiApp:
@@ -54,7 +85,13 @@ class McpAsgiApp:
 
             self.auth = BearerAuthGate(self.options.bearer_auth, base)
             #: Routes served without auth: the metadata document.
-            self.public_routes = {path: self.auth.serve_metadata for path in self.auth.metadata_paths}
+            self.public_routes = {
+                path: self.auth.serve_metadata for path in self.auth.metadata_paths
+            }
+        #: Set once the engine is known to be started: the one check every request makes.
+        self._ready = False
+        self._stopped = False
+        self._refusal_logged = False
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -66,6 +103,9 @@ class McpAsgiApp:
             return
         # An HTTP request is routed here rather than one coroutine further: it is every request.
         path = scope["path"]
+        root = scope.get("root_path")
+        if root:  # mounted under a prefix
+            path = relative_path(path, root)
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]
         handler = self.routes.get(path)
@@ -81,6 +121,8 @@ class McpAsgiApp:
         if refusal is not None:
             await send_text(send, refusal[0], refusal[1])
             return
+        if not self._ready and not await self._ensure_started(send):
+            return
         if auth is None or scope["method"] == "OPTIONS":
             await handler(scope, receive, send, headers)
             return
@@ -91,25 +133,41 @@ class McpAsgiApp:
         await self._run_authenticated(handler, outcome, scope, receive, send, headers)
 
     @staticmethod
-    async def _run_authenticated(handler: Any, outcome: Any, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def _run_authenticated(
+        handler: Any,
+        outcome: Any,
+        scope: dict[str, Any],
+        receive: Receive,
+        send: Send,
+        headers: dict[str, str],
+    ) -> None:
         from mcpkit.auth._server import with_extra_headers
         from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
 
         scope[SCOPE_KEY] = outcome.auth
         token = CURRENT_AUTH.set(outcome.auth)
         try:
-            await handler(scope, receive, with_extra_headers(send, outcome.response_headers), headers)
+            await handler(
+                scope, receive, with_extra_headers(send, outcome.response_headers), headers
+            )
         finally:
             CURRENT_AUTH.reset(token)
 
     async def _websocket(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if not self.options.enable_websocket or scope["path"].rstrip("/") != self.websocket_path:
+        path = scope["path"]
+        root = scope.get("root_path")
+        if root:
+            path = relative_path(path, root)
+        if not self.options.enable_websocket or path.rstrip("/") != self.websocket_path:
             await send({"type": "websocket.close", "code": 1008})
             return
         headers = header_map(scope)
         refusal = self.guard.check("GET", headers)
         if refusal is not None:
             await send({"type": "websocket.close", "code": 1008, "reason": refusal[1]})
+            return
+        if not self._ready and not await self._ensure_started(None):
+            await self._refuse_websocket(scope, receive, send)
             return
         from mcpkit.transports.http._websocket import serve_websocket
 
@@ -126,7 +184,13 @@ class McpAsgiApp:
             if "websocket.http.response" in (scope.get("extensions") or {}):
                 await self.auth.send_denial(send, outcome, websocket=True)
             else:
-                await send({"type": "websocket.close", "code": 1008, "reason": outcome.error or "unauthorized"})
+                await send(
+                    {
+                        "type": "websocket.close",
+                        "code": 1008,
+                        "reason": outcome.error or "unauthorized",
+                    }
+                )
             return
         replayed = False
 
@@ -146,38 +210,183 @@ class McpAsgiApp:
         finally:
             CURRENT_AUTH.reset(token)
 
+    # life -------------------------------------------------------------------------------
+
+    async def startup(self) -> None:
+        """Start the app: its lifespans' start-up halves, then (``freeze_gc_at_startup``)
+        the garbage-collector freeze. What the ASGI ``lifespan.startup`` event does."""
+        await self.app.start()
+        if self.options.freeze_gc_at_startup:
+            freeze_startup_objects()
+        self._stopped = False
+        self._ready = True
+
+    async def shutdown(self) -> None:
+        """Close the Streamable HTTP sessions, then run the lifespans' shutdown halves.
+        What the ASGI ``lifespan.shutdown`` event does; requests after it get 503."""
+        self._ready = False
+        self._stopped = True
+        self.streamable.close()
+        await self.app.stop()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[McpAsgiApp]:
+        """``async with mcp.running():`` inside a host's lifespan, for a mounted app (hosts
+        do not forward lifespan events to mounted apps): start-up on entry, shutdown on exit."""
+        await self.startup()
+        try:
+            yield self
+        finally:
+            await self.shutdown()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, host: Any = None) -> AsyncIterator[None]:
+        """``FastAPI(lifespan=mcp.lifespan)`` / ``Starlette(lifespan=mcp.lifespan)``: the
+        host calls it with itself and enters it: ``running()``, yielding no state (the host
+        would take a yielded value for its ``request.state``)."""
+        async with self.running():
+            yield
+
+    async def _ensure_started(self, send: Send | None) -> bool:
+        """The slow path of the per-request check: the engine was started by someone else
+        (``McpServerApp.start()`` or ``running()``), or needs nothing (start it now), or was
+        not started (refuse, saying how to fix it). ``send=None``: the caller refuses."""
+        app = self.app
+        if app.started:
+            self._ready = True
+            return True
+        if not self._stopped:
+            if not app.needs_startup:
+                # No lifespans: start() awaits nothing, so concurrent first requests cannot
+                # interleave in it. No GC freeze: that belongs to start-up, not to a request.
+                await app.start()
+                self._ready = True
+                return True
+            if not self._refusal_logged:
+                self._refusal_logged = True
+                logger.error("refusing requests: %s", NOT_STARTED)
+        if send is not None:
+            status, message = (503, SHUT_DOWN) if self._stopped else (500, NOT_STARTED)
+            await send_json(send, status, error_body(ErrorCode.INTERNAL_ERROR, message))
+        return False
+
+    async def _refuse_websocket(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        """An upgrade to an app not started: the JSON-RPC error as an HTTP answer where the
+        server can send one, else the handshake refused (close before accept)."""
+        status, message = (503, SHUT_DOWN) if self._stopped else (500, NOT_STARTED)
+        if (await receive())["type"] != "websocket.connect":
+            return
+        if "websocket.http.response" in (scope.get("extensions") or {}):
+            from mcpkit.protocol._jsonrpc import encode_json
+
+            body = encode_json(error_body(ErrorCode.INTERNAL_ERROR, message))
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ]
+            await send(
+                {"type": "websocket.http.response.start", "status": status, "headers": headers}
+            )
+            await send({"type": "websocket.http.response.body", "body": body})
+            return
+        await send({"type": "websocket.close", "code": 1011, "reason": message[:120]})
+
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
-                    await self.app.start()
+                    await self.startup()
                 except Exception as exc:
                     logger.exception("startup failed")
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
-                if self.options.freeze_gc_at_startup:
-                    freeze_startup_objects()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.streamable.close()
-                await self.app.stop()
+                await self.shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
 
-def create_asgi_app(app: McpServerApp, options: StreamableHttpServerOptions | None = None) -> McpAsgiApp:
+def create_asgi_app(
+    app: McpServerApp, options: StreamableHttpServerOptions | None = None
+) -> McpAsgiApp:
     """The ASGI app serving ``app`` over Streamable HTTP (and legacy SSE / WebSocket)."""
     return McpAsgiApp(app, options)
 
 
-def serve_http(app: McpServerApp, options: StreamableHttpServerOptions | None = None, **uvicorn_options: Any) -> None:
-    """Serve ``app`` with uvicorn (the ``mcpkit[http]`` extra) until interrupted."""
+def serve_http(
+    app: McpServerApp, options: StreamableHttpServerOptions | None = None, **uvicorn_options: Any
+) -> None:
+    """Serve ``app`` with uvicorn (the ``mcpkit[http]`` extra) until interrupted.
+
+    The listening socket is bound first, so a taken port raises ``OSError``
+    (``errno.EADDRINUSE``) here, before the app starts, instead of uvicorn logging it and
+    exiting. With ``uds``, ``fd``, ``reload`` or ``workers`` among ``uvicorn_options``,
+    uvicorn binds and runs as ``uvicorn.run`` does."""
+    options = options or StreamableHttpServerOptions()
+    if _UVICORN_BINDS.isdisjoint(uvicorn_options):
+        host = uvicorn_options.get("host", options.host or "0.0.0.0")
+        sock = bind_http_socket(host, uvicorn_options.get("port", options.port))
+        run_http_server(app, options, sock=sock, **uvicorn_options)
+    else:
+        run_http_server(app, options, **uvicorn_options)
+
+
+#: uvicorn options under which uvicorn opens the socket itself
+_UVICORN_BINDS = frozenset({"uds", "fd", "reload", "workers"})
+
+
+def bind_http_socket(host: str, port: int) -> Any:
+    """A TCP socket (``socket.socket``) bound to ``host:port``, IPv6 when ``host`` holds a
+    colon; ``OSError`` when the port is taken or the address is not this machine's."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def run_http_server(
+    app: McpServerApp,
+    options: StreamableHttpServerOptions | None = None,
+    *,
+    sock: Any = None,
+    on_started: Any = None,
+    **uvicorn_options: Any,
+) -> None:
+    """uvicorn serving ``McpAsgiApp(app, options)`` until interrupted: on ``sock`` (from
+    ``bind_http_socket``) when given, else where ``uvicorn_options`` say. ``on_started()``
+    (no arguments) is called once the app has started and connections are accepted."""
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("serving HTTP needs uvicorn: pip install 'mcpkit[http]'") from exc
     options = options or StreamableHttpServerOptions()
-    config = {"host": options.host or "0.0.0.0", "port": options.port, "log_level": "warning", "lifespan": "on"}
+    config: dict[str, Any] = {
+        "host": options.host or "0.0.0.0",
+        "port": options.port,
+        "log_level": "warning",
+        "lifespan": "on",
+    }
     config.update(uvicorn_options)
-    uvicorn.run(McpAsgiApp(app, options), **config)
+    asgi_app = McpAsgiApp(app, options)
+    if not _UVICORN_BINDS.isdisjoint(uvicorn_options):
+        uvicorn.run(asgi_app, **config)
+        return
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and on_started is not None:
+                on_started()
+
+    server = Server(uvicorn.Config(asgi_app, **config))
+    server.run(sockets=None if sock is None else [sock])
+    if not server.started:  # as uvicorn.run: the app's start-up failed
+        raise SystemExit(3)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 from mcpkit._exceptions import ProtocolError
 from mcpkit.protocol._jsonrpc import encode_json, error_response
@@ -25,7 +26,7 @@ def header_map(scope: Scope) -> dict[str, str]:
 async def read_body(receive: Receive, limit: int) -> bytes:
     """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes."""
     message = await receive()
-    body = message.get("body", b"")
+    body: bytes = message.get("body", b"")
     if not message.get("more_body"):
         if len(body) > limit:
             raise BodyTooLarge
@@ -56,7 +57,11 @@ def encode_headers(pairs: Iterable[tuple[str, str]]) -> RawHeaders:
 
 
 async def send_response(
-    send: Send, status: int, body: bytes = b"", headers: RawHeaders | None = None, content_type: bytes | None = None
+    send: Send,
+    status: int,
+    body: bytes = b"",
+    headers: RawHeaders | None = None,
+    content_type: bytes | None = None,
 ) -> None:
     raw = list(headers or ())
     if content_type is not None:
@@ -66,13 +71,22 @@ async def send_response(
     await send({"type": "http.response.body", "body": body})
 
 
-def json_response(status: int, value: Any, headers: RawHeaders | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def json_response(
+    status: int, value: Any, headers: RawHeaders | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two ASGI messages of a JSON answer (callers on the hot path send them
     themselves, saving a coroutine)."""
     body = encode_json(value)
-    raw = [*headers, (b"content-type", b"application/json")] if headers else [(b"content-type", b"application/json")]
+    raw = (
+        [*headers, (b"content-type", b"application/json")]
+        if headers
+        else [(b"content-type", b"application/json")]
+    )
     raw.append((b"content-length", b"%d" % len(body)))
-    return {"type": "http.response.start", "status": status, "headers": raw}, {"type": "http.response.body", "body": body}
+    return {"type": "http.response.start", "status": status, "headers": raw}, {
+        "type": "http.response.body",
+        "body": body,
+    }
 
 
 async def send_json(send: Send, status: int, value: Any, headers: RawHeaders | None = None) -> None:
@@ -98,7 +112,13 @@ SSE_HEADERS: RawHeaders = [
 
 
 async def start_sse(send: Send, headers: RawHeaders | None = None, status: int = 200) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": SSE_HEADERS + list(headers or ())})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": SSE_HEADERS + list(headers or ()),
+        }
+    )
 
 
 async def send_chunk(send: Send, data: bytes, more: bool = True) -> None:

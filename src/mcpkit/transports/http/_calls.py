@@ -28,8 +28,17 @@ class PostCall:
     call answered with plain JSON allocates nothing for it."""
 
     __slots__ = (
-        "handler", "send", "headers", "session", "sse", "stream", "opened", "finished", "connection_key",
-        "request_id", "started",
+        "connection_key",
+        "finished",
+        "handler",
+        "headers",
+        "opened",
+        "request_id",
+        "send",
+        "session",
+        "sse",
+        "started",
+        "stream",
     )
 
     def __init__(
@@ -112,9 +121,12 @@ class PostCall:
 
     def cancel_later(self) -> None:
         """A dropped resumable stream: cancel the call unless the client resumes in time."""
+
         def expire() -> None:
             stream = self.stream
-            if not self.finished and (stream is None or not (stream.attached or stream.remote_reader)):
+            if not self.finished and (
+                stream is None or not (stream.attached or stream.remote_reader)
+            ):
                 self.cancel()
 
         asyncio.get_running_loop().call_later(self.handler.options.resume_grace, expire)

@@ -55,9 +55,14 @@ logger = logging.getLogger("mcpkit.http")
 SESSION_CHANNEL = "session"
 #: Messages that may change what a session's record holds; after one, the record is saved
 #: (and the other replicas told) if it did change. Other requests cost no store I/O.
-STATEFUL_METHODS = frozenset({
-    "notifications/initialized", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-})
+STATEFUL_METHODS = frozenset(
+    {
+        "notifications/initialized",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    }
+)
 _CANCEL_METHODS = frozenset({"notifications/cancelled", "$/cancelRequest"})
 
 
@@ -96,7 +101,9 @@ class SessionCluster:
 
     async def start(self) -> None:
         """Start the bus on the first request (the ASGI lifespan belongs to the app)."""
-        if self._starting is None or (self._starting.done() and self._starting.exception() is not None):
+        if self._starting is None or (
+            self._starting.done() and self._starting.exception() is not None
+        ):
             self._starting = asyncio.get_running_loop().create_task(self.bus.start())
         await asyncio.shield(self._starting)
         self.started = True
@@ -123,7 +130,10 @@ class SessionCluster:
 
     def _adopted(self, session: StreamableSession, record: SessionRecord) -> None:
         """A session adopted from its record: reachable by broadcasts and its subscriptions."""
-        self.app.connections.register(session.mcp.send, session.mcp.key)
+        self.app.connections.register(
+            session.mcp.send,  # type: ignore[arg-type]  # always set here
+            session.mcp.key,
+        )
         self._sync_subscriptions(session, record.subscriptions)
 
     def _sync_subscriptions(self, session: StreamableSession, uris: list[str]) -> None:
@@ -159,7 +169,9 @@ class SessionCluster:
         except (SessionLimitReached, StoreUnavailableError) as exc:
             self.sessions.remove(session.session_id)
             if isinstance(exc, SessionLimitReached):
-                error = ProtocolError("Too many sessions; try again later", code=ErrorCode.INTERNAL_ERROR)
+                error = ProtocolError(
+                    "Too many sessions; try again later", code=ErrorCode.INTERNAL_ERROR
+                )
                 await send_json(send, 503, error_response(request.id, error), headers[:1])
             else:
                 await self.handler.store_unavailable(send, exc, request.id)
@@ -178,12 +190,19 @@ class SessionCluster:
             return
         # Replicas act on the log level and the subscriptions only (``initialized`` is kept
         # for the record): no message when nothing they use changed.
-        if record is not None and (before is None or before[2:] != (record.log_level, frozenset(record.subscriptions))):
-            await self.publish(SESSION_CHANNEL, {"op": "updated", "session_id": session.session_id, "record": asdict(record)})
+        if record is not None and (
+            before is None or before[2:] != (record.log_level, frozenset(record.subscriptions))
+        ):
+            await self.publish(
+                SESSION_CHANNEL,
+                {"op": "updated", "session_id": session.session_id, "record": asdict(record)},
+            )
 
     # routing ------------------------------------------------------------------------------
 
-    async def route_response(self, session: StreamableSession, message: JsonRpcResponse | JsonRpcErrorResponse) -> None:
+    async def route_response(
+        self, session: StreamableSession, message: JsonRpcResponse | JsonRpcErrorResponse
+    ) -> None:
         """The client answered a server-to-client request another instance sent: pass it on."""
         request_id = message.id
         if not isinstance(request_id, str) or "/" not in request_id:
@@ -197,7 +216,9 @@ class SessionCluster:
             {"op": "response", "session_id": session.session_id, "message": message.to_dict()},
         )
 
-    async def after_notification(self, session: StreamableSession, note: JsonRpcNotification) -> None:
+    async def after_notification(
+        self, session: StreamableSession, note: JsonRpcNotification
+    ) -> None:
         """A cancellation for a request this instance is not running goes to the others."""
         if note.method not in _CANCEL_METHODS or self.bus is None:
             return
@@ -206,7 +227,10 @@ class SessionCluster:
         if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
             return
         if not self.app.dispatcher.is_cancel_requested(session.mcp.key, request_id):
-            await self.publish(SESSION_CHANNEL, {"op": "cancel", "session_id": session.session_id, "request_id": request_id})
+            await self.publish(
+                SESSION_CHANNEL,
+                {"op": "cancel", "session_id": session.session_id, "request_id": request_id},
+            )
 
     async def _on_instance_message(self, message: dict[str, Any]) -> None:
         if message.get("op") != "response":
@@ -244,16 +268,27 @@ class SessionCluster:
     # GET ----------------------------------------------------------------------------------
 
     async def get(
-        self, session: StreamableSession, send: Send, receive: Receive, version: str | None, last_event_id: str | None
+        self,
+        session: StreamableSession,
+        send: Send,
+        receive: Receive,
+        version: str | None,
+        last_event_id: str | None,
     ) -> None:
         """The standalone stream, or a resumed one, relayed from the shared event store:
         what any instance writes for the client reaches it through this GET."""
         handler = self.handler
         if last_event_id is None and session.listener is not None:
-            await handler.fail(send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session")
+            await handler.fail(
+                send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session"
+            )
             return
         relay = StreamRelay(
-            send, session.session_id, self.event_store, self.options.retry_ms, max_queued=self.options.max_queued_messages
+            send,
+            session.session_id,
+            self.event_store,
+            self.options.retry_ms,
+            max_queued=self.options.max_queued_messages,
         )
         try:
             stop = await self.event_store.listen(session.session_id, relay.feed)
@@ -268,16 +303,24 @@ class SessionCluster:
                 await stop()
                 stop = None
                 session.discard_relay(relay)
-                await handler.serve_stream(local, session, send, receive, _replayer(send, relay.last_id or last_event_id))
+                await handler.serve_stream(
+                    local, session, send, receive, _replayer(send, relay.last_id or last_event_id)
+                )
                 return
             if not relay.answered:
-                keep_alive = asyncio.ensure_future(relay.keep_alive(self.options.sse_keep_alive_ms / 1000))
+                keep_alive = asyncio.ensure_future(
+                    relay.keep_alive(self.options.sse_keep_alive_ms / 1000)
+                )
                 try:
                     await relay.run(receive)
                 finally:
                     keep_alive.cancel()
         except StoreUnavailableError as exc:
-            logger.warning("event store unavailable: ending the stream of session %s (%s)", session.session_id, exc)
+            logger.warning(
+                "event store unavailable: ending the stream of session %s (%s)",
+                session.session_id,
+                exc,
+            )
         finally:
             session.discard_relay(relay)
             if stop is not None:
@@ -288,7 +331,11 @@ class SessionCluster:
             await relay.end_response()
 
     async def _open(
-        self, session: StreamableSession, relay: StreamRelay, version: str | None, last_event_id: str | None
+        self,
+        session: StreamableSession,
+        relay: StreamRelay,
+        version: str | None,
+        last_event_id: str | None,
     ) -> Any:
         """Position the relay: a fresh standalone stream (primed), or after
         ``last_event_id`` (replayed). Returns the local stream to serve instead, when the
@@ -301,7 +348,9 @@ class SessionCluster:
                 relay.prime_seq = event_seq(event_id) if event_id else 0
             return None
         relay.last_id, relay.last_seq = last_event_id, event_seq(last_event_id)
-        found = await self.event_store.replay_events_after(session_id, last_event_id, relay.replayed)
+        found = await self.event_store.replay_events_after(
+            session_id, last_event_id, relay.replayed
+        )
         if found is None or found == "_get":
             relay.stream_id = "_get"
             await self._take_listener(session, relay)
@@ -311,7 +360,9 @@ class SessionCluster:
         if local is not None:
             return local
         if not relay.answered:
-            await self.publish(SESSION_CHANNEL, {"op": "attached", "session_id": session_id, "stream_id": found})
+            await self.publish(
+                SESSION_CHANNEL, {"op": "attached", "session_id": session_id, "stream_id": found}
+            )
         return None
 
     async def _take_listener(self, session: StreamableSession, relay: StreamRelay) -> None:
@@ -321,7 +372,10 @@ class SessionCluster:
         if previous is not None and previous is not relay:
             previous.close()
         session.listener = relay
-        await self.publish(SESSION_CHANNEL, {"op": "listener", "session_id": session.session_id, "token": relay.token})
+        await self.publish(
+            SESSION_CHANNEL,
+            {"op": "listener", "session_id": session.session_id, "token": relay.token},
+        )
 
 
 def _replayer(send: Send, last_id: str | None) -> Replayer:

@@ -80,7 +80,7 @@ _OWNER_SEPARATOR = "."
 class _LegacySession:
     """One legacy SSE session: its connection and the queue feeding its stream."""
 
-    __slots__ = ("session_id", "queue", "connection", "ended", "reason", "closed")
+    __slots__ = ("closed", "connection", "ended", "queue", "reason", "session_id")
 
     def __init__(self, session_id: str, max_queued: int) -> None:
         self.session_id = session_id
@@ -103,7 +103,8 @@ class _LegacySession:
         except asyncio.QueueFull:
             logger.warning(
                 "legacy SSE session %s dropped: %d messages queued and the client is not reading",
-                self.session_id, self.queue.maxsize,
+                self.session_id,
+                self.queue.maxsize,
             )
             self.end("queue full")
             raise ConnectionClosedError("the SSE client is not reading; session dropped") from None
@@ -166,10 +167,14 @@ class _Forwarding:
             raise _ForwardsFull
         ticket = secrets.token_hex(8)
         # Registered before publishing: an in-process bus confirms within ``publish``.
+        confirmed: asyncio.Future[bool]
         confirmed = self._pending[ticket] = asyncio.get_running_loop().create_future()
         message = {
-            "op": "legacy_message", "session_id": session_id, "reply_to": self.instance_id,
-            "ticket": ticket, **_pack_body(body),
+            "op": "legacy_message",
+            "session_id": session_id,
+            "reply_to": self.instance_id,
+            "ticket": ticket,
+            **_pack_body(body),
         }
         try:
             if await self.bus.publish(instance_channel(owner), message) == 0:
@@ -177,7 +182,9 @@ class _Forwarding:
             async with asyncio.timeout(self.timeout):
                 return await confirmed
         except TimeoutError:
-            logger.debug("instance %s did not confirm a message for legacy session %s", owner, session_id)
+            logger.debug(
+                "instance %s did not confirm a message for legacy session %s", owner, session_id
+            )
             return False
         finally:
             self._pending.pop(ticket, None)
@@ -248,12 +255,22 @@ class LegacySseHandler:
 
     # GET {base}/sse -----------------------------------------------------------------------
 
-    async def get(self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def get(
+        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         if scope["method"] != "GET":
-            await self._fail(send, 405, ErrorCode.INVALID_REQUEST, f"Method {scope['method']} not allowed", allow="GET")
+            await self._fail(
+                send,
+                405,
+                ErrorCode.INVALID_REQUEST,
+                f"Method {scope['method']} not allowed",
+                allow="GET",
+            )
             return
         if len(self.sessions) >= self.options.max_sessions:
-            await self._fail(send, 503, ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later")
+            await self._fail(
+                send, 503, ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"
+            )
             return
         forwarding = self.forwarding
         if forwarding is None:
@@ -273,7 +290,9 @@ class LegacySseHandler:
         self.sessions[session_id] = session
         try:
             await start_sse(send)
-            await send_chunk(send, encode_event(self._endpoint_uri(scope, session_id), event="endpoint"))
+            await send_chunk(
+                send, encode_event(self._endpoint_uri(scope, session_id), event="endpoint")
+            )
             await self._stream_until_gone(session, send, receive)
         finally:
             self.sessions.pop(session_id, None)
@@ -283,7 +302,9 @@ class LegacySseHandler:
                 async with asyncio.timeout(END_RESPONSE_TIMEOUT):
                     await send_chunk(send, b"", more=False)
             except Exception:  # the client is gone or not reading: the server closes the socket
-                logger.debug("could not end the SSE response of session %s", session_id, exc_info=True)
+                logger.debug(
+                    "could not end the SSE response of session %s", session_id, exc_info=True
+                )
 
     @staticmethod
     async def _join_bus(forwarding: _Forwarding) -> None:
@@ -297,15 +318,14 @@ class LegacySseHandler:
     def _endpoint_uri(self, scope: dict[str, Any], session_id: str) -> str:
         """The relative URI of the POST endpoint, as the client sees this server.
 
-        A ``root_path`` (mounted under a prefix) is included unless the server already
-        put it in ``path``.
-        """
-        root = scope.get("root_path", "") or ""
-        if root and scope["path"].startswith(root):
-            root = ""
+        Mounted under a prefix, the URI starts with it: ``root_path`` is that prefix whether
+        the host keeps it in ``path`` (the ASGI spec, Starlette) or strips it."""
+        root = (scope.get("root_path") or "").rstrip("/")
         return f"{root}{self.options.base_path}/messages?session_id={quote(session_id)}"
 
-    async def _stream_until_gone(self, session: _LegacySession, send: Send, receive: Receive) -> None:
+    async def _stream_until_gone(
+        self, session: _LegacySession, send: Send, receive: Receive
+    ) -> None:
         pump = asyncio.ensure_future(self._pump(session, send))
         gone = asyncio.ensure_future(self._until_disconnect(receive))
         ended = asyncio.ensure_future(session.ended.wait())
@@ -317,7 +337,9 @@ class LegacySseHandler:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         if pump.done() and not pump.cancelled() and pump.exception() is not None:
-            logger.debug("SSE write failed for session %s", session.session_id, exc_info=pump.exception())
+            logger.debug(
+                "SSE write failed for session %s", session.session_id, exc_info=pump.exception()
+            )
 
     async def _pump(self, session: _LegacySession, send: Send) -> None:
         """Write queued events to the response, with a keep-alive comment when idle."""
@@ -341,20 +363,32 @@ class LegacySseHandler:
 
     # POST {base}/messages -----------------------------------------------------------------
 
-    async def post(self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def post(
+        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         if scope["method"] != "POST":
-            await self._fail(send, 405, ErrorCode.INVALID_REQUEST, f"Method {scope['method']} not allowed", allow="POST")
+            await self._fail(
+                send,
+                405,
+                ErrorCode.INVALID_REQUEST,
+                f"Method {scope['method']} not allowed",
+                allow="POST",
+            )
             return
         session_id = self._session_id(scope, headers)
         if session_id is None:
             await self._fail(
-                send, 400, ErrorCode.INVALID_REQUEST,
+                send,
+                400,
+                ErrorCode.INVALID_REQUEST,
                 "session_id query parameter (or Mcp-Session-Id header) is required",
             )
             return
         session = self.sessions.get(session_id)
         if session is None or session.closed or session.connection is None:
-            owner = self.forwarding.owner_elsewhere(session_id) if self.forwarding is not None else None
+            owner = (
+                self.forwarding.owner_elsewhere(session_id) if self.forwarding is not None else None
+            )
             if owner is None:
                 await self._session_expired(send, session_id)
             else:
@@ -363,14 +397,21 @@ class LegacySseHandler:
         try:
             body = await read_body(receive, self.options.max_body_bytes)
         except BodyTooLarge:
-            await self._fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {self.options.max_body_bytes} bytes")
+            await self._fail(
+                send,
+                413,
+                ErrorCode.INVALID_REQUEST,
+                f"Body exceeds {self.options.max_body_bytes} bytes",
+            )
             return
         # Parse errors, responses and notifications are all handled (or answered on the
         # stream) by the connection; requests run as tasks of their own.
         session.connection.feed(body)
         await send_response(send, 202, b"Accepted", content_type=b"text/plain; charset=utf-8")
 
-    async def _post_elsewhere(self, owner: str, session_id: str, receive: Receive, send: Send) -> None:
+    async def _post_elsewhere(
+        self, owner: str, session_id: str, receive: Receive, send: Send
+    ) -> None:
         """A POST for a session whose stream another instance holds: forwarded there."""
         assert self.forwarding is not None
         try:
@@ -403,7 +444,7 @@ class LegacySseHandler:
 
     @staticmethod
     def _session_id(scope: dict[str, Any], headers: dict[str, str]) -> str | None:
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        query: dict[str, list[str]] = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         for name in _SESSION_PARAMS:
             values = query.get(name)
             if values and values[0]:
@@ -417,10 +458,17 @@ class LegacySseHandler:
         await send_response(send, 202, b"Accepted", content_type=b"text/plain; charset=utf-8")
 
     async def _session_expired(self, send: Send, session_id: str) -> None:
-        await self._fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired", {"sessionId": session_id})
+        await self._fail(
+            send, 404, ErrorCode.SESSION_EXPIRED, "Session expired", {"sessionId": session_id}
+        )
 
     async def _body_too_large(self, send: Send) -> None:
-        await self._fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {self.options.max_body_bytes} bytes")
+        await self._fail(
+            send,
+            413,
+            ErrorCode.INVALID_REQUEST,
+            f"Body exceeds {self.options.max_body_bytes} bytes",
+        )
 
     @staticmethod
     async def _unavailable(send: Send, message: str) -> None:
@@ -429,7 +477,13 @@ class LegacySseHandler:
         await send_json(send, 503, body, encode_headers([("retry-after", "1")]))
 
     async def _fail(
-        self, send: Send, status: int, code: int, message: str, data: Any = None, allow: str | None = None
+        self,
+        send: Send,
+        status: int,
+        code: int,
+        message: str,
+        data: Any = None,
+        allow: str | None = None,
     ) -> None:
         extra = encode_headers([("allow", allow)]) if allow else None
         await send_json(send, status, error_body(code, message, data), extra)

@@ -38,7 +38,9 @@ MODERN_ERROR_STATUS = {
     ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
 }
 
-_VERSION_HEADER_VALUES = {version: version.encode() for version in MODERN_VERSIONS}
+_VERSION_HEADER_VALUES: dict[str | None, bytes] = {
+    version: version.encode() for version in MODERN_VERSIONS
+}
 _LATEST_VALUE = LATEST_VERSION.encode()
 
 
@@ -50,12 +52,17 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
         return True
     if modern_version(getattr(decoded, "params", None)) is not None:
         return True
-    return version is not None and version not in SUPPORTED_VERSIONS and "mcp-session-id" not in headers and (
-        isinstance(decoded, JsonRpcRequest) and decoded.method != "initialize"
+    return (
+        version is not None
+        and version not in SUPPORTED_VERSIONS
+        and "mcp-session-id" not in headers
+        and (isinstance(decoded, JsonRpcRequest) and decoded.method != "initialize")
     )
 
 
-def modern_response_headers(headers: dict[str, str], version: str | None) -> list[tuple[bytes, bytes]]:
+def modern_response_headers(
+    headers: dict[str, str], version: str | None
+) -> list[tuple[bytes, bytes]]:
     """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent."""
     out = [(b"mcp-protocol-version", _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE))]
     method = headers.get("mcp-method")
@@ -95,10 +102,16 @@ class ModernPosts:
         ``(None, response headers, (status, body))``: the answer to send instead (a body of
         ``None`` is an empty one). Synchronous: it runs for every modern POST."""
         if isinstance(decoded, (list, JsonRpcResponse, JsonRpcErrorResponse)):
-            body = error_body(ErrorCode.INVALID_REQUEST, "2026-07-28 accepts one request or notification per POST")
+            body = error_body(
+                ErrorCode.INVALID_REQUEST, "2026-07-28 accepts one request or notification per POST"
+            )
             return None, [(b"mcp-protocol-version", LATEST_VERSION.encode())], (400, body)
         if isinstance(decoded, JsonRpcNotification):
-            return None, [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())], (202, None)
+            return (
+                None,
+                [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())],
+                (202, None),
+            )
         request: JsonRpcRequest = decoded
         meta = request_meta(request.params)
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
@@ -107,11 +120,18 @@ class ModernPosts:
         if problem is not None:
             return None, response_headers, (400, error_response(request.id, problem))
         # Marked modern with its _meta checked: the engine fills in the request's session.
-        binding = TransportBinding(headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True})
+        binding = TransportBinding(
+            headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True}
+        )
         return binding, response_headers, None
 
     def _problem(
-        self, request: JsonRpcRequest, meta: dict[str, Any] | None, headers: dict[str, str], version: str | None, body_version: Any
+        self,
+        request: JsonRpcRequest,
+        meta: dict[str, Any] | None,
+        headers: dict[str, str],
+        version: str | None,
+        body_version: Any,
     ) -> ProtocolError | None:
         """Why this request is refused before it runs (None: it may run)."""
         if body_version is not None and version != body_version:
@@ -122,8 +142,14 @@ class ModernPosts:
         if problem is not None:
             return problem
         params = request.params
-        tool = self.catalog.get_tool(params.get("name")) if request.method == "tools/call" and params else None
-        mismatch = check_request_headers(request.method, params, headers, tool.header_params if tool else ())
+        tool = (
+            self.catalog.get_tool(params.get("name"))  # type: ignore[arg-type]  # None: no tool
+            if request.method == "tools/call" and params
+            else None
+        )
+        mismatch = check_request_headers(
+            request.method, params, headers, tool.header_params if tool else ()
+        )
         if mismatch is not None:
             return HeaderMismatchError(f"Header mismatch: {mismatch}")
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from mcpkit.transports.http._options import TransportSecuritySettings

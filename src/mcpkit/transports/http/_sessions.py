@@ -41,11 +41,28 @@ class StreamableSession:
     """One Streamable HTTP session (or this instance's replica of a shared one)."""
 
     __slots__ = (
-        "session_id", "standalone", "mcp", "streams", "last_seen", "closed",
-        "created_at", "store_seen", "saved", "listener", "relays", "calls",
+        "calls",
+        "closed",
+        "created_at",
+        "last_seen",
+        "listener",
+        "mcp",
+        "relays",
+        "saved",
+        "session_id",
+        "standalone",
+        "store_seen",
+        "streams",
     )
 
-    def __init__(self, session_id: str, event_store: EventStore | None, retry_ms: int, *, shared: bool = False) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        event_store: EventStore | None,
+        retry_ms: int,
+        *,
+        shared: bool = False,
+    ) -> None:
         self.session_id = session_id
         self.standalone = SseStream("_get", session_id, event_store, retry_ms, relayed=shared)
         self.mcp = McpSession(self.standalone.write, session_id=session_id)
@@ -146,7 +163,11 @@ class StreamableSessionStore:
         self.backend = backend
         self.event_store = event_store
         self.retry_ms = retry_ms
-        self.touch_interval = touch_interval if touch_interval is not None else min(idle_timeout / 4, DEFAULT_MAX_TOUCH_INTERVAL)
+        self.touch_interval = (
+            touch_interval
+            if touch_interval is not None
+            else min(idle_timeout / 4, DEFAULT_MAX_TOUCH_INTERVAL)
+        )
         #: Given to each session's McpSession (server-to-client request ids).
         self.request_id_prefix = ""
         self._sessions: dict[str, StreamableSession] = {}
@@ -165,7 +186,9 @@ class StreamableSessionStore:
     def on_adopt(self, callback: OnAdopt) -> None:
         self._on_adopt.append(callback)
 
-    def _new(self, session_id: str, event_store: EventStore | None, retry_ms: int) -> StreamableSession:
+    def _new(
+        self, session_id: str, event_store: EventStore | None, retry_ms: int
+    ) -> StreamableSession:
         session = StreamableSession(session_id, event_store, retry_ms, shared=self.shared)
         session.mcp.request_id_prefix = self.request_id_prefix
         self._sessions[session_id] = session
@@ -178,7 +201,9 @@ class StreamableSessionStore:
         if not self.shared and len(self._sessions) >= self.max_sessions:
             self.expire_idle()
             if len(self._sessions) >= self.max_sessions:
-                raise SessionLimitReached(f"at most {self.max_sessions} sessions may be live at once")
+                raise SessionLimitReached(
+                    f"at most {self.max_sessions} sessions may be live at once"
+                )
         return self._new(secrets.token_urlsafe(24), event_store, retry_ms)
 
     def get(self, session_id: str) -> StreamableSession | None:
@@ -215,7 +240,9 @@ class StreamableSessionStore:
         pending = self._adopting.get(session_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        future: asyncio.Future[StreamableSession | None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[StreamableSession | None] = (
+            asyncio.get_running_loop().create_future()
+        )
         self._adopting[session_id] = future
         try:
             session = await self._load(session_id)
@@ -246,11 +273,17 @@ class StreamableSessionStore:
         (the cap, across instances) or ``StoreUnavailableError``."""
         if self.backend is None:
             return
-        await self.backend.create(session.record(subscriptions), max_sessions=self.max_sessions, idle_timeout=self.idle_timeout)
+        await self.backend.create(
+            session.record(subscriptions),
+            max_sessions=self.max_sessions,
+            idle_timeout=self.idle_timeout,
+        )
         session.saved = session.state(subscriptions)
         session.store_seen = time.monotonic()
 
-    async def save_if_changed(self, session: StreamableSession, subscriptions: set[str]) -> SessionRecord | None:
+    async def save_if_changed(
+        self, session: StreamableSession, subscriptions: set[str]
+    ) -> SessionRecord | None:
         """Store the session's state when it changed since last stored; returns the record
         written (None when nothing changed). Raises ``StoreUnavailableError``."""
         state = session.state(subscriptions)

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcpkit.http")
 
+
 class StreamableHttpHandler:
     """The ASGI handler of the Streamable HTTP endpoint."""
 
@@ -84,8 +85,16 @@ class StreamableHttpHandler:
         self._disconnects = DisconnectWatch()
         self.modern = ModernPosts(self)
         #: Shared sessions and/or a message bus: None keeps the single-process path.
-        self.cluster = SessionCluster(self) if self.sessions.shared or options.message_bus is not None else None
-        self._stream_prefix = f"{self.cluster.instance_id}." if self.cluster is not None and self.sessions.shared else ""
+        self.cluster = (
+            SessionCluster(self)
+            if self.sessions.shared or options.message_bus is not None
+            else None
+        )
+        self._stream_prefix = (
+            f"{self.cluster.instance_id}."
+            if self.cluster is not None and self.sessions.shared
+            else ""
+        )
 
     def _session_table(self, options: StreamableHttpServerOptions) -> StreamableSessionStore:
         """``options.session_store``: a ``StreamableSessionStore`` (this process's table) or
@@ -105,7 +114,9 @@ class StreamableHttpHandler:
 
     # dispatch by HTTP method --------------------------------------------------------------
 
-    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def __call__(
+        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         method = scope["method"]
         if self.cluster is not None and not self.cluster.started:
             try:
@@ -123,7 +134,10 @@ class StreamableHttpHandler:
         else:
             allow = "POST" if stateless else "GET, POST, DELETE"
             await self.fail(
-                send, 405, ErrorCode.INVALID_REQUEST, f"Method {method} not allowed",
+                send,
+                405,
+                ErrorCode.INVALID_REQUEST,
+                f"Method {method} not allowed",
                 extra=encode_headers([("allow", allow)]),
             )
 
@@ -133,7 +147,12 @@ class StreamableHttpHandler:
         accept = headers.get("accept", "*/*")
         wants_sse = "text/event-stream" in accept
         if not (wants_sse or "application/json" in accept or "*/*" in accept):
-            await self.fail(send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow application/json or text/event-stream")
+            await self.fail(
+                send,
+                406,
+                ErrorCode.INVALID_REQUEST,
+                "Accept must allow application/json or text/event-stream",
+            )
             return
         version = headers.get("mcp-protocol-version")
         limit = self.options.max_body_bytes
@@ -161,13 +180,22 @@ class StreamableHttpHandler:
                 else:
                     await send_json(send, status, answer, response_headers)
                 return
-            await self.serve_request(decoded, None, binding, wants_sse, send, receive, response_headers, modern=True)  # type: ignore[arg-type]
+            await self.serve_request(
+                decoded,  # type: ignore[arg-type]  # one request, checked by admission
+                None,
+                binding,  # type: ignore[arg-type]
+                wants_sse,
+                send,
+                receive,
+                response_headers,
+                modern=True,
+            )
             return
         if version is not None and version not in SUPPORTED_VERSIONS:
             await self._unsupported_version(send, version, getattr(decoded, "id", None))
             return
         batch = type(decoded) is list
-        messages = decoded if batch else [decoded]
+        messages: list[Any] = decoded if batch else [decoded]  # type: ignore[assignment]
         session = None
         if not self.options.stateless:
             try:
@@ -178,17 +206,30 @@ class StreamableHttpHandler:
             if failure is not None:
                 await send_json(send, failure[0], failure[1], self.response_headers(None, version))
                 return
-        if batch and (session is None or session.protocol_version != V2025_03_26) and version != V2025_03_26:
-            await self.fail(send, 400, ErrorCode.INVALID_REQUEST, "JSON-RPC batches are not supported in this protocol version")
+        if (
+            batch
+            and (session is None or session.protocol_version != V2025_03_26)
+            and version != V2025_03_26
+        ):
+            await self.fail(
+                send,
+                400,
+                ErrorCode.INVALID_REQUEST,
+                "JSON-RPC batches are not supported in this protocol version",
+            )
             return
         binding = self._binding(session, headers, version)
         response_headers = self.response_headers(session, version)
         if batch or type(decoded) is not JsonRpcRequest:
             await self._serve_messages(messages, session, binding, send, response_headers, batch)
         elif session is not None and decoded.method == "initialize":
-            await self._initialize(decoded, session, binding, wants_sse, send, receive, response_headers)
+            await self._initialize(
+                decoded, session, binding, wants_sse, send, receive, response_headers
+            )
         else:
-            await self.serve_request(decoded, session, binding, wants_sse, send, receive, response_headers)
+            await self.serve_request(
+                decoded, session, binding, wants_sse, send, receive, response_headers
+            )
 
     async def _session_for(
         self, messages: list[Any], headers: dict[str, str]
@@ -196,43 +237,80 @@ class StreamableHttpHandler:
         """The session of a stateful POST: a new one for ``initialize``, else the one its
         ``Mcp-Session-Id`` names; or why there is none (status, body)."""
         if len(messages) == 1:
-            initialize = getattr(messages[0], "method", None) == "initialize" and isinstance(messages[0], JsonRpcRequest)
+            initialize = getattr(messages[0], "method", None) == "initialize" and isinstance(
+                messages[0], JsonRpcRequest
+            )
         else:
-            initialize = any(isinstance(m, JsonRpcRequest) and m.method == "initialize" for m in messages)
+            initialize = any(
+                isinstance(m, JsonRpcRequest) and m.method == "initialize" for m in messages
+            )
         if initialize:
             if len(messages) != 1:
-                return None, (400, error_body(ErrorCode.INVALID_REQUEST, "initialize must be sent on its own"))
+                return None, (
+                    400,
+                    error_body(ErrorCode.INVALID_REQUEST, "initialize must be sent on its own"),
+                )
+            session: StreamableSession | None
             try:
                 session = self.sessions.create(self.event_store, self.options.retry_ms)
             except SessionLimitReached:
-                return None, (503, error_body(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"))
-            self.app.connections.register(session.mcp.send, session.mcp.key)
+                return None, (
+                    503,
+                    error_body(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"),
+                )
+            self.app.connections.register(
+                session.mcp.send,  # type: ignore[arg-type]  # always set here
+                session.mcp.key,
+            )
             return session, None
         session_id = headers.get("mcp-session-id")
         if session_id is None:
-            return None, (400, error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"))
+            return None, (
+                400,
+                error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"),
+            )
         session = await self.sessions.find(session_id)
         if session is None:
-            return None, (404, error_body(ErrorCode.SESSION_EXPIRED, "Session expired or unknown", {"sessionId": session_id}))
+            return None, (
+                404,
+                error_body(
+                    ErrorCode.SESSION_EXPIRED,
+                    "Session expired or unknown",
+                    {"sessionId": session_id},
+                ),
+            )
         return session, None
 
-    def response_headers(self, session: StreamableSession | None, version: str | None) -> list[tuple[bytes, bytes]]:
+    def response_headers(
+        self, session: StreamableSession | None, version: str | None
+    ) -> list[tuple[bytes, bytes]]:
         if session is None:
             return [(b"mcp-protocol-version", (version or LATEST_HANDSHAKE_VERSION).encode())]
         return [
-            (b"mcp-protocol-version", (session.mcp.protocol_version or version or LATEST_HANDSHAKE_VERSION).encode()),
+            (
+                b"mcp-protocol-version",
+                (session.mcp.protocol_version or version or LATEST_HANDSHAKE_VERSION).encode(),
+            ),
             (b"mcp-session-id", session.session_id.encode()),
         ]
 
-    def _binding(self, session: StreamableSession | None, headers: dict[str, str], version: str | None) -> TransportBinding:
+    def _binding(
+        self, session: StreamableSession | None, headers: dict[str, str], version: str | None
+    ) -> TransportBinding:
         auth = CURRENT_AUTH.get()
         extras = {"auth": auth} if auth is not None else {}
         if session is not None:
             mcp = session.mcp
-            binding = TransportBinding(session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, extras=extras)
+            binding = TransportBinding(
+                session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, extras=extras
+            )
         else:
-            temp = McpSession.for_request(f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None)
-            binding = TransportBinding(session=temp, headers=headers, connection_key=temp.key, extras=extras)
+            temp = McpSession.for_request(
+                f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None
+            )
+            binding = TransportBinding(
+                session=temp, headers=headers, connection_key=temp.key, extras=extras
+            )
         CURRENT_BINDING.set(binding)
         return binding
 
@@ -250,7 +328,9 @@ class StreamableHttpHandler:
         if self.sessions.shared:
             await self.cluster.initialize(request, session, binding, send, response_headers)  # type: ignore[union-attr]
             return
-        await self.serve_request(request, session, binding, wants_sse, send, receive, response_headers)
+        await self.serve_request(
+            request, session, binding, wants_sse, send, receive, response_headers
+        )
         if not session.mcp.initialize_seen:
             self.sessions.remove(session.session_id)
 
@@ -274,18 +354,26 @@ class StreamableHttpHandler:
                 if self.cluster is not None and session is not None:
                     await self.cluster.after_notification(session, message)
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
-                if not binding.session.resolve(message) and self.cluster is not None and session is not None:  # type: ignore[union-attr]
+                if (
+                    not binding.session.resolve(message)  # type: ignore[union-attr]
+                    and self.cluster is not None
+                    and session is not None
+                ):
                     await self.cluster.route_response(session, message)
             else:  # an invalid member of a batch
                 replies.append(error_response(getattr(message, "request_id", None), message))
         if not requests and not replies:
-            if self.cluster is not None and session is not None and any(
-                getattr(m, "method", None) in STATEFUL_METHODS for m in messages
+            if (
+                self.cluster is not None
+                and session is not None
+                and any(getattr(m, "method", None) in STATEFUL_METHODS for m in messages)
             ):
                 await self.cluster.save(session)
             await send_response(send, 202, b"", response_headers)
             return
-        results = await asyncio.gather(*(self.app.dispatcher.dispatch(r, binding) for r in requests))
+        results = await asyncio.gather(
+            *(self.app.dispatcher.dispatch(r, binding) for r in requests)
+        )
         replies.extend(r for r in results if r is not None)
         await send_json(send, 200, replies if batch else replies[0], response_headers)
 
@@ -301,7 +389,9 @@ class StreamableHttpHandler:
         modern: bool = False,
     ) -> None:
         """Run one request and answer it as JSON, or on the SSE stream it opened."""
-        call = PostCall(self, send, response_headers, session, wants_sse, binding.connection_key, request.id)
+        call = PostCall(
+            self, send, response_headers, session, wants_sse, binding.connection_key, request.id
+        )
         if wants_sse:
             binding.send = call
             if session is not None:
@@ -333,7 +423,11 @@ class StreamableHttpHandler:
         elif response is None:  # cancelled: JSON-RPC sends nothing, HTTP still ends the exchange
             await send_response(send, 202, b"", response_headers)
         else:
-            status = MODERN_ERROR_STATUS.get(response["error"].get("code"), 200) if modern and "error" in response else 200
+            status = (
+                MODERN_ERROR_STATUS.get(response["error"].get("code"), 200)
+                if modern and "error" in response
+                else 200
+            )
             start, body = json_response(status, response, response_headers)
             await send(start)
             await send(body)
@@ -350,15 +444,31 @@ class StreamableHttpHandler:
         headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode())]
         await send_json(send, 400, error_response(request_id, error), headers)
 
-    async def store_unavailable(self, send: Send, exc: StoreUnavailableError, request_id: Any = None) -> None:
+    async def store_unavailable(
+        self, send: Send, exc: StoreUnavailableError, request_id: Any = None
+    ) -> None:
         """503: the session or event store (Redis) cannot be reached; the client may retry."""
         logger.warning("store unavailable: %s", exc)
-        headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()), (b"retry-after", b"1")]
-        body = error_body(ErrorCode.INTERNAL_ERROR, f"Session store unavailable: {exc}", {"retryable": True}, request_id)
+        headers = [
+            (b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()),
+            (b"retry-after", b"1"),
+        ]
+        body = error_body(
+            ErrorCode.INTERNAL_ERROR,
+            f"Session store unavailable: {exc}",
+            {"retryable": True},
+            request_id,
+        )
         await send_json(send, 503, body, headers)
 
     async def fail(
-        self, send: Send, status: int, code: int, message: str, data: Any = None, extra: list[tuple[bytes, bytes]] | None = None
+        self,
+        send: Send,
+        status: int,
+        code: int,
+        message: str,
+        data: Any = None,
+        extra: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         """An HTTP error whose body is a JSON-RPC error; it carries MCP-Protocol-Version too."""
         headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()), *(extra or ())]
@@ -368,7 +478,9 @@ class StreamableHttpHandler:
 
     async def get(self, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         if "text/event-stream" not in headers.get("accept", ""):
-            await self.fail(send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow text/event-stream")
+            await self.fail(
+                send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow text/event-stream"
+            )
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in SUPPORTED_VERSIONS:
@@ -376,7 +488,9 @@ class StreamableHttpHandler:
             return
         session_id = headers.get("mcp-session-id")
         if session_id is None:
-            await self.fail(send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required")
+            await self.fail(
+                send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
+            )
             return
         try:
             session = await self.sessions.find(session_id)
@@ -384,21 +498,31 @@ class StreamableHttpHandler:
             await self.store_unavailable(send, exc)
             return
         if session is None:
-            await self.fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired or unknown", {"sessionId": session_id})
+            await self.fail(
+                send,
+                404,
+                ErrorCode.SESSION_EXPIRED,
+                "Session expired or unknown",
+                {"sessionId": session_id},
+            )
             return
         last_event_id = headers.get("last-event-id")
         if self.sessions.shared:
             await self.cluster.get(session, send, receive, version, last_event_id)  # type: ignore[union-attr]
             return
         if last_event_id is None and session.standalone.attached:
-            await self.fail(send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session")
+            await self.fail(
+                send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session"
+            )
             return
         await start_sse(send, self.response_headers(session, version))
         if last_event_id is None:
             await self.serve_stream(session.standalone, session, send, receive, None)
             return
         replayer = Replayer(send, last_event_id)
-        stream_id = await self.event_store.replay_events_after(session.session_id, last_event_id, replayer)
+        stream_id = await self.event_store.replay_events_after(
+            session.session_id, last_event_id, replayer
+        )
         if stream_id is None or stream_id == session.standalone.stream_id:
             await self.serve_stream(session.standalone, session, send, receive, replayer)
             return
@@ -423,7 +547,9 @@ class StreamableHttpHandler:
         """
         async with stream.lock:
             if replayer is not None:
-                await self.event_store.replay_events_after(session.session_id, replayer.last_id, replayer)
+                await self.event_store.replay_events_after(
+                    session.session_id, replayer.last_id, replayer
+                )
             stream.attach(send)
         if replayer is None and (session.protocol_version or "") >= V2025_11_25:
             await stream.prime()
@@ -464,7 +590,9 @@ class StreamableHttpHandler:
     async def delete(self, send: Send, headers: dict[str, str]) -> None:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
-            await self.fail(send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required")
+            await self.fail(
+                send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
+            )
             return
         held_here = self.sessions.local(session_id) is not None
         try:
@@ -475,7 +603,13 @@ class StreamableHttpHandler:
         if self.cluster is not None and self.sessions.shared and not held_here:
             await self.cluster.publish_ended(session_id)  # else _forget tells the others
         if not known:
-            await self.fail(send, 404, ErrorCode.SESSION_EXPIRED, "Session expired or unknown", {"sessionId": session_id})
+            await self.fail(
+                send,
+                404,
+                ErrorCode.SESSION_EXPIRED,
+                "Session expired or unknown",
+                {"sessionId": session_id},
+            )
             return
         await send_response(send, 200, b"")
 

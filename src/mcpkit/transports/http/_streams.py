@@ -26,7 +26,7 @@ logger = logging.getLogger("mcpkit.http")
 class Replayer:
     """Writes replayed events to a resuming GET and remembers the last one sent."""
 
-    __slots__ = ("send", "last_id")
+    __slots__ = ("last_id", "send")
 
     def __init__(self, send: Send, last_id: str) -> None:
         self.send = send
@@ -34,7 +34,10 @@ class Replayer:
 
     async def __call__(self, event: StoredEvent) -> None:
         if event.message is not None:
-            await send_chunk(self.send, encode_event(encode_json(event.message), event="message", id=event.event_id))
+            await send_chunk(
+                self.send,
+                encode_event(encode_json(event.message), event="message", id=event.event_id),
+            )
         self.last_id = event.event_id
 
 
@@ -42,12 +45,26 @@ class SseStream:
     """Numbered, resumable events over a replaceable HTTP response."""
 
     __slots__ = (
-        "stream_id", "session_id", "store", "retry_ms", "relayed", "remote_reader",
-        "_writer", "_finished", "closed", "lock",
+        "_finished",
+        "_writer",
+        "closed",
+        "lock",
+        "relayed",
+        "remote_reader",
+        "retry_ms",
+        "session_id",
+        "store",
+        "stream_id",
     )
 
     def __init__(
-        self, stream_id: str, session_id: str | None, store: EventStore | None, retry_ms: int, *, relayed: bool = False
+        self,
+        stream_id: str,
+        session_id: str | None,
+        store: EventStore | None,
+        retry_ms: int,
+        *,
+        relayed: bool = False,
     ) -> None:
         self.stream_id = stream_id
         self.session_id = session_id
@@ -112,11 +129,17 @@ class SseStream:
             event_id = None
             if self.store is not None:
                 try:
-                    event_id = await self.store.store_event(self.session_id or "", self.stream_id, message)
+                    event_id = await self.store.store_event(
+                        self.session_id or "", self.stream_id, message
+                    )
                 except StoreUnavailableError:
                     if self.relayed and "id" in message:
                         raise
-                    logger.warning("event store unavailable: %s on stream %s is not kept", message.get("method", "a response"), self.stream_id)
+                    logger.warning(
+                        "event store unavailable: %s on stream %s is not kept",
+                        message.get("method", "a response"),
+                        self.stream_id,
+                    )
                 else:
                     if event_id is None:
                         return  # this broadcast was already stored for the session
@@ -125,7 +148,9 @@ class SseStream:
 
     async def replay(self, event: StoredEvent) -> None:
         if self._writer is not None and event.message is not None:
-            await self._emit(encode_event(encode_json(event.message), event="message", id=event.event_id))
+            await self._emit(
+                encode_event(encode_json(event.message), event="message", id=event.event_id)
+            )
 
     async def keep_alive(self) -> None:
         if self._writer is not None:
@@ -157,7 +182,11 @@ class SseStream:
 
 
 def _is_response(message: dict[str, Any] | None) -> bool:
-    return message is not None and "method" not in message and ("result" in message or "error" in message)
+    return (
+        message is not None
+        and "method" not in message
+        and ("result" in message or "error" in message)
+    )
 
 
 _STOP = object()
@@ -257,7 +286,9 @@ class StreamRelay:
         try:
             await self.store.replay_events_after(self.session_id, self.last_id, self.emit)
         except StoreUnavailableError:
-            logger.warning("event store unavailable: stream of session %s may miss events", self.session_id)
+            logger.warning(
+                "event store unavailable: stream of session %s may miss events", self.session_id
+            )
 
     async def keep_alive(self, interval: float) -> None:
         if interval <= 0:

@@ -25,7 +25,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.server._connection import ServerConnection
@@ -79,7 +80,9 @@ async def serve_websocket(
     if first["type"] != "websocket.connect":  # disconnected before the handshake
         return
     if not await _guard_allows(options, headers):
-        await send({"type": "websocket.close", "code": POLICY_VIOLATION, "reason": "connection refused"})
+        await send(
+            {"type": "websocket.close", "code": POLICY_VIOLATION, "reason": "connection refused"}
+        )
         return
     accept: dict[str, Any] = {"type": "websocket.accept"}
     if SUBPROTOCOL in (scope.get("subprotocols") or ()):
@@ -130,4 +133,4 @@ async def serve_websocket(
         await connection.close()
 
 
-__all__ = ["serve_websocket", "SUBPROTOCOL", "POLICY_VIOLATION"]
+__all__ = ["POLICY_VIOLATION", "SUBPROTOCOL", "serve_websocket"]

@@ -1,0 +1,260 @@
+"""``mcpkit run``: the banner comes after the bind, a taken port is one error line, Ctrl-C
+exits quietly; ``--version``; the short parse of ``run`` agrees with the typer command."""
+
+from __future__ import annotations
+
+import errno
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpkit.cli._run import DEFAULTS, FLAGS, VALUE_OPTIONS, parse_fast
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER_CODE = """
+from mcpkit import McpServerApp, mcp_server, mcp_tool
+
+
+@mcp_server(name="cli-run-test")
+class Adder:
+    @mcp_tool()
+    def add(self, a: int, b: int) -> int:
+        \"\"\"Add two integers.\"\"\"
+        return a + b
+
+
+app = McpServerApp(Adder)
+"""
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+def spawn(*args: str, module: str = "mcpkit") -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 20) -> tuple[str, str]:
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("cli_run") / "adder.py"
+    path.write_text(SERVER_CODE)
+    return str(path)
+
+
+def listening_socket() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+# --------------------------------------------------------------------------- --version
+
+
+@pytest.mark.parametrize("module", ["mcpkit", "mcpkit.cli"])
+def test_version(module):
+    from mcpkit import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"mcpkit {__version__}\n"
+
+
+def test_help_lists_the_global_options_and_every_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    for word in ("--version", "--debug", "run", "inspect", "call"):
+        assert word in done.stdout
+    for command in ("run", "inspect", "call"):
+        done = subprocess.run(
+            [sys.executable, "-m", "mcpkit", command, "--help"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and "Usage: mcpkit " + command in done.stdout, done.stderr
+
+
+# --------------------------------------------------------------------------- HTTP: bind, banner
+
+
+def test_banner_comes_after_the_bind_and_names_the_bound_port(server):
+    proc = spawn("run", server, "-t", "http", "--port", "0")
+    try:
+        banner = proc.stderr.readline()  # type: ignore[union-attr]
+        assert banner.startswith("mcpkit: serving cli-run-test on http://127.0.0.1:"), banner
+        port = int(banner.rsplit(":", 1)[1].split("/", 1)[0])
+        assert port != 0 and banner.endswith(f":{port}/mcp\n")
+        # The banner is printed once connections are accepted: connecting cannot be refused.
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = finish(proc)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip() == ""
+
+
+def test_taken_port_is_one_error_line_and_no_banner(server):
+    with listening_socket() as taken:
+        port = taken.getsockname()[1]
+        proc = spawn("run", server, "-t", "http", "--port", str(port))
+        out, err = finish(proc)
+    assert proc.returncode == 1
+    assert err.splitlines() == [
+        f"error: port {port} on 127.0.0.1 is in use",
+        f"hint: choose another with --port, or stop what listens on {port}",
+    ]
+
+
+def test_serve_http_raises_on_a_taken_port_before_serving(server):
+    from mcpkit.cli._loader import load_app
+    from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
+
+    with listening_socket() as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError) as caught:
+            serve_http(load_app(server), StreamableHttpServerOptions(host="127.0.0.1", port=port))
+    assert caught.value.errno == errno.EADDRINUSE
+
+
+# --------------------------------------------------------------------------- stdio, Ctrl-C
+
+
+def test_stdio_answers_initialize_and_exits_0_at_end_of_input(server):
+    proc = spawn("run", server)
+    out, err = proc.communicate(json.dumps(INITIALIZE) + "\n", timeout=30)
+    assert proc.returncode == 0, err
+    assert json.loads(out.splitlines()[0])["result"]["serverInfo"]["name"] == "cli-run-test"
+
+
+def test_ctrl_c_on_stdio_exits_130_quietly(server):
+    proc = spawn("run", server)
+    try:
+        proc.stdin.write(json.dumps(INITIALIZE) + "\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        assert "result" in proc.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = finish(proc)
+    assert proc.returncode == 130
+    assert err == ""
+
+
+def test_ctrl_c_while_loading_exits_130_quietly(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        "import sys, time\nsys.stderr.write('loading\\n'); sys.stderr.flush()\ntime.sleep(30)\n"
+    )
+    proc = spawn("run", str(slow))
+    try:
+        assert proc.stderr.readline() == "loading\n"  # type: ignore[union-attr]
+        time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = finish(proc)
+    assert proc.returncode == 130
+    assert err == ""
+
+
+# --------------------------------------------------------------------------- the short parse
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "a.py"], {}),
+        (["--debug", "run", "a.py"], {}),
+        (
+            ["run", "a.py:app", "-t", "http", "--port", "8000"],
+            {"target": "a.py:app", "transport": "http", "port": 8000},
+        ),
+        (
+            ["run", "-thttp", "a.py", "--port=9", "--host=0.0.0.0"],
+            {"transport": "http", "port": 9, "host": "0.0.0.0"},
+        ),
+        (
+            ["run", "--transport", "sse", "--endpoint", "/x", "a.py"],
+            {"transport": "sse", "endpoint": "/x"},
+        ),
+        (
+            ["run", "a.py", "--stateless", "--redis-url", "redis://h:6379/0"],
+            {"stateless": True, "redis_url": "redis://h:6379/0"},
+        ),
+        (["run", "a.py", "--stateless", "--no-stateless"], {"stateless": False}),
+        (["run", "--", "-odd.py"], {"target": "-odd.py"}),
+    ],
+)
+def test_parse_fast_takes_plain_run_command_lines(argv, expected):
+    assert parse_fast(argv) == {"target": "a.py", **DEFAULTS, **expected}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--version"],
+        ["call", "a.py", "x"],
+        ["run"],
+        ["run", "--help"],
+        ["run", "a.py", "-h"],
+        ["run", "a.py", "b.py"],
+        ["run", "a.py", "--port"],
+        ["run", "a.py", "--port", "eighty"],
+        ["run", "a.py", "--port", "-1"],
+        ["run", "a.py", "-t", "pigeon"],
+        ["run", "a.py", "-t=http"],
+        ["run", "a.py", "--nosuch"],
+        ["--nosuch", "run", "a.py"],
+    ],
+)
+def test_parse_fast_leaves_everything_else_to_typer(argv):
+    assert parse_fast(argv) is None
+
+
+def test_parse_fast_knows_exactly_the_options_of_the_typer_run_command():
+    import typer
+
+    from mcpkit.cli._commands import app
+
+    command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    options: set[str] = set()
+    defaults = {}
+    for param in command.params:
+        if param.param_type_name == "option":
+            options.update(param.opts, param.secondary_opts)
+            defaults[param.name] = param.default
+    assert options - {"--help"} == set(VALUE_OPTIONS) | set(FLAGS)
+    assert {name: getattr(value, "value", value) for name, value in defaults.items()} == DEFAULTS
