@@ -175,6 +175,8 @@ def test_import_with_core_only(venv: Venv, built: Built) -> None:
 def test_command_and_typing_marker(venv: Venv) -> None:
     done = _run(venv.mcpkit, "--help", cwd=venv.work)
     assert "run" in done.stdout
+    version = venv.run_python("import mcpkit; print(mcpkit.__version__)").strip()
+    assert _run(venv.mcpkit, "--version", cwd=venv.work).stdout.strip() == f"mcpkit {version}"
     assert (
         venv.run_python(
             "import importlib.resources; print(importlib.resources.files('mcpkit').joinpath('py.typed').is_file())"

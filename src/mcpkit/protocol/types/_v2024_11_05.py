@@ -134,9 +134,7 @@ JSONRPCMessage = dict[str, Any]
 
 
 #: The severity of a log message.
-LoggingLevel = Literal[
-    "alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"
-]
+LoggingLevel = Literal["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]
 
 
 #: A progress token, used to associate progress notifications with the original request.
@@ -165,7 +163,6 @@ class Annotated(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base for objects that include optional annotations for the client. The client can use
     annotations to inform how objects are used or displayed
     """
-
     annotations: AnnotatedAnnotations | None = None
 
 
@@ -203,7 +200,6 @@ class CallToolRequest(
     tag="tools/call",
 ):
     """Used by the client to invoke a tool provided by the server."""
-
     method: ClassVar[Literal["tools/call"]] = "tools/call"
     params: CallToolRequestParams
 
@@ -225,7 +221,6 @@ class CallToolResult(
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response.
     """
-
     content: list[TextContent | ImageContent | EmbeddedResource]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -267,7 +262,6 @@ class CancelledNotification(
 
     A client MUST NOT attempt to cancel its `initialize` request.
     """
-
     method: ClassVar[Literal["notifications/cancelled"]] = "notifications/cancelled"
     params: CancelledNotificationParams
 
@@ -279,7 +273,6 @@ class ClientCapabilitiesRoots(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the client supports listing roots."""
-
     #: Whether the client supports notifications for changes to the roots list.
     list_changed: bool | None = None
 
@@ -288,7 +281,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but
     this is not a closed set: any client can define its own, additional capabilities.
     """
-
     #: Experimental, non-standard capabilities that the client supports.
     experimental: dict[str, dict[str, Any]] | None = None
     #: Present if the client supports listing roots.
@@ -299,7 +291,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The argument's information"""
-
     #: The name of the argument
     name: str
     #: The value of the argument to use for completion matching.
@@ -327,7 +318,6 @@ class CompleteRequest(
     tag="completion/complete",
 ):
     """A request from the client to the server, to ask for completion options."""
-
     method: ClassVar[Literal["completion/complete"]] = "completion/complete"
     params: CompleteRequestParams
 
@@ -350,7 +340,6 @@ class CompleteResultCompletion(
 
 class CompleteResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a completion/complete request"""
-
     completion: CompleteResultCompletion
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -403,7 +392,6 @@ class CreateMessageRequest(
     over which model to select. The client should also inform the user before beginning sampling, to
     allow them to inspect the request (human in the loop) and decide whether to approve it.
     """
-
     method: ClassVar[Literal["sampling/createMessage"]] = "sampling/createMessage"
     params: CreateMessageRequestParams
 
@@ -418,7 +406,6 @@ class CreateMessageResult(
     inform the user before returning the sampled message, to allow them to inspect the response
     (human in the loop) and decide whether to allow the server to see it.
     """
-
     content: TextContent | ImageContent
     #: The name of the model that generated the message.
     model: str
@@ -449,7 +436,6 @@ class EmbeddedResource(
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user.
     """
-
     resource: dict[str, Any]
     type: ClassVar[Literal["resource"]] = "resource"
     annotations: EmbeddedResourceAnnotations | None = None
@@ -477,14 +463,12 @@ class GetPromptRequest(
     tag="prompts/get",
 ):
     """Used by the client to get a prompt provided by the server."""
-
     method: ClassVar[Literal["prompts/get"]] = "prompts/get"
     params: GetPromptRequestParams
 
 
 class GetPromptResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a prompts/get request from the client."""
-
     messages: list[PromptMessage]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -509,7 +493,6 @@ class ImageContent(
     rename={"mime_type": "mimeType"},
 ):
     """An image provided to or from an LLM."""
-
     #: The base64-encoded image data.
     data: str
     #: The MIME type of the image. Different providers may support different image types.
@@ -520,7 +503,6 @@ class ImageContent(
 
 class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes the name and version of an MCP implementation."""
-
     name: str
     version: str
 
@@ -550,7 +532,6 @@ class InitializeRequest(
     """This request is sent from the client to the server when it first connects, asking it to begin
     initialization.
     """
-
     method: ClassVar[Literal["initialize"]] = "initialize"
     params: InitializeRequestParams
 
@@ -562,7 +543,6 @@ class InitializeResult(
     rename={"meta": "_meta", "protocol_version": "protocolVersion", "server_info": "serverInfo"},
 ):
     """After receiving an initialize request from the client, the server sends this response."""
-
     capabilities: ServerCapabilities
     #: The version of the Model Context Protocol that the server wants to use. This may not
     #: match the version that the client requested. If the client cannot support this
@@ -584,7 +564,6 @@ class InitializedNotification(
     tag="notifications/initialized",
 ):
     """This notification is sent from the client to the server after initialization has finished."""
-
     method: ClassVar[Literal["notifications/initialized"]] = "notifications/initialized"
     params: dict[str, Any] | None = None
 
@@ -602,7 +581,6 @@ class JSONRPCErrorError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCError(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A response to a request that indicates an error occurred."""
-
     error: JSONRPCErrorError
     id: RequestId
     jsonrpc: Literal["2.0"]
@@ -610,7 +588,6 @@ class JSONRPCError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A notification which does not expect a response."""
-
     jsonrpc: Literal["2.0"]
     method: str
     params: dict[str, Any] | None = None
@@ -618,7 +595,6 @@ class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A request that expects a response."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: str
@@ -627,7 +603,6 @@ class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful (non-error) response to a request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: Result
@@ -654,7 +629,6 @@ class ListPromptsRequest(
     tag="prompts/list",
 ):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
-
     method: ClassVar[Literal["prompts/list"]] = "prompts/list"
     params: ListPromptsRequestParams | None = None
 
@@ -666,7 +640,6 @@ class ListPromptsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a prompts/list request from the client."""
-
     prompts: list[Prompt]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -697,7 +670,6 @@ class ListResourceTemplatesRequest(
     tag="resources/templates/list",
 ):
     """Sent from the client to request a list of resource templates the server has."""
-
     method: ClassVar[Literal["resources/templates/list"]] = "resources/templates/list"
     params: ListResourceTemplatesRequestParams | None = None
 
@@ -713,7 +685,6 @@ class ListResourceTemplatesResult(
     },
 ):
     """The server's response to a resources/templates/list request from the client."""
-
     resource_templates: list[ResourceTemplate]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -744,7 +715,6 @@ class ListResourcesRequest(
     tag="resources/list",
 ):
     """Sent from the client to request a list of resources the server has."""
-
     method: ClassVar[Literal["resources/list"]] = "resources/list"
     params: ListResourcesRequestParams | None = None
 
@@ -756,7 +726,6 @@ class ListResourcesResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a resources/list request from the client."""
-
     resources: list[Resource]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -781,7 +750,6 @@ class ListRootsRequest(
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from.
     """
-
     method: ClassVar[Literal["roots/list"]] = "roots/list"
     params: dict[str, Any] | None = None
 
@@ -791,7 +759,6 @@ class ListRootsResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on.
     """
-
     roots: list[Root]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -819,7 +786,6 @@ class ListToolsRequest(
     tag="tools/list",
 ):
     """Sent from the client to request a list of tools the server has."""
-
     method: ClassVar[Literal["tools/list"]] = "tools/list"
     params: ListToolsRequestParams | None = None
 
@@ -831,7 +797,6 @@ class ListToolsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a tools/list request from the client."""
-
     tools: list[Tool]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -868,7 +833,6 @@ class LoggingMessageNotification(
     """Notification of a log message passed from server to client. If no logging/setLevel request
     has been sent from the client, the server MAY decide which messages to send automatically.
     """
-
     method: ClassVar[Literal["notifications/message"]] = "notifications/message"
     params: LoggingMessageNotificationParams
 
@@ -879,7 +843,6 @@ class ModelHint(msgspec.Struct, kw_only=True, omit_defaults=True):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret.
     """
-
     #: A hint for a model name.
     name: str | None = None
 
@@ -906,7 +869,6 @@ class ModelPreferences(
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations.
     """
-
     #: How much to prioritize cost when selecting a model. A value of 0 means cost is not
     #: important, while a value of 1 means cost is the most important factor.
     cost_priority: int | float | None = None
@@ -963,7 +925,6 @@ class PingRequest(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="m
     """A ping, issued by either the server or the client, to check that the other party is still
     alive. The receiver must promptly respond, or else may be disconnected.
     """
-
     method: ClassVar[Literal["ping"]] = "ping"
     params: dict[str, Any] | None = None
 
@@ -996,14 +957,12 @@ class ProgressNotification(
     """An out-of-band notification used to inform the receiver of a progress update for a
     long-running request.
     """
-
     method: ClassVar[Literal["notifications/progress"]] = "notifications/progress"
     params: ProgressNotificationParams
 
 
 class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A prompt or prompt template that the server offers."""
-
     #: The name of the prompt or prompt template.
     name: str
     #: A list of arguments to use for templating the prompt.
@@ -1014,7 +973,6 @@ class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class PromptArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes an argument that a prompt can accept."""
-
     #: The name of the argument.
     name: str
     #: A human-readable description of the argument.
@@ -1034,10 +992,7 @@ class PromptListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
-    method: ClassVar[Literal["notifications/prompts/list_changed"]] = (
-        "notifications/prompts/list_changed"
-    )
+    method: ClassVar[Literal["notifications/prompts/list_changed"]] = "notifications/prompts/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1047,7 +1002,6 @@ class PromptMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     This is similar to `SamplingMessage`, but also supports the embedding of
     resources from the MCP server.
     """
-
     content: TextContent | ImageContent | EmbeddedResource
     role: Role
 
@@ -1060,7 +1014,6 @@ class PromptReference(
     tag="ref/prompt",
 ):
     """Identifies a prompt."""
-
     #: The name of the prompt or prompt template
     name: str
     type: ClassVar[Literal["ref/prompt"]] = "ref/prompt"
@@ -1087,7 +1040,6 @@ class ReadResourceRequest(
     tag="resources/read",
 ):
     """Sent from the client to the server, to read a specific resource URI."""
-
     method: ClassVar[Literal["resources/read"]] = "resources/read"
     params: ReadResourceRequestParams
 
@@ -1099,7 +1051,6 @@ class ReadResourceResult(
     rename={"meta": "_meta"},
 ):
     """The server's response to a resources/read request from the client."""
-
     contents: list[dict[str, Any]]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -1120,7 +1071,6 @@ class ResourceAnnotations(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class Resource(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"mime_type": "mimeType"}):
     """A known resource that the server is capable of reading."""
-
     #: A human-readable name for this resource.
     name: str
     #: The URI of this resource.
@@ -1142,7 +1092,6 @@ class ResourceContents(
     rename={"mime_type": "mimeType"},
 ):
     """The contents of a specific resource or sub-resource."""
-
     #: The URI of this resource.
     uri: str
     #: The MIME type of this resource, if known.
@@ -1160,10 +1109,7 @@ class ResourceListChangedNotification(
     resources it can read from has changed. This may be issued by servers without any previous
     subscription from the client.
     """
-
-    method: ClassVar[Literal["notifications/resources/list_changed"]] = (
-        "notifications/resources/list_changed"
-    )
+    method: ClassVar[Literal["notifications/resources/list_changed"]] = "notifications/resources/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1175,7 +1121,6 @@ class ResourceReference(
     tag="ref/resource",
 ):
     """A reference to a resource or resource template definition."""
-
     type: ClassVar[Literal["ref/resource"]] = "ref/resource"
     #: The URI or URI template of the resource.
     uri: str
@@ -1195,7 +1140,6 @@ class ResourceTemplate(
     rename={"mime_type": "mimeType", "uri_template": "uriTemplate"},
 ):
     """A template description for resources available on the server."""
-
     #: A human-readable name for the type of resource this template refers to.
     name: str
     #: A URI template (according to RFC 6570) that can be used to construct resource URIs.
@@ -1232,7 +1176,6 @@ class ResourceUpdatedNotification(
     may need to be read again. This should only be sent if the client previously sent a
     resources/subscribe request.
     """
-
     method: ClassVar[Literal["notifications/resources/updated"]] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
 
@@ -1245,7 +1188,6 @@ class Result(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class Root(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Represents a root directory or file that the server can operate on."""
-
     #: The URI identifying the root. This *must* start with file:// for now. This restriction
     #: may be relaxed in future versions of the protocol to allow other URI schemes.
     uri: str
@@ -1267,16 +1209,12 @@ class RootsListChangedNotification(
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest.
     """
-
-    method: ClassVar[Literal["notifications/roots/list_changed"]] = (
-        "notifications/roots/list_changed"
-    )
+    method: ClassVar[Literal["notifications/roots/list_changed"]] = "notifications/roots/list_changed"
     params: dict[str, Any] | None = None
 
 
 class SamplingMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes a message issued to or received from an LLM API."""
-
     content: TextContent | ImageContent
     role: Role
 
@@ -1288,7 +1226,6 @@ class ServerCapabilitiesPrompts(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any prompt templates."""
-
     #: Whether this server supports notifications for changes to the prompt list.
     list_changed: bool | None = None
 
@@ -1300,7 +1237,6 @@ class ServerCapabilitiesResources(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any resources to read."""
-
     #: Whether this server supports notifications for changes to the resource list.
     list_changed: bool | None = None
     #: Whether this server supports subscribing to resource updates.
@@ -1314,7 +1250,6 @@ class ServerCapabilitiesTools(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any tools to call."""
-
     #: Whether this server supports notifications for changes to the tool list.
     list_changed: bool | None = None
 
@@ -1323,7 +1258,6 @@ class ServerCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema,
     but this is not a closed set: any server can define its own, additional capabilities.
     """
-
     #: Experimental, non-standard capabilities that the server supports.
     experimental: dict[str, dict[str, Any]] | None = None
     #: Present if the server supports sending log messages to the client.
@@ -1358,7 +1292,6 @@ class SetLevelRequest(
     tag="logging/setLevel",
 ):
     """A request from the client to the server, to enable or adjust logging."""
-
     method: ClassVar[Literal["logging/setLevel"]] = "logging/setLevel"
     params: SetLevelRequestParams
 
@@ -1386,7 +1319,6 @@ class SubscribeRequest(
     """Sent from the client to request resources/updated notifications from the server whenever a
     particular resource changes.
     """
-
     method: ClassVar[Literal["resources/subscribe"]] = "resources/subscribe"
     params: SubscribeRequestParams
 
@@ -1400,7 +1332,6 @@ class TextContentAnnotations(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class TextContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="text"):
     """Text provided to or from an LLM."""
-
     #: The text content of the message.
     text: str
     type: ClassVar[Literal["text"]] = "text"
@@ -1429,7 +1360,6 @@ class Tool(
     rename={"input_schema": "inputSchema"},
 ):
     """Definition for a tool the client can call."""
-
     #: A JSON Schema object defining the expected parameters for the tool.
     input_schema: dict[str, Any]
     #: The name of the tool.
@@ -1449,10 +1379,7 @@ class ToolListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
-    method: ClassVar[Literal["notifications/tools/list_changed"]] = (
-        "notifications/tools/list_changed"
-    )
+    method: ClassVar[Literal["notifications/tools/list_changed"]] = "notifications/tools/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1478,7 +1405,6 @@ class UnsubscribeRequest(
     """Sent from the client to request cancellation of resources/updated notifications from the
     server. This should follow a previous resources/subscribe request.
     """
-
     method: ClassVar[Literal["resources/unsubscribe"]] = "resources/unsubscribe"
     params: UnsubscribeRequestParams
 

@@ -141,9 +141,7 @@ JSONRPCMessage = Any
 
 
 #: The severity of a log message.
-LoggingLevel = Literal[
-    "alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"
-]
+LoggingLevel = Literal["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]
 
 
 #: A progress token, used to associate progress notifications with the original request.
@@ -165,7 +163,6 @@ class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Optional annotations for the client. The client can use annotations to inform how objects are
     used or displayed
     """
-
     #: Describes who the intended customer of this object or data is.
     audience: list[Role] | None = None
     #: Describes how important this data is for operating the server.
@@ -181,7 +178,6 @@ class AudioContent(
     rename={"mime_type": "mimeType"},
 ):
     """Audio provided to or from an LLM."""
-
     #: The base64-encoded audio data.
     data: str
     #: The MIME type of the audio. Different providers may support different audio types.
@@ -225,7 +221,6 @@ class CallToolRequest(
     tag="tools/call",
 ):
     """Used by the client to invoke a tool provided by the server."""
-
     method: ClassVar[Literal["tools/call"]] = "tools/call"
     params: CallToolRequestParams
 
@@ -247,7 +242,6 @@ class CallToolResult(
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response.
     """
-
     content: list[TextContent | ImageContent | AudioContent | EmbeddedResource]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -289,7 +283,6 @@ class CancelledNotification(
 
     A client MUST NOT attempt to cancel its `initialize` request.
     """
-
     method: ClassVar[Literal["notifications/cancelled"]] = "notifications/cancelled"
     params: CancelledNotificationParams
 
@@ -301,7 +294,6 @@ class ClientCapabilitiesRoots(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the client supports listing roots."""
-
     #: Whether the client supports notifications for changes to the roots list.
     list_changed: bool | None = None
 
@@ -310,7 +302,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but
     this is not a closed set: any client can define its own, additional capabilities.
     """
-
     #: Experimental, non-standard capabilities that the client supports.
     experimental: dict[str, dict[str, Any]] | None = None
     #: Present if the client supports listing roots.
@@ -321,7 +312,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The argument's information"""
-
     #: The name of the argument
     name: str
     #: The value of the argument to use for completion matching.
@@ -349,7 +339,6 @@ class CompleteRequest(
     tag="completion/complete",
 ):
     """A request from the client to the server, to ask for completion options."""
-
     method: ClassVar[Literal["completion/complete"]] = "completion/complete"
     params: CompleteRequestParams
 
@@ -372,7 +361,6 @@ class CompleteResultCompletion(
 
 class CompleteResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a completion/complete request"""
-
     completion: CompleteResultCompletion
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -425,7 +413,6 @@ class CreateMessageRequest(
     over which model to select. The client should also inform the user before beginning sampling, to
     allow them to inspect the request (human in the loop) and decide whether to approve it.
     """
-
     method: ClassVar[Literal["sampling/createMessage"]] = "sampling/createMessage"
     params: CreateMessageRequestParams
 
@@ -440,7 +427,6 @@ class CreateMessageResult(
     inform the user before returning the sampled message, to allow them to inspect the response
     (human in the loop) and decide whether to allow the server to see it.
     """
-
     content: TextContent | ImageContent | AudioContent
     #: The name of the model that generated the message.
     model: str
@@ -464,7 +450,6 @@ class EmbeddedResource(
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user.
     """
-
     resource: dict[str, Any]
     type: ClassVar[Literal["resource"]] = "resource"
     #: Optional annotations for the client.
@@ -493,14 +478,12 @@ class GetPromptRequest(
     tag="prompts/get",
 ):
     """Used by the client to get a prompt provided by the server."""
-
     method: ClassVar[Literal["prompts/get"]] = "prompts/get"
     params: GetPromptRequestParams
 
 
 class GetPromptResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a prompts/get request from the client."""
-
     messages: list[PromptMessage]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -518,7 +501,6 @@ class ImageContent(
     rename={"mime_type": "mimeType"},
 ):
     """An image provided to or from an LLM."""
-
     #: The base64-encoded image data.
     data: str
     #: The MIME type of the image. Different providers may support different image types.
@@ -530,7 +512,6 @@ class ImageContent(
 
 class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes the name and version of an MCP implementation."""
-
     name: str
     version: str
 
@@ -560,7 +541,6 @@ class InitializeRequest(
     """This request is sent from the client to the server when it first connects, asking it to begin
     initialization.
     """
-
     method: ClassVar[Literal["initialize"]] = "initialize"
     params: InitializeRequestParams
 
@@ -572,7 +552,6 @@ class InitializeResult(
     rename={"meta": "_meta", "protocol_version": "protocolVersion", "server_info": "serverInfo"},
 ):
     """After receiving an initialize request from the client, the server sends this response."""
-
     capabilities: ServerCapabilities
     #: The version of the Model Context Protocol that the server wants to use. This may not
     #: match the version that the client requested. If the client cannot support this
@@ -594,7 +573,6 @@ class InitializedNotification(
     tag="notifications/initialized",
 ):
     """This notification is sent from the client to the server after initialization has finished."""
-
     method: ClassVar[Literal["notifications/initialized"]] = "notifications/initialized"
     params: dict[str, Any] | None = None
 
@@ -612,7 +590,6 @@ class JSONRPCErrorError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCError(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A response to a request that indicates an error occurred."""
-
     error: JSONRPCErrorError
     id: RequestId
     jsonrpc: Literal["2.0"]
@@ -620,7 +597,6 @@ class JSONRPCError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A notification which does not expect a response."""
-
     jsonrpc: Literal["2.0"]
     method: str
     params: dict[str, Any] | None = None
@@ -628,7 +604,6 @@ class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A request that expects a response."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: str
@@ -637,7 +612,6 @@ class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful (non-error) response to a request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: Result
@@ -664,7 +638,6 @@ class ListPromptsRequest(
     tag="prompts/list",
 ):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
-
     method: ClassVar[Literal["prompts/list"]] = "prompts/list"
     params: ListPromptsRequestParams | None = None
 
@@ -676,7 +649,6 @@ class ListPromptsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a prompts/list request from the client."""
-
     prompts: list[Prompt]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -707,7 +679,6 @@ class ListResourceTemplatesRequest(
     tag="resources/templates/list",
 ):
     """Sent from the client to request a list of resource templates the server has."""
-
     method: ClassVar[Literal["resources/templates/list"]] = "resources/templates/list"
     params: ListResourceTemplatesRequestParams | None = None
 
@@ -723,7 +694,6 @@ class ListResourceTemplatesResult(
     },
 ):
     """The server's response to a resources/templates/list request from the client."""
-
     resource_templates: list[ResourceTemplate]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -754,7 +724,6 @@ class ListResourcesRequest(
     tag="resources/list",
 ):
     """Sent from the client to request a list of resources the server has."""
-
     method: ClassVar[Literal["resources/list"]] = "resources/list"
     params: ListResourcesRequestParams | None = None
 
@@ -766,7 +735,6 @@ class ListResourcesResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a resources/list request from the client."""
-
     resources: list[Resource]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -791,7 +759,6 @@ class ListRootsRequest(
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from.
     """
-
     method: ClassVar[Literal["roots/list"]] = "roots/list"
     params: dict[str, Any] | None = None
 
@@ -801,7 +768,6 @@ class ListRootsResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on.
     """
-
     roots: list[Root]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -829,7 +795,6 @@ class ListToolsRequest(
     tag="tools/list",
 ):
     """Sent from the client to request a list of tools the server has."""
-
     method: ClassVar[Literal["tools/list"]] = "tools/list"
     params: ListToolsRequestParams | None = None
 
@@ -841,7 +806,6 @@ class ListToolsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a tools/list request from the client."""
-
     tools: list[Tool]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -878,7 +842,6 @@ class LoggingMessageNotification(
     """Notification of a log message passed from server to client. If no logging/setLevel request
     has been sent from the client, the server MAY decide which messages to send automatically.
     """
-
     method: ClassVar[Literal["notifications/message"]] = "notifications/message"
     params: LoggingMessageNotificationParams
 
@@ -889,7 +852,6 @@ class ModelHint(msgspec.Struct, kw_only=True, omit_defaults=True):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret.
     """
-
     #: A hint for a model name.
     name: str | None = None
 
@@ -916,7 +878,6 @@ class ModelPreferences(
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations.
     """
-
     #: How much to prioritize cost when selecting a model. A value of 0 means cost is not
     #: important, while a value of 1 means cost is the most important factor.
     cost_priority: int | float | None = None
@@ -973,7 +934,6 @@ class PingRequest(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="m
     """A ping, issued by either the server or the client, to check that the other party is still
     alive. The receiver must promptly respond, or else may be disconnected.
     """
-
     method: ClassVar[Literal["ping"]] = "ping"
     params: dict[str, Any] | None = None
 
@@ -1008,14 +968,12 @@ class ProgressNotification(
     """An out-of-band notification used to inform the receiver of a progress update for a
     long-running request.
     """
-
     method: ClassVar[Literal["notifications/progress"]] = "notifications/progress"
     params: ProgressNotificationParams
 
 
 class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A prompt or prompt template that the server offers."""
-
     #: The name of the prompt or prompt template.
     name: str
     #: A list of arguments to use for templating the prompt.
@@ -1026,7 +984,6 @@ class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class PromptArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes an argument that a prompt can accept."""
-
     #: The name of the argument.
     name: str
     #: A human-readable description of the argument.
@@ -1046,10 +1003,7 @@ class PromptListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
-    method: ClassVar[Literal["notifications/prompts/list_changed"]] = (
-        "notifications/prompts/list_changed"
-    )
+    method: ClassVar[Literal["notifications/prompts/list_changed"]] = "notifications/prompts/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1059,7 +1013,6 @@ class PromptMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     This is similar to `SamplingMessage`, but also supports the embedding of
     resources from the MCP server.
     """
-
     content: TextContent | ImageContent | AudioContent | EmbeddedResource
     role: Role
 
@@ -1072,7 +1025,6 @@ class PromptReference(
     tag="ref/prompt",
 ):
     """Identifies a prompt."""
-
     #: The name of the prompt or prompt template
     name: str
     type: ClassVar[Literal["ref/prompt"]] = "ref/prompt"
@@ -1099,7 +1051,6 @@ class ReadResourceRequest(
     tag="resources/read",
 ):
     """Sent from the client to the server, to read a specific resource URI."""
-
     method: ClassVar[Literal["resources/read"]] = "resources/read"
     params: ReadResourceRequestParams
 
@@ -1111,7 +1062,6 @@ class ReadResourceResult(
     rename={"meta": "_meta"},
 ):
     """The server's response to a resources/read request from the client."""
-
     contents: list[dict[str, Any]]
     #: This result property is reserved by the protocol to allow clients and servers to
     #: attach additional metadata to their responses.
@@ -1125,7 +1075,6 @@ class Request(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class Resource(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"mime_type": "mimeType"}):
     """A known resource that the server is capable of reading."""
-
     #: A human-readable name for this resource.
     name: str
     #: The URI of this resource.
@@ -1148,7 +1097,6 @@ class ResourceContents(
     rename={"mime_type": "mimeType"},
 ):
     """The contents of a specific resource or sub-resource."""
-
     #: The URI of this resource.
     uri: str
     #: The MIME type of this resource, if known.
@@ -1166,10 +1114,7 @@ class ResourceListChangedNotification(
     resources it can read from has changed. This may be issued by servers without any previous
     subscription from the client.
     """
-
-    method: ClassVar[Literal["notifications/resources/list_changed"]] = (
-        "notifications/resources/list_changed"
-    )
+    method: ClassVar[Literal["notifications/resources/list_changed"]] = "notifications/resources/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1181,7 +1126,6 @@ class ResourceReference(
     tag="ref/resource",
 ):
     """A reference to a resource or resource template definition."""
-
     type: ClassVar[Literal["ref/resource"]] = "ref/resource"
     #: The URI or URI template of the resource.
     uri: str
@@ -1194,7 +1138,6 @@ class ResourceTemplate(
     rename={"mime_type": "mimeType", "uri_template": "uriTemplate"},
 ):
     """A template description for resources available on the server."""
-
     #: A human-readable name for the type of resource this template refers to.
     name: str
     #: A URI template (according to RFC 6570) that can be used to construct resource URIs.
@@ -1232,7 +1175,6 @@ class ResourceUpdatedNotification(
     may need to be read again. This should only be sent if the client previously sent a
     resources/subscribe request.
     """
-
     method: ClassVar[Literal["notifications/resources/updated"]] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
 
@@ -1245,7 +1187,6 @@ class Result(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class Root(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Represents a root directory or file that the server can operate on."""
-
     #: The URI identifying the root. This *must* start with file:// for now. This restriction
     #: may be relaxed in future versions of the protocol to allow other URI schemes.
     uri: str
@@ -1267,16 +1208,12 @@ class RootsListChangedNotification(
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest.
     """
-
-    method: ClassVar[Literal["notifications/roots/list_changed"]] = (
-        "notifications/roots/list_changed"
-    )
+    method: ClassVar[Literal["notifications/roots/list_changed"]] = "notifications/roots/list_changed"
     params: dict[str, Any] | None = None
 
 
 class SamplingMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes a message issued to or received from an LLM API."""
-
     content: TextContent | ImageContent | AudioContent
     role: Role
 
@@ -1288,7 +1225,6 @@ class ServerCapabilitiesPrompts(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any prompt templates."""
-
     #: Whether this server supports notifications for changes to the prompt list.
     list_changed: bool | None = None
 
@@ -1300,7 +1236,6 @@ class ServerCapabilitiesResources(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any resources to read."""
-
     #: Whether this server supports notifications for changes to the resource list.
     list_changed: bool | None = None
     #: Whether this server supports subscribing to resource updates.
@@ -1314,7 +1249,6 @@ class ServerCapabilitiesTools(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any tools to call."""
-
     #: Whether this server supports notifications for changes to the tool list.
     list_changed: bool | None = None
 
@@ -1323,7 +1257,6 @@ class ServerCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema,
     but this is not a closed set: any server can define its own, additional capabilities.
     """
-
     #: Present if the server supports argument autocompletion suggestions.
     completions: dict[str, Any] | None = None
     #: Experimental, non-standard capabilities that the server supports.
@@ -1360,7 +1293,6 @@ class SetLevelRequest(
     tag="logging/setLevel",
 ):
     """A request from the client to the server, to enable or adjust logging."""
-
     method: ClassVar[Literal["logging/setLevel"]] = "logging/setLevel"
     params: SetLevelRequestParams
 
@@ -1388,14 +1320,12 @@ class SubscribeRequest(
     """Sent from the client to request resources/updated notifications from the server whenever a
     particular resource changes.
     """
-
     method: ClassVar[Literal["resources/subscribe"]] = "resources/subscribe"
     params: SubscribeRequestParams
 
 
 class TextContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="text"):
     """Text provided to or from an LLM."""
-
     #: The text content of the message.
     text: str
     type: ClassVar[Literal["text"]] = "text"
@@ -1425,7 +1355,6 @@ class Tool(
     rename={"input_schema": "inputSchema"},
 ):
     """Definition for a tool the client can call."""
-
     #: A JSON Schema object defining the expected parameters for the tool.
     input_schema: dict[str, Any]
     #: The name of the tool.
@@ -1456,7 +1385,6 @@ class ToolAnnotations(
     Clients should never make tool use decisions based on ToolAnnotations
     received from untrusted servers.
     """
-
     #: If true, the tool may perform destructive updates to its environment. If false, the
     #: tool performs only additive updates.
     destructive_hint: bool | None = None
@@ -1484,10 +1412,7 @@ class ToolListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
-    method: ClassVar[Literal["notifications/tools/list_changed"]] = (
-        "notifications/tools/list_changed"
-    )
+    method: ClassVar[Literal["notifications/tools/list_changed"]] = "notifications/tools/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1513,7 +1438,6 @@ class UnsubscribeRequest(
     """Sent from the client to request cancellation of resources/updated notifications from the
     server. This should follow a previous resources/subscribe request.
     """
-
     method: ClassVar[Literal["resources/unsubscribe"]] = "resources/unsubscribe"
     params: UnsubscribeRequestParams
 

@@ -143,9 +143,7 @@ JSONRPCMessage = dict[str, Any]
 
 
 #: The severity of a log message.
-LoggingLevel = Literal[
-    "alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"
-]
+LoggingLevel = Literal["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]
 
 
 #: Restricted schema definitions that only allow primitive types without nested objects or
@@ -177,7 +175,6 @@ class Annotations(
     """Optional annotations for the client. The client can use annotations to inform how objects are
     used or displayed
     """
-
     #: Describes who the intended customer of this object or data is.
     audience: list[Role] | None = None
     #: The moment the resource was last modified, as an ISO 8601 formatted string.
@@ -195,7 +192,6 @@ class AudioContent(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """Audio provided to or from an LLM."""
-
     #: The base64-encoded audio data.
     data: str
     #: The MIME type of the audio. Different providers may support different audio types.
@@ -210,7 +206,6 @@ class AudioContent(
 
 class BaseMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base interface for metadata with name (identifier) and title (display name) properties."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -269,7 +264,6 @@ class CallToolRequest(
     tag="tools/call",
 ):
     """Used by the client to invoke a tool provided by the server."""
-
     method: ClassVar[Literal["tools/call"]] = "tools/call"
     params: CallToolRequestParams
 
@@ -281,7 +275,6 @@ class CallToolResult(
     rename={"meta": "_meta", "is_error": "isError", "structured_content": "structuredContent"},
 ):
     """The server's response to a tool call."""
-
     #: A list of content objects that represent the unstructured result of the tool call.
     content: list[ContentBlock]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
@@ -326,7 +319,6 @@ class CancelledNotification(
 
     A client MUST NOT attempt to cancel its `initialize` request.
     """
-
     method: ClassVar[Literal["notifications/cancelled"]] = "notifications/cancelled"
     params: CancelledNotificationParams
 
@@ -338,7 +330,6 @@ class ClientCapabilitiesRoots(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the client supports listing roots."""
-
     #: Whether the client supports notifications for changes to the roots list.
     list_changed: bool | None = None
 
@@ -347,7 +338,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but
     this is not a closed set: any client can define its own, additional capabilities.
     """
-
     #: Present if the client supports elicitation from the server.
     elicitation: dict[str, Any] | None = None
     #: Experimental, non-standard capabilities that the client supports.
@@ -360,7 +350,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The argument's information"""
-
     #: The name of the argument
     name: str
     #: The value of the argument to use for completion matching.
@@ -369,7 +358,6 @@ class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=
 
 class CompleteRequestParamsContext(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Additional, optional context for completions"""
-
     #: Previously-resolved variables in a URI template or prompt.
     arguments: dict[str, str] | None = None
 
@@ -397,7 +385,6 @@ class CompleteRequest(
     tag="completion/complete",
 ):
     """A request from the client to the server, to ask for completion options."""
-
     method: ClassVar[Literal["completion/complete"]] = "completion/complete"
     params: CompleteRequestParams
 
@@ -420,7 +407,6 @@ class CompleteResultCompletion(
 
 class CompleteResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a completion/complete request"""
-
     completion: CompleteResultCompletion
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -472,7 +458,6 @@ class CreateMessageRequest(
     over which model to select. The client should also inform the user before beginning sampling, to
     allow them to inspect the request (human in the loop) and decide whether to approve it.
     """
-
     method: ClassVar[Literal["sampling/createMessage"]] = "sampling/createMessage"
     params: CreateMessageRequestParams
 
@@ -487,7 +472,6 @@ class CreateMessageResult(
     inform the user before returning the sampled message, to allow them to inspect the response
     (human in the loop) and decide whether to allow the server to see it.
     """
-
     content: TextContent | ImageContent | AudioContent
     #: The name of the model that generated the message.
     model: str
@@ -522,14 +506,12 @@ class ElicitRequest(
     tag="elicitation/create",
 ):
     """A request from the server to elicit additional information from the user via the client."""
-
     method: ClassVar[Literal["elicitation/create"]] = "elicitation/create"
     params: ElicitRequestParams
 
 
 class ElicitResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The client's response to an elicitation request."""
-
     #: The user action in response to the elicitation. - "accept": User submitted the
     #: form/confirmed the action - "decline": User explicitly declined the action - "cancel":
     #: User dismissed without making an explicit choice
@@ -555,7 +537,6 @@ class EmbeddedResource(
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user.
     """
-
     resource: dict[str, Any]
     type: ClassVar[Literal["resource"]] = "resource"
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
@@ -602,14 +583,12 @@ class GetPromptRequest(
     tag="prompts/get",
 ):
     """Used by the client to get a prompt provided by the server."""
-
     method: ClassVar[Literal["prompts/get"]] = "prompts/get"
     params: GetPromptRequestParams
 
 
 class GetPromptResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a prompts/get request from the client."""
-
     messages: list[PromptMessage]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -627,7 +606,6 @@ class ImageContent(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """An image provided to or from an LLM."""
-
     #: The base64-encoded image data.
     data: str
     #: The MIME type of the image. Different providers may support different image types.
@@ -644,7 +622,6 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes the name and version of an MCP implementation, with an optional title for UI
     representation.
     """
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -679,7 +656,6 @@ class InitializeRequest(
     """This request is sent from the client to the server when it first connects, asking it to begin
     initialization.
     """
-
     method: ClassVar[Literal["initialize"]] = "initialize"
     params: InitializeRequestParams
 
@@ -691,7 +667,6 @@ class InitializeResult(
     rename={"meta": "_meta", "protocol_version": "protocolVersion", "server_info": "serverInfo"},
 ):
     """After receiving an initialize request from the client, the server sends this response."""
-
     capabilities: ServerCapabilities
     #: The version of the Model Context Protocol that the server wants to use. This may not
     #: match the version that the client requested. If the client cannot support this
@@ -713,7 +688,6 @@ class InitializedNotification(
     tag="notifications/initialized",
 ):
     """This notification is sent from the client to the server after initialization has finished."""
-
     method: ClassVar[Literal["notifications/initialized"]] = "notifications/initialized"
     params: dict[str, Any] | None = None
 
@@ -731,7 +705,6 @@ class JSONRPCErrorError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCError(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A response to a request that indicates an error occurred."""
-
     error: JSONRPCErrorError
     id: RequestId
     jsonrpc: Literal["2.0"]
@@ -739,7 +712,6 @@ class JSONRPCError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A notification which does not expect a response."""
-
     jsonrpc: Literal["2.0"]
     method: str
     params: dict[str, Any] | None = None
@@ -747,7 +719,6 @@ class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A request that expects a response."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: str
@@ -756,7 +727,6 @@ class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful (non-error) response to a request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: Result
@@ -783,7 +753,6 @@ class ListPromptsRequest(
     tag="prompts/list",
 ):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
-
     method: ClassVar[Literal["prompts/list"]] = "prompts/list"
     params: ListPromptsRequestParams | None = None
 
@@ -795,7 +764,6 @@ class ListPromptsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a prompts/list request from the client."""
-
     prompts: list[Prompt]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -826,7 +794,6 @@ class ListResourceTemplatesRequest(
     tag="resources/templates/list",
 ):
     """Sent from the client to request a list of resource templates the server has."""
-
     method: ClassVar[Literal["resources/templates/list"]] = "resources/templates/list"
     params: ListResourceTemplatesRequestParams | None = None
 
@@ -842,7 +809,6 @@ class ListResourceTemplatesResult(
     },
 ):
     """The server's response to a resources/templates/list request from the client."""
-
     resource_templates: list[ResourceTemplate]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -873,7 +839,6 @@ class ListResourcesRequest(
     tag="resources/list",
 ):
     """Sent from the client to request a list of resources the server has."""
-
     method: ClassVar[Literal["resources/list"]] = "resources/list"
     params: ListResourcesRequestParams | None = None
 
@@ -885,7 +850,6 @@ class ListResourcesResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a resources/list request from the client."""
-
     resources: list[Resource]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -910,7 +874,6 @@ class ListRootsRequest(
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from.
     """
-
     method: ClassVar[Literal["roots/list"]] = "roots/list"
     params: dict[str, Any] | None = None
 
@@ -920,7 +883,6 @@ class ListRootsResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on.
     """
-
     roots: list[Root]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -948,7 +910,6 @@ class ListToolsRequest(
     tag="tools/list",
 ):
     """Sent from the client to request a list of tools the server has."""
-
     method: ClassVar[Literal["tools/list"]] = "tools/list"
     params: ListToolsRequestParams | None = None
 
@@ -960,7 +921,6 @@ class ListToolsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a tools/list request from the client."""
-
     tools: list[Tool]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -997,7 +957,6 @@ class LoggingMessageNotification(
     """Notification of a log message passed from server to client. If no logging/setLevel request
     has been sent from the client, the server MAY decide which messages to send automatically.
     """
-
     method: ClassVar[Literal["notifications/message"]] = "notifications/message"
     params: LoggingMessageNotificationParams
 
@@ -1008,7 +967,6 @@ class ModelHint(msgspec.Struct, kw_only=True, omit_defaults=True):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret.
     """
-
     #: A hint for a model name.
     name: str | None = None
 
@@ -1035,7 +993,6 @@ class ModelPreferences(
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations.
     """
-
     #: How much to prioritize cost when selecting a model. A value of 0 means cost is not
     #: important, while a value of 1 means cost is the most important factor.
     cost_priority: int | float | None = None
@@ -1100,7 +1057,6 @@ class PingRequest(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="m
     """A ping, issued by either the server or the client, to check that the other party is still
     alive. The receiver must promptly respond, or else may be disconnected.
     """
-
     method: ClassVar[Literal["ping"]] = "ping"
     params: dict[str, Any] | None = None
 
@@ -1135,14 +1091,12 @@ class ProgressNotification(
     """An out-of-band notification used to inform the receiver of a progress update for a
     long-running request.
     """
-
     method: ClassVar[Literal["notifications/progress"]] = "notifications/progress"
     params: ProgressNotificationParams
 
 
 class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """A prompt or prompt template that the server offers."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1160,7 +1114,6 @@ class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class PromptArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes an argument that a prompt can accept."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1184,10 +1137,7 @@ class PromptListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
-    method: ClassVar[Literal["notifications/prompts/list_changed"]] = (
-        "notifications/prompts/list_changed"
-    )
+    method: ClassVar[Literal["notifications/prompts/list_changed"]] = "notifications/prompts/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1197,7 +1147,6 @@ class PromptMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     This is similar to `SamplingMessage`, but also supports the embedding of
     resources from the MCP server.
     """
-
     content: ContentBlock
     role: Role
 
@@ -1210,7 +1159,6 @@ class PromptReference(
     tag="ref/prompt",
 ):
     """Identifies a prompt."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1241,7 +1189,6 @@ class ReadResourceRequest(
     tag="resources/read",
 ):
     """Sent from the client to the server, to read a specific resource URI."""
-
     method: ClassVar[Literal["resources/read"]] = "resources/read"
     params: ReadResourceRequestParams
 
@@ -1253,7 +1200,6 @@ class ReadResourceResult(
     rename={"meta": "_meta"},
 ):
     """The server's response to a resources/read request from the client."""
-
     contents: list[dict[str, Any]]
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1272,7 +1218,6 @@ class Resource(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """A known resource that the server is capable of reading."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1302,7 +1247,6 @@ class ResourceContents(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """The contents of a specific resource or sub-resource."""
-
     #: The URI of this resource.
     uri: str
     #: See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on
@@ -1325,7 +1269,6 @@ class ResourceLink(
     Note: resource links returned by tools are not guaranteed to appear in the results of
     `resources/list` requests.
     """
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1360,10 +1303,7 @@ class ResourceListChangedNotification(
     resources it can read from has changed. This may be issued by servers without any previous
     subscription from the client.
     """
-
-    method: ClassVar[Literal["notifications/resources/list_changed"]] = (
-        "notifications/resources/list_changed"
-    )
+    method: ClassVar[Literal["notifications/resources/list_changed"]] = "notifications/resources/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1374,7 +1314,6 @@ class ResourceTemplate(
     rename={"meta": "_meta", "mime_type": "mimeType", "uri_template": "uriTemplate"},
 ):
     """A template description for resources available on the server."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1403,7 +1342,6 @@ class ResourceTemplateReference(
     tag="ref/resource",
 ):
     """A reference to a resource or resource template definition."""
-
     type: ClassVar[Literal["ref/resource"]] = "ref/resource"
     #: The URI or URI template of the resource.
     uri: str
@@ -1433,7 +1371,6 @@ class ResourceUpdatedNotification(
     may need to be read again. This should only be sent if the client previously sent a
     resources/subscribe request.
     """
-
     method: ClassVar[Literal["notifications/resources/updated"]] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
 
@@ -1446,7 +1383,6 @@ class Result(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class Root(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Represents a root directory or file that the server can operate on."""
-
     #: The URI identifying the root. This *must* start with file:// for now. This restriction
     #: may be relaxed in future versions of the protocol to allow other URI schemes.
     uri: str
@@ -1471,16 +1407,12 @@ class RootsListChangedNotification(
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest.
     """
-
-    method: ClassVar[Literal["notifications/roots/list_changed"]] = (
-        "notifications/roots/list_changed"
-    )
+    method: ClassVar[Literal["notifications/roots/list_changed"]] = "notifications/roots/list_changed"
     params: dict[str, Any] | None = None
 
 
 class SamplingMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes a message issued to or received from an LLM API."""
-
     content: TextContent | ImageContent | AudioContent
     role: Role
 
@@ -1492,7 +1424,6 @@ class ServerCapabilitiesPrompts(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any prompt templates."""
-
     #: Whether this server supports notifications for changes to the prompt list.
     list_changed: bool | None = None
 
@@ -1504,7 +1435,6 @@ class ServerCapabilitiesResources(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any resources to read."""
-
     #: Whether this server supports notifications for changes to the resource list.
     list_changed: bool | None = None
     #: Whether this server supports subscribing to resource updates.
@@ -1518,7 +1448,6 @@ class ServerCapabilitiesTools(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any tools to call."""
-
     #: Whether this server supports notifications for changes to the tool list.
     list_changed: bool | None = None
 
@@ -1527,7 +1456,6 @@ class ServerCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema,
     but this is not a closed set: any server can define its own, additional capabilities.
     """
-
     #: Present if the server supports argument autocompletion suggestions.
     completions: dict[str, Any] | None = None
     #: Experimental, non-standard capabilities that the server supports.
@@ -1564,7 +1492,6 @@ class SetLevelRequest(
     tag="logging/setLevel",
 ):
     """A request from the client to the server, to enable or adjust logging."""
-
     method: ClassVar[Literal["logging/setLevel"]] = "logging/setLevel"
     params: SetLevelRequestParams
 
@@ -1608,7 +1535,6 @@ class SubscribeRequest(
     """Sent from the client to request resources/updated notifications from the server whenever a
     particular resource changes.
     """
-
     method: ClassVar[Literal["resources/subscribe"]] = "resources/subscribe"
     params: SubscribeRequestParams
 
@@ -1622,7 +1548,6 @@ class TextContent(
     rename={"meta": "_meta"},
 ):
     """Text provided to or from an LLM."""
-
     #: The text content of the message.
     text: str
     type: ClassVar[Literal["text"]] = "text"
@@ -1658,7 +1583,6 @@ class Tool(
     rename={"meta": "_meta", "input_schema": "inputSchema", "output_schema": "outputSchema"},
 ):
     """Definition for a tool the client can call."""
-
     #: A JSON Schema object defining the expected parameters for the tool.
     input_schema: dict[str, Any]
     #: Intended for programmatic or logical use, but used as a display name in past specs or
@@ -1699,7 +1623,6 @@ class ToolAnnotations(
     Clients should never make tool use decisions based on ToolAnnotations
     received from untrusted servers.
     """
-
     #: If true, the tool may perform destructive updates to its environment. If false, the
     #: tool performs only additive updates.
     destructive_hint: bool | None = None
@@ -1727,10 +1650,7 @@ class ToolListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
-    method: ClassVar[Literal["notifications/tools/list_changed"]] = (
-        "notifications/tools/list_changed"
-    )
+    method: ClassVar[Literal["notifications/tools/list_changed"]] = "notifications/tools/list_changed"
     params: dict[str, Any] | None = None
 
 
@@ -1756,7 +1676,6 @@ class UnsubscribeRequest(
     """Sent from the client to request cancellation of resources/updated notifications from the
     server. This should follow a previous resources/subscribe request.
     """
-
     method: ClassVar[Literal["resources/unsubscribe"]] = "resources/unsubscribe"
     params: UnsubscribeRequestParams
 

@@ -206,9 +206,7 @@ JSONRPCResponse = dict[str, Any]
 
 
 #: The severity of a log message.
-LoggingLevel = Literal[
-    "alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"
-]
+LoggingLevel = Literal["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]
 
 
 MultiSelectEnumSchema = dict[str, Any]
@@ -250,7 +248,6 @@ class Annotations(
     """Optional annotations for the client. The client can use annotations to inform how objects are
     used or displayed
     """
-
     #: Describes who the intended audience of this object or data is.
     audience: list[Role] | None = None
     #: The moment the resource was last modified, as an ISO 8601 formatted string.
@@ -268,7 +265,6 @@ class AudioContent(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """Audio provided to or from an LLM."""
-
     #: The base64-encoded audio data.
     data: str
     #: The MIME type of the audio. Different providers may support different audio types.
@@ -283,7 +279,6 @@ class AudioContent(
 
 class BaseMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base interface for metadata with name (identifier) and title (display name) properties."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -330,7 +325,6 @@ class CallToolRequest(
     tag="tools/call",
 ):
     """Used by the client to invoke a tool provided by the server."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tools/call"]] = "tools/call"
@@ -344,7 +338,6 @@ class CallToolRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `tools/call` request."""
-
     #: The name of the tool.
     name: str
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
@@ -365,7 +358,6 @@ class CallToolResult(
     rename={"meta": "_meta", "is_error": "isError", "structured_content": "structuredContent"},
 ):
     """The server's response to a tool call."""
-
     #: A list of content objects that represent the unstructured result of the tool call.
     content: list[ContentBlock]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
@@ -397,7 +389,6 @@ class CancelTaskRequest(
     tag="tasks/cancel",
 ):
     """A request to cancel a task."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tasks/cancel"]] = "tasks/cancel"
@@ -418,7 +409,6 @@ class CancelTaskResult(
     },
 ):
     """The response to a tasks/cancel request."""
-
     #: ISO 8601 timestamp when the task was created.
     created_at: str
     #: ISO 8601 timestamp when the task was last updated.
@@ -458,7 +448,6 @@ class CancelledNotification(
 
     For task cancellation, use the `tasks/cancel` request instead of this notification.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/cancelled"]] = "notifications/cancelled"
     params: CancelledNotificationParams
@@ -471,7 +460,6 @@ class CancelledNotificationParams(
     rename={"meta": "_meta", "request_id": "requestId"},
 ):
     """Parameters for a `notifications/cancelled` notification."""
-
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
     meta: dict[str, Any] | None = None
@@ -484,7 +472,6 @@ class CancelledNotificationParams(
 
 class ClientCapabilitiesElicitation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Present if the client supports elicitation from the server."""
-
     form: dict[str, Any] | None = None
     url: dict[str, Any] | None = None
 
@@ -496,14 +483,12 @@ class ClientCapabilitiesRoots(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the client supports listing roots."""
-
     #: Whether the client supports notifications for changes to the roots list.
     list_changed: bool | None = None
 
 
 class ClientCapabilitiesSampling(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Present if the client supports sampling from an LLM."""
-
     #: Whether the client supports context inclusion via includeContext parameter. If not
     #: declared, servers SHOULD only use `includeContext: "none"` (or omit it).
     context: dict[str, Any] | None = None
@@ -513,7 +498,6 @@ class ClientCapabilitiesSampling(msgspec.Struct, kw_only=True, omit_defaults=Tru
 
 class ClientCapabilitiesTasksRequestsElicitation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Task support for elicitation-related requests."""
-
     #: Whether the client supports task-augmented elicitation/create requests.
     create: dict[str, Any] | None = None
 
@@ -525,14 +509,12 @@ class ClientCapabilitiesTasksRequestsSampling(
     rename={"create_message": "createMessage"},
 ):
     """Task support for sampling-related requests."""
-
     #: Whether the client supports task-augmented sampling/createMessage requests.
     create_message: dict[str, Any] | None = None
 
 
 class ClientCapabilitiesTasksRequests(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Specifies which request types can be augmented with tasks."""
-
     #: Task support for elicitation-related requests.
     elicitation: ClientCapabilitiesTasksRequestsElicitation | None = None
     #: Task support for sampling-related requests.
@@ -546,7 +528,6 @@ class ClientCapabilitiesTasks(
     rename={"list_": "list"},
 ):
     """Present if the client supports task-augmented requests."""
-
     #: Whether this client supports tasks/cancel.
     cancel: dict[str, Any] | None = None
     #: Whether this client supports tasks/list.
@@ -559,7 +540,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but
     this is not a closed set: any client can define its own, additional capabilities.
     """
-
     #: Present if the client supports elicitation from the server.
     elicitation: ClientCapabilitiesElicitation | None = None
     #: Experimental, non-standard capabilities that the client supports.
@@ -580,7 +560,6 @@ class CompleteRequest(
     tag="completion/complete",
 ):
     """A request from the client to the server, to ask for completion options."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["completion/complete"]] = "completion/complete"
@@ -589,7 +568,6 @@ class CompleteRequest(
 
 class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The argument's information"""
-
     #: The name of the argument
     name: str
     #: The value of the argument to use for completion matching.
@@ -598,7 +576,6 @@ class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=
 
 class CompleteRequestParamsContext(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Additional, optional context for completions"""
-
     #: Previously-resolved variables in a URI template or prompt.
     arguments: dict[str, str] | None = None
 
@@ -610,7 +587,6 @@ class CompleteRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `completion/complete` request."""
-
     #: The argument's information
     argument: CompleteRequestParamsArgument
     ref: PromptReference | ResourceTemplateReference
@@ -639,7 +615,6 @@ class CompleteResultCompletion(
 
 class CompleteResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a completion/complete request"""
-
     completion: CompleteResultCompletion
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -657,7 +632,6 @@ class CreateMessageRequest(
     over which model to select. The client should also inform the user before beginning sampling, to
     allow them to inspect the request (human in the loop) and decide whether to approve it.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["sampling/createMessage"]] = "sampling/createMessage"
@@ -679,7 +653,6 @@ class CreateMessageRequestParams(
     },
 ):
     """Parameters for a `sampling/createMessage` request."""
-
     #: The requested maximum number of tokens to sample (to prevent runaway completions).
     max_tokens: int
     messages: list[SamplingMessage]
@@ -723,7 +696,6 @@ class CreateMessageResult(
     The client should inform the user before returning the sampled message, to allow them
     to inspect the response (human in the loop) and decide whether to allow the server to see it.
     """
-
     content: (
         TextContent
         | ImageContent
@@ -744,7 +716,6 @@ class CreateMessageResult(
 
 class CreateTaskResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """A response to a task-augmented request."""
-
     task: Task
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -759,7 +730,6 @@ class ElicitRequest(
     tag="elicitation/create",
 ):
     """A request from the server to elicit additional information from the user via the client."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["elicitation/create"]] = "elicitation/create"
@@ -775,7 +745,6 @@ class ElicitRequestFormParams(
     """The parameters for a request to elicit non-sensitive information from the user via a form in
     the client.
     """
-
     #: The message to present to the user describing what information is being requested.
     message: str
     #: A restricted subset of JSON Schema. Only top-level properties are allowed, without
@@ -799,7 +768,6 @@ class ElicitRequestURLParams(
     rename={"meta": "_meta", "elicitation_id": "elicitationId"},
 ):
     """The parameters for a request to elicit information from the user via a URL in the client."""
-
     #: The ID of the elicitation, which must be unique within the context of the server. The
     #: client MUST treat this ID as an opaque value.
     elicitation_id: str
@@ -820,7 +788,6 @@ class ElicitRequestURLParams(
 
 class ElicitResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The client's response to an elicitation request."""
-
     #: The user action in response to the elicitation. - "accept": User submitted the
     #: form/confirmed the action - "decline": User explicitly decline the action - "cancel":
     #: User dismissed without making an explicit choice
@@ -855,11 +822,8 @@ class ElicitationCompleteNotification(
     """An optional notification from the server to the client, informing it of a completion of a
     out-of-band elicitation request.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/elicitation/complete"]] = (
-        "notifications/elicitation/complete"
-    )
+    method: ClassVar[Literal["notifications/elicitation/complete"]] = "notifications/elicitation/complete"
     params: ElicitationCompleteNotificationParams
 
 
@@ -876,7 +840,6 @@ class EmbeddedResource(
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user.
     """
-
     resource: dict[str, Any]
     type: ClassVar[Literal["resource"]] = "resource"
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
@@ -905,7 +868,6 @@ class GetPromptRequest(
     tag="prompts/get",
 ):
     """Used by the client to get a prompt provided by the server."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["prompts/get"]] = "prompts/get"
@@ -919,7 +881,6 @@ class GetPromptRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `prompts/get` request."""
-
     #: The name of the prompt or prompt template.
     name: str
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
@@ -931,7 +892,6 @@ class GetPromptRequestParams(
 
 class GetPromptResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """The server's response to a prompts/get request from the client."""
-
     messages: list[PromptMessage]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -960,7 +920,6 @@ class GetTaskPayloadRequest(
     tag="tasks/result",
 ):
     """A request to retrieve the result of a completed task."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tasks/result"]] = "tasks/result"
@@ -977,7 +936,6 @@ class GetTaskPayloadResult(
     The structure matches the result type of the original request.
     For example, a tools/call task would return the CallToolResult structure.
     """
-
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
     meta: dict[str, Any] | None = None
@@ -1003,7 +961,6 @@ class GetTaskRequest(
     tag="tasks/get",
 ):
     """A request to retrieve the state of a task."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tasks/get"]] = "tasks/get"
@@ -1024,7 +981,6 @@ class GetTaskResult(
     },
 ):
     """The response to a tasks/get request."""
-
     #: ISO 8601 timestamp when the task was created.
     created_at: str
     #: ISO 8601 timestamp when the task was last updated.
@@ -1046,7 +1002,6 @@ class GetTaskResult(
 
 class Icon(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"mime_type": "mimeType"}):
     """An optionally-sized icon that can be displayed in a user interface."""
-
     #: A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a `data:` URI
     #: with Base64-encoded image data.
     src: str
@@ -1065,7 +1020,6 @@ class Icon(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"mime_type"
 
 class Icons(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base interface to add `icons` property."""
-
     #: Optional set of sized icons that the client can display in a user interface.
     icons: list[Icon] | None = None
 
@@ -1079,7 +1033,6 @@ class ImageContent(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """An image provided to or from an LLM."""
-
     #: The base64-encoded image data.
     data: str
     #: The MIME type of the image. Different providers may support different image types.
@@ -1099,7 +1052,6 @@ class Implementation(
     rename={"website_url": "websiteUrl"},
 ):
     """Describes the MCP implementation."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1125,7 +1077,6 @@ class InitializeRequest(
     """This request is sent from the client to the server when it first connects, asking it to begin
     initialization.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["initialize"]] = "initialize"
@@ -1139,7 +1090,6 @@ class InitializeRequestParams(
     rename={"meta": "_meta", "client_info": "clientInfo", "protocol_version": "protocolVersion"},
 ):
     """Parameters for an `initialize` request."""
-
     capabilities: ClientCapabilities
     client_info: Implementation
     #: The latest version of the Model Context Protocol that the client supports. The client
@@ -1157,7 +1107,6 @@ class InitializeResult(
     rename={"meta": "_meta", "protocol_version": "protocolVersion", "server_info": "serverInfo"},
 ):
     """After receiving an initialize request from the client, the server sends this response."""
-
     capabilities: ServerCapabilities
     #: The version of the Model Context Protocol that the server wants to use. This may not
     #: match the version that the client requested. If the client cannot support this
@@ -1179,7 +1128,6 @@ class InitializedNotification(
     tag="notifications/initialized",
 ):
     """This notification is sent from the client to the server after initialization has finished."""
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/initialized"]] = "notifications/initialized"
     params: NotificationParams | None = None
@@ -1187,7 +1135,6 @@ class InitializedNotification(
 
 class JSONRPCErrorResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A response to a request that indicates an error occurred."""
-
     error: Error
     jsonrpc: Literal["2.0"]
     id: RequestId | None = None
@@ -1195,7 +1142,6 @@ class JSONRPCErrorResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A notification which does not expect a response."""
-
     jsonrpc: Literal["2.0"]
     method: str
     params: dict[str, Any] | None = None
@@ -1203,7 +1149,6 @@ class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A request that expects a response."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: str
@@ -1212,7 +1157,6 @@ class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful (non-error) response to a request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: Result
@@ -1229,7 +1173,6 @@ class LegacyTitledEnumSchema(
     """Use TitledSingleSelectEnumSchema instead.
     This interface will be removed in a future version.
     """
-
     enum: list[str]
     type: ClassVar[Literal["string"]] = "string"
     default: str | None = None
@@ -1247,7 +1190,6 @@ class ListPromptsRequest(
     tag="prompts/list",
 ):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["prompts/list"]] = "prompts/list"
@@ -1261,7 +1203,6 @@ class ListPromptsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a prompts/list request from the client."""
-
     prompts: list[Prompt]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1279,7 +1220,6 @@ class ListResourceTemplatesRequest(
     tag="resources/templates/list",
 ):
     """Sent from the client to request a list of resource templates the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/templates/list"]] = "resources/templates/list"
@@ -1297,7 +1237,6 @@ class ListResourceTemplatesResult(
     },
 ):
     """The server's response to a resources/templates/list request from the client."""
-
     resource_templates: list[ResourceTemplate]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1315,7 +1254,6 @@ class ListResourcesRequest(
     tag="resources/list",
 ):
     """Sent from the client to request a list of resources the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/list"]] = "resources/list"
@@ -1329,7 +1267,6 @@ class ListResourcesResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a resources/list request from the client."""
-
     resources: list[Resource]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1354,7 +1291,6 @@ class ListRootsRequest(
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["roots/list"]] = "roots/list"
@@ -1366,7 +1302,6 @@ class ListRootsResult(msgspec.Struct, kw_only=True, omit_defaults=True, rename={
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on.
     """
-
     roots: list[Root]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1381,7 +1316,6 @@ class ListTasksRequest(
     tag="tasks/list",
 ):
     """A request to retrieve a list of tasks."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tasks/list"]] = "tasks/list"
@@ -1395,7 +1329,6 @@ class ListTasksResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The response to a tasks/list request."""
-
     tasks: list[Task]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1413,7 +1346,6 @@ class ListToolsRequest(
     tag="tools/list",
 ):
     """Sent from the client to request a list of tools the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tools/list"]] = "tools/list"
@@ -1427,7 +1359,6 @@ class ListToolsResult(
     rename={"meta": "_meta", "next_cursor": "nextCursor"},
 ):
     """The server's response to a tools/list request from the client."""
-
     tools: list[Tool]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1448,7 +1379,6 @@ class LoggingMessageNotification(
     request has been sent from the client, the server MAY decide which messages to send
     automatically.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/message"]] = "notifications/message"
     params: LoggingMessageNotificationParams
@@ -1461,7 +1391,6 @@ class LoggingMessageNotificationParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `notifications/message` notification."""
-
     #: The data to be logged, such as a string message or an object. Any JSON serializable
     #: type is allowed here.
     data: Any
@@ -1480,7 +1409,6 @@ class ModelHint(msgspec.Struct, kw_only=True, omit_defaults=True):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret.
     """
-
     #: A hint for a model name.
     name: str | None = None
 
@@ -1507,7 +1435,6 @@ class ModelPreferences(
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations.
     """
-
     #: How much to prioritize cost when selecting a model. A value of 0 means cost is not
     #: important, while a value of 1 means cost is the most important factor.
     cost_priority: int | float | None = None
@@ -1562,7 +1489,6 @@ class PaginatedRequestParams(
     rename={"meta": "_meta"},
 ):
     """Common parameters for paginated requests."""
-
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
     meta: dict[str, Any] | None = None
@@ -1589,7 +1515,6 @@ class PingRequest(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="m
     """A ping, issued by either the server or the client, to check that the other party is still
     alive. The receiver must promptly respond, or else may be disconnected.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["ping"]] = "ping"
@@ -1606,7 +1531,6 @@ class ProgressNotification(
     """An out-of-band notification used to inform the receiver of a progress update for a
     long-running request.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/progress"]] = "notifications/progress"
     params: ProgressNotificationParams
@@ -1619,7 +1543,6 @@ class ProgressNotificationParams(
     rename={"meta": "_meta", "progress_token": "progressToken"},
 ):
     """Parameters for a `notifications/progress` notification."""
-
     #: The progress thus far. This should increase every time progress is made, even if the
     #: total is unknown.
     progress: int | float
@@ -1637,7 +1560,6 @@ class ProgressNotificationParams(
 
 class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """A prompt or prompt template that the server offers."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1657,7 +1579,6 @@ class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class PromptArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes an argument that a prompt can accept."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1681,11 +1602,8 @@ class PromptListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/prompts/list_changed"]] = (
-        "notifications/prompts/list_changed"
-    )
+    method: ClassVar[Literal["notifications/prompts/list_changed"]] = "notifications/prompts/list_changed"
     params: NotificationParams | None = None
 
 
@@ -1695,7 +1613,6 @@ class PromptMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     This is similar to `SamplingMessage`, but also supports the embedding of
     resources from the MCP server.
     """
-
     content: ContentBlock
     role: Role
 
@@ -1708,7 +1625,6 @@ class PromptReference(
     tag="ref/prompt",
 ):
     """Identifies a prompt."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1726,7 +1642,6 @@ class ReadResourceRequest(
     tag="resources/read",
 ):
     """Sent from the client to the server, to read a specific resource URI."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/read"]] = "resources/read"
@@ -1740,7 +1655,6 @@ class ReadResourceRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `resources/read` request."""
-
     #: The URI of the resource. The URI can use any protocol; it is up to the server how to
     #: interpret it.
     uri: str
@@ -1756,7 +1670,6 @@ class ReadResourceResult(
     rename={"meta": "_meta"},
 ):
     """The server's response to a resources/read request from the client."""
-
     contents: list[dict[str, Any]]
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
@@ -1772,7 +1685,6 @@ class RelatedTaskMetadata(
     """Metadata for associating messages with a task.
     Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
     """
-
     #: The task identifier this message is associated with.
     task_id: str
 
@@ -1784,7 +1696,6 @@ class Request(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class RequestParams(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Common params for any request."""
-
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
     meta: dict[str, Any] | None = None
@@ -1797,7 +1708,6 @@ class Resource(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """A known resource that the server is capable of reading."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1829,7 +1739,6 @@ class ResourceContents(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """The contents of a specific resource or sub-resource."""
-
     #: The URI of this resource.
     uri: str
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
@@ -1852,7 +1761,6 @@ class ResourceLink(
     Note: resource links returned by tools are not guaranteed to appear in the results of
     `resources/list` requests.
     """
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1889,11 +1797,8 @@ class ResourceListChangedNotification(
     resources it can read from has changed. This may be issued by servers without any previous
     subscription from the client.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/resources/list_changed"]] = (
-        "notifications/resources/list_changed"
-    )
+    method: ClassVar[Literal["notifications/resources/list_changed"]] = "notifications/resources/list_changed"
     params: NotificationParams | None = None
 
 
@@ -1904,7 +1809,6 @@ class ResourceRequestParams(
     rename={"meta": "_meta"},
 ):
     """Common parameters when working with resources."""
-
     #: The URI of the resource. The URI can use any protocol; it is up to the server how to
     #: interpret it.
     uri: str
@@ -1920,7 +1824,6 @@ class ResourceTemplate(
     rename={"meta": "_meta", "mime_type": "mimeType", "uri_template": "uriTemplate"},
 ):
     """A template description for resources available on the server."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1951,7 +1854,6 @@ class ResourceTemplateReference(
     tag="ref/resource",
 ):
     """A reference to a resource or resource template definition."""
-
     type: ClassVar[Literal["ref/resource"]] = "ref/resource"
     #: The URI or URI template of the resource.
     uri: str
@@ -1968,7 +1870,6 @@ class ResourceUpdatedNotification(
     may need to be read again. This should only be sent if the client previously sent a
     resources/subscribe request.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/resources/updated"]] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
@@ -1981,7 +1882,6 @@ class ResourceUpdatedNotificationParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `notifications/resources/updated` notification."""
-
     #: The URI of the resource that has been updated. This might be a sub-resource of the one
     #: that the client actually subscribed to.
     uri: str
@@ -1998,7 +1898,6 @@ class Result(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class Root(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Represents a root directory or file that the server can operate on."""
-
     #: The URI identifying the root. This *must* start with file:// for now. This restriction
     #: may be relaxed in future versions of the protocol to allow other URI schemes.
     uri: str
@@ -2023,17 +1922,13 @@ class RootsListChangedNotification(
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/roots/list_changed"]] = (
-        "notifications/roots/list_changed"
-    )
+    method: ClassVar[Literal["notifications/roots/list_changed"]] = "notifications/roots/list_changed"
     params: NotificationParams | None = None
 
 
 class SamplingMessage(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Describes a message issued to or received from an LLM API."""
-
     content: (
         TextContent
         | ImageContent
@@ -2055,7 +1950,6 @@ class ServerCapabilitiesPrompts(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any prompt templates."""
-
     #: Whether this server supports notifications for changes to the prompt list.
     list_changed: bool | None = None
 
@@ -2067,7 +1961,6 @@ class ServerCapabilitiesResources(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any resources to read."""
-
     #: Whether this server supports notifications for changes to the resource list.
     list_changed: bool | None = None
     #: Whether this server supports subscribing to resource updates.
@@ -2076,14 +1969,12 @@ class ServerCapabilitiesResources(
 
 class ServerCapabilitiesTasksRequestsTools(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Task support for tool-related requests."""
-
     #: Whether the server supports task-augmented tools/call requests.
     call: dict[str, Any] | None = None
 
 
 class ServerCapabilitiesTasksRequests(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Specifies which request types can be augmented with tasks."""
-
     #: Task support for tool-related requests.
     tools: ServerCapabilitiesTasksRequestsTools | None = None
 
@@ -2095,7 +1986,6 @@ class ServerCapabilitiesTasks(
     rename={"list_": "list"},
 ):
     """Present if the server supports task-augmented requests."""
-
     #: Whether this server supports tasks/cancel.
     cancel: dict[str, Any] | None = None
     #: Whether this server supports tasks/list.
@@ -2111,7 +2001,6 @@ class ServerCapabilitiesTools(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any tools to call."""
-
     #: Whether this server supports notifications for changes to the tool list.
     list_changed: bool | None = None
 
@@ -2120,7 +2009,6 @@ class ServerCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema,
     but this is not a closed set: any server can define its own, additional capabilities.
     """
-
     #: Present if the server supports argument autocompletion suggestions.
     completions: dict[str, Any] | None = None
     #: Experimental, non-standard capabilities that the server supports.
@@ -2145,7 +2033,6 @@ class SetLevelRequest(
     tag="logging/setLevel",
 ):
     """A request from the client to the server, to enable or adjust logging."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["logging/setLevel"]] = "logging/setLevel"
@@ -2159,7 +2046,6 @@ class SetLevelRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `logging/setLevel` request."""
-
     #: The level of logging that the client wants to receive from the server. The server
     #: should send all logs at this level and higher (i.e., more severe) to the client as
     #: notifications/message.
@@ -2196,7 +2082,6 @@ class SubscribeRequest(
     """Sent from the client to request resources/updated notifications from the server whenever a
     particular resource changes.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/subscribe"]] = "resources/subscribe"
@@ -2210,7 +2095,6 @@ class SubscribeRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `resources/subscribe` request."""
-
     #: The URI of the resource. The URI can use any protocol; it is up to the server how to
     #: interpret it.
     uri: str
@@ -2232,7 +2116,6 @@ class Task(
     },
 ):
     """Data associated with a task."""
-
     #: ISO 8601 timestamp when the task was created.
     created_at: str
     #: ISO 8601 timestamp when the task was last updated.
@@ -2256,7 +2139,6 @@ class TaskAugmentedRequestParams(
     rename={"meta": "_meta"},
 ):
     """Common params for any task-augmented request."""
-
     #: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on
     #: `_meta` usage.
     meta: dict[str, Any] | None = None
@@ -2270,7 +2152,6 @@ class TaskMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Metadata for augmenting a request with task execution.
     Include this in the `task` field of the request parameters.
     """
-
     #: Requested duration in milliseconds to retain task from creation.
     ttl: int | None = None
 
@@ -2285,7 +2166,6 @@ class TaskStatusNotification(
     """An optional notification from the receiver to the requestor, informing them that a task's
     status has changed. Receivers are not required to send these notifications.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/tasks/status"]] = "notifications/tasks/status"
     params: TaskStatusNotificationParams
@@ -2305,7 +2185,6 @@ class TaskStatusNotificationParams(
     },
 ):
     """Parameters for a `notifications/tasks/status` notification."""
-
     #: ISO 8601 timestamp when the task was created.
     created_at: str
     #: ISO 8601 timestamp when the task was last updated.
@@ -2334,7 +2213,6 @@ class TextContent(
     rename={"meta": "_meta"},
 ):
     """Text provided to or from an LLM."""
-
     #: The text content of the message.
     text: str
     type: ClassVar[Literal["text"]] = "text"
@@ -2377,7 +2255,6 @@ class TitledMultiSelectEnumSchemaItems(
     rename={"any_of": "anyOf"},
 ):
     """Schema for array items with enum options and display labels."""
-
     #: Array of enum options with values and display labels.
     any_of: list[TitledMultiSelectEnumSchemaItemsAnyOfItem]
 
@@ -2391,7 +2268,6 @@ class TitledMultiSelectEnumSchema(
     rename={"max_items": "maxItems", "min_items": "minItems"},
 ):
     """Schema for multiple-selection enumeration with display titles for each option."""
-
     #: Schema for array items with enum options and display labels.
     items: TitledMultiSelectEnumSchemaItems
     type: ClassVar[Literal["array"]] = "array"
@@ -2423,7 +2299,6 @@ class TitledSingleSelectEnumSchema(
     rename={"one_of": "oneOf"},
 ):
     """Schema for single-selection enumeration with display titles for each option."""
-
     #: Array of enum options with values and display labels.
     one_of: list[TitledSingleSelectEnumSchemaOneOfItem]
     type: ClassVar[Literal["string"]] = "string"
@@ -2442,7 +2317,6 @@ class Tool(
     rename={"meta": "_meta", "input_schema": "inputSchema", "output_schema": "outputSchema"},
 ):
     """Definition for a tool the client can call."""
-
     #: A JSON Schema object defining the expected parameters for the tool.
     input_schema: dict[str, Any]
     #: Intended for programmatic or logical use, but used as a display name in past specs or
@@ -2487,7 +2361,6 @@ class ToolAnnotations(
     Clients should never make tool use decisions based on ToolAnnotations
     received from untrusted servers.
     """
-
     #: If true, the tool may perform destructive updates to its environment. If false, the
     #: tool performs only additive updates.
     destructive_hint: bool | None = None
@@ -2506,7 +2379,6 @@ class ToolAnnotations(
 
 class ToolChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Controls tool selection behavior for sampling requests."""
-
     #: Controls the tool use ability of the model: - "auto": Model decides whether to use
     #: tools (default) - "required": Model MUST use at least one tool before completing -
     #: "none": Model MUST NOT use any tools
@@ -2520,7 +2392,6 @@ class ToolExecution(
     rename={"task_support": "taskSupport"},
 ):
     """Execution-related properties for a tool."""
-
     #: Indicates whether this tool supports task-augmented execution. This allows clients to
     #: handle long-running operations through polling the task system.
     task_support: Literal["forbidden", "optional", "required"] | None = None
@@ -2537,11 +2408,8 @@ class ToolListChangedNotification(
     it offers has changed. This may be issued by servers without any previous subscription from the
     client.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/tools/list_changed"]] = (
-        "notifications/tools/list_changed"
-    )
+    method: ClassVar[Literal["notifications/tools/list_changed"]] = "notifications/tools/list_changed"
     params: NotificationParams | None = None
 
 
@@ -2559,7 +2427,6 @@ class ToolResultContent(
     },
 ):
     """The result of a tool use, provided by the user back to the assistant."""
-
     #: The unstructured result content of the tool use.
     content: list[ContentBlock]
     #: The ID of the tool use this result corresponds to.
@@ -2584,7 +2451,6 @@ class ToolUseContent(
     rename={"meta": "_meta"},
 ):
     """A request from the assistant to call a tool."""
-
     #: A unique identifier for this tool use.
     id: str
     #: The arguments to pass to the tool, conforming to the tool's input schema.
@@ -2609,7 +2475,6 @@ class URLElicitationRequiredError(msgspec.Struct, kw_only=True, omit_defaults=Tr
     """An error response that indicates that the server requires the client to provide additional
     information via an elicitation request.
     """
-
     error: URLElicitationRequiredErrorError
     jsonrpc: Literal["2.0"]
     id: RequestId | None = None
@@ -2625,7 +2490,6 @@ class UnsubscribeRequest(
     """Sent from the client to request cancellation of resources/updated notifications from the
     server. This should follow a previous resources/subscribe request.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/unsubscribe"]] = "resources/unsubscribe"
@@ -2639,7 +2503,6 @@ class UnsubscribeRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `resources/unsubscribe` request."""
-
     #: The URI of the resource. The URI can use any protocol; it is up to the server how to
     #: interpret it.
     uri: str
@@ -2656,7 +2519,6 @@ class UntitledMultiSelectEnumSchemaItems(
     tag="string",
 ):
     """Schema for the array items."""
-
     #: Array of enum values to choose from.
     enum: list[str]
     type: ClassVar[Literal["string"]] = "string"
@@ -2671,7 +2533,6 @@ class UntitledMultiSelectEnumSchema(
     rename={"max_items": "maxItems", "min_items": "minItems"},
 ):
     """Schema for multiple-selection enumeration without display titles for options."""
-
     #: Schema for the array items.
     items: UntitledMultiSelectEnumSchemaItems
     type: ClassVar[Literal["array"]] = "array"
@@ -2695,7 +2556,6 @@ class UntitledSingleSelectEnumSchema(
     tag="string",
 ):
     """Schema for single-selection enumeration without display titles for options."""
-
     #: Array of enum values to choose from.
     enum: list[str]
     type: ClassVar[Literal["string"]] = "string"
@@ -2744,7 +2604,11 @@ EmptyResult = Result
 
 
 SamplingMessageContentBlock = (
-    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
+    TextContent
+    | ImageContent
+    | AudioContent
+    | ToolUseContent
+    | ToolResultContent
 )
 
 

@@ -223,9 +223,7 @@ JSONRPCResponse = dict[str, Any]
 
 
 #: The severity of a log message.
-LoggingLevel = Literal[
-    "alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"
-]
+LoggingLevel = Literal["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]
 
 
 #: Represents the contents of a `_meta` field, which clients and servers use to attach additional
@@ -273,7 +271,6 @@ class Annotations(
     """Optional annotations for the client. The client can use annotations to inform how objects are
     used or displayed
     """
-
     #: Describes who the intended audience of this object or data is.
     audience: list[Role] | None = None
     #: The moment the resource was last modified, as an ISO 8601 formatted string.
@@ -291,7 +288,6 @@ class AudioContent(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """Audio provided to or from an LLM."""
-
     #: The base64-encoded audio data.
     data: str
     #: The MIME type of the audio. Different providers may support different audio types.
@@ -304,7 +300,6 @@ class AudioContent(
 
 class BaseMetadata(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base interface for metadata with name (identifier) and title (display name) properties."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -353,7 +348,6 @@ class CacheableResult(
     },
 ):
     """A result that supports a time-to-live (TTL) hint for client-side caching."""
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -374,7 +368,6 @@ class CallToolRequest(
     tag="tools/call",
 ):
     """Used by the client to invoke a tool provided by the server."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tools/call"]] = "tools/call"
@@ -388,7 +381,6 @@ class CallToolRequestParams(
     rename={"meta": "_meta", "input_responses": "inputResponses", "request_state": "requestState"},
 ):
     """Parameters for a `tools/call` request."""
-
     meta: dict[str, Any]
     #: The name of the tool.
     name: str
@@ -410,7 +402,6 @@ class CallToolResult(
     },
 ):
     """The result returned by the server for a CallToolRequesttools/call request."""
-
     #: A list of content objects that represent the unstructured result of the tool call.
     content: list[ContentBlock]
     #: Indicates the type of the result, which allows the client to determine how to parse
@@ -425,7 +416,6 @@ class CallToolResult(
 
 class CallToolResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a CallToolRequesttools/call request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: dict[str, Any]
@@ -452,7 +442,6 @@ class CancelledNotification(
     This notification indicates that the result will be unused, so any associated processing SHOULD
     cease.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/cancelled"]] = "notifications/cancelled"
     params: CancelledNotificationParams
@@ -465,7 +454,6 @@ class CancelledNotificationParams(
     rename={"meta": "_meta", "request_id": "requestId"},
 ):
     """Parameters for a `notifications/cancelled` notification."""
-
     #: The ID of the request to cancel.
     request_id: RequestId
     meta: dict[str, Any] | None = None
@@ -476,14 +464,12 @@ class CancelledNotificationParams(
 
 class ClientCapabilitiesElicitation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Present if the client supports elicitation from the server."""
-
     form: JSONObject | None = None
     url: JSONObject | None = None
 
 
 class ClientCapabilitiesSampling(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Present if the client supports sampling from an LLM."""
-
     #: Whether the client supports context inclusion via `includeContext` parameter. If not
     #: declared, servers SHOULD only use `includeContext: "none"` (or omit it).
     context: JSONObject | None = None
@@ -495,7 +481,6 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but
     this is not a closed set: any client can define its own, additional capabilities.
     """
-
     #: Present if the client supports elicitation from the server.
     elicitation: ClientCapabilitiesElicitation | None = None
     #: Experimental, non-standard capabilities that the client supports.
@@ -531,7 +516,6 @@ class ClientNotification(
     This notification indicates that the result will be unused, so any associated processing SHOULD
     cease.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/cancelled"]] = "notifications/cancelled"
     params: CancelledNotificationParams
@@ -545,7 +529,6 @@ class CompleteRequest(
     tag="completion/complete",
 ):
     """A request from the client to the server, to ask for completion options."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["completion/complete"]] = "completion/complete"
@@ -554,7 +537,6 @@ class CompleteRequest(
 
 class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The argument's information"""
-
     #: The name of the argument
     name: str
     #: The value of the argument to use for completion matching.
@@ -563,7 +545,6 @@ class CompleteRequestParamsArgument(msgspec.Struct, kw_only=True, omit_defaults=
 
 class CompleteRequestParamsContext(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Additional, optional context for completions"""
-
     #: Previously-resolved variables in a URI template or prompt.
     arguments: dict[str, str] | None = None
 
@@ -575,7 +556,6 @@ class CompleteRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `completion/complete` request."""
-
     meta: dict[str, Any]
     #: The argument's information
     argument: CompleteRequestParamsArgument
@@ -607,7 +587,6 @@ class CompleteResult(
     rename={"meta": "_meta", "result_type": "resultType"},
 ):
     """The result returned by the server for a CompleteRequestcompletion/complete request."""
-
     completion: CompleteResultCompletion
     #: Indicates the type of the result, which allows the client to determine how to parse
     #: the result object.
@@ -617,7 +596,6 @@ class CompleteResult(
 
 class CompleteResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a CompleteRequestcompletion/complete request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: CompleteResult
@@ -634,7 +612,6 @@ class CreateMessageRequest(
     over which model to select. The client should also inform the user before beginning sampling, to
     allow them to inspect the request (human in the loop) and decide whether to approve it.
     """
-
     method: ClassVar[Literal["sampling/createMessage"]] = "sampling/createMessage"
     params: CreateMessageRequestParams
 
@@ -653,7 +630,6 @@ class CreateMessageRequestParams(
     },
 ):
     """Parameters for a `sampling/createMessage` request."""
-
     #: The requested maximum number of tokens to sample (to prevent runaway completions).
     max_tokens: int
     messages: list[SamplingMessage]
@@ -690,7 +666,6 @@ class CreateMessageResult(
     The client should inform the user before returning the sampled message, to allow them
     to inspect the response (human in the loop) and decide whether to allow the server to see it.
     """
-
     content: (
         TextContent
         | ImageContent
@@ -719,7 +694,6 @@ class DiscoverRequest(
     implement `server/discover`. Clients **MAY** call it but are not required
     to — version negotiation can also happen inline via per-request `_meta`.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["server/discover"]] = "server/discover"
@@ -739,7 +713,6 @@ class DiscoverResult(
     },
 ):
     """The result returned by the server for a DiscoverRequestserver/discover request."""
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -761,7 +734,6 @@ class DiscoverResult(
 
 class DiscoverResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a DiscoverRequestserver/discover request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: DiscoverResult
@@ -775,7 +747,6 @@ class ElicitRequest(
     tag="elicitation/create",
 ):
     """A request from the server to elicit additional information from the user via the client."""
-
     method: ClassVar[Literal["elicitation/create"]] = "elicitation/create"
     params: ElicitRequestParams
 
@@ -789,7 +760,6 @@ class ElicitRequestFormParams(
     """The parameters for a request to elicit non-sensitive information from the user via a form in
     the client.
     """
-
     #: The message to present to the user describing what information is being requested.
     message: str
     #: A restricted subset of JSON Schema. Only top-level properties are allowed, without
@@ -801,7 +771,6 @@ class ElicitRequestFormParams(
 
 class ElicitRequestURLParams(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The parameters for a request to elicit information from the user via a URL in the client."""
-
     #: The message to present to the user explaining why the interaction is needed.
     message: str
     #: The elicitation mode.
@@ -812,7 +781,6 @@ class ElicitRequestURLParams(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class ElicitResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The result returned by the client for an ElicitRequestelicitation/create request."""
-
     #: The user action in response to the elicitation. - `"accept"`: User submitted the
     #: form/confirmed the action - `"decline"`: User explicitly declined the action -
     #: `"cancel"`: User dismissed without making an explicit choice
@@ -835,7 +803,6 @@ class EmbeddedResource(
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user.
     """
-
     resource: dict[str, Any]
     type: ClassVar[Literal["resource"]] = "resource"
     meta: dict[str, Any] | None = None
@@ -862,7 +829,6 @@ class GetPromptRequest(
     tag="prompts/get",
 ):
     """Used by the client to get a prompt provided by the server."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["prompts/get"]] = "prompts/get"
@@ -876,7 +842,6 @@ class GetPromptRequestParams(
     rename={"meta": "_meta", "input_responses": "inputResponses", "request_state": "requestState"},
 ):
     """Parameters for a `prompts/get` request."""
-
     meta: dict[str, Any]
     #: The name of the prompt or prompt template.
     name: str
@@ -893,7 +858,6 @@ class GetPromptResult(
     rename={"meta": "_meta", "result_type": "resultType"},
 ):
     """The result returned by the server for a GetPromptRequestprompts/get request."""
-
     messages: list[PromptMessage]
     #: Indicates the type of the result, which allows the client to determine how to parse
     #: the result object.
@@ -905,7 +869,6 @@ class GetPromptResult(
 
 class GetPromptResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a GetPromptRequestprompts/get request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: dict[str, Any]
@@ -927,7 +890,6 @@ class HeaderMismatchError(msgspec.Struct, kw_only=True, omit_defaults=True):
     because required headers are missing or malformed. For HTTP, the response
     status code MUST be `400 Bad Request`.
     """
-
     error: HeaderMismatchErrorError
     jsonrpc: Literal["2.0"]
     id: RequestId | None = None
@@ -935,7 +897,6 @@ class HeaderMismatchError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class Icon(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"mime_type": "mimeType"}):
     """An optionally-sized icon that can be displayed in a user interface."""
-
     #: A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a `data:` URI
     #: with Base64-encoded image data.
     src: str
@@ -954,7 +915,6 @@ class Icon(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"mime_type"
 
 class Icons(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Base interface to add `icons` property."""
-
     #: Optional set of sized icons that the client can display in a user interface.
     icons: list[Icon] | None = None
 
@@ -968,7 +928,6 @@ class ImageContent(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """An image provided to or from an LLM."""
-
     #: The base64-encoded image data.
     data: str
     #: The MIME type of the image. Different providers may support different image types.
@@ -986,7 +945,6 @@ class Implementation(
     rename={"website_url": "websiteUrl"},
 ):
     """Describes the MCP implementation."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1019,7 +977,6 @@ class InputRequiredResult(
 
     At least one of `inputRequests` or `requestState` MUST be present.
     """
-
     #: Indicates the type of the result, which allows the client to determine how to parse
     #: the result object.
     result_type: str
@@ -1044,7 +1001,6 @@ class InternalError(msgspec.Struct, kw_only=True, omit_defaults=True):
     returned when the receiver encounters an unexpected condition that prevents it from fulfilling
     the request.
     """
-
     #: The error type that occurred.
     code: Literal[-32603]
     #: A short description of the error. The message SHOULD be limited to a concise single
@@ -1067,7 +1023,6 @@ class InvalidParamsError(msgspec.Struct, kw_only=True, omit_defaults=True):
     - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
     - **Sampling**: Missing tool result or tool results mixed with other content
     """
-
     #: The error type that occurred.
     code: Literal[-32602]
     #: A short description of the error. The message SHOULD be limited to a concise single
@@ -1084,7 +1039,6 @@ class InvalidRequestError(msgspec.Struct, kw_only=True, omit_defaults=True):
     requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using
     invalid types for these fields).
     """
-
     #: The error type that occurred.
     code: Literal[-32600]
     #: A short description of the error. The message SHOULD be limited to a concise single
@@ -1097,7 +1051,6 @@ class InvalidRequestError(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCErrorResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A response to a request that indicates an error occurred."""
-
     error: Error
     jsonrpc: Literal["2.0"]
     id: RequestId | None = None
@@ -1105,7 +1058,6 @@ class JSONRPCErrorResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A notification which does not expect a response."""
-
     jsonrpc: Literal["2.0"]
     method: str
     params: dict[str, Any] | None = None
@@ -1113,7 +1065,6 @@ class JSONRPCNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A request that expects a response."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: str
@@ -1122,7 +1073,6 @@ class JSONRPCRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 class JSONRPCResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful (non-error) response to a request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: Result
@@ -1139,7 +1089,6 @@ class LegacyTitledEnumSchema(
     """Use TitledSingleSelectEnumSchema instead.
     This interface will be removed in a future version.
     """
-
     enum: list[str]
     type: ClassVar[Literal["string"]] = "string"
     default: str | None = None
@@ -1157,7 +1106,6 @@ class ListPromptsRequest(
     tag="prompts/list",
 ):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["prompts/list"]] = "prompts/list"
@@ -1177,7 +1125,6 @@ class ListPromptsResult(
     },
 ):
     """The result returned by the server for a ListPromptsRequestprompts/list request."""
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -1196,7 +1143,6 @@ class ListPromptsResult(
 
 class ListPromptsResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a ListPromptsRequestprompts/list request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: ListPromptsResult
@@ -1210,7 +1156,6 @@ class ListResourceTemplatesRequest(
     tag="resources/templates/list",
 ):
     """Sent from the client to request a list of resource templates the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/templates/list"]] = "resources/templates/list"
@@ -1233,7 +1178,6 @@ class ListResourceTemplatesResult(
     """The result returned by the server for a ListResourceTemplatesRequestresources/templates/list
     request.
     """
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -1254,7 +1198,6 @@ class ListResourceTemplatesResultResponse(msgspec.Struct, kw_only=True, omit_def
     """A successful response from the server for a
     ListResourceTemplatesRequestresources/templates/list request.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: ListResourceTemplatesResult
@@ -1268,7 +1211,6 @@ class ListResourcesRequest(
     tag="resources/list",
 ):
     """Sent from the client to request a list of resources the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/list"]] = "resources/list"
@@ -1288,7 +1230,6 @@ class ListResourcesResult(
     },
 ):
     """The result returned by the server for a ListResourcesRequestresources/list request."""
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -1307,7 +1248,6 @@ class ListResourcesResult(
 
 class ListResourcesResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a ListResourcesRequestresources/list request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: ListResourcesResult
@@ -1337,7 +1277,6 @@ class ListRootsRequest(
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from.
     """
-
     method: ClassVar[Literal["roots/list"]] = "roots/list"
     params: ListRootsRequestParams | None = None
 
@@ -1347,7 +1286,6 @@ class ListRootsResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on.
     """
-
     roots: list[Root]
 
 
@@ -1359,7 +1297,6 @@ class ListToolsRequest(
     tag="tools/list",
 ):
     """Sent from the client to request a list of tools the server has."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["tools/list"]] = "tools/list"
@@ -1379,7 +1316,6 @@ class ListToolsResult(
     },
 ):
     """The result returned by the server for a ListToolsRequesttools/list request."""
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -1398,7 +1334,6 @@ class ListToolsResult(
 
 class ListToolsResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a ListToolsRequesttools/list request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: ListToolsResult
@@ -1414,7 +1349,6 @@ class LoggingMessageNotification(
     """JSONRPCNotification of a log message passed from server to client. The client opts in by
     setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/message"]] = "notifications/message"
     params: LoggingMessageNotificationParams
@@ -1427,7 +1361,6 @@ class LoggingMessageNotificationParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `notifications/message` notification."""
-
     #: The data to be logged, such as a string message or an object. Any JSON serializable
     #: type is allowed here.
     data: Any
@@ -1448,7 +1381,6 @@ class MethodNotFoundError(msgspec.Struct, kw_only=True, omit_defaults=True):
     A request that requires a client capability the client did not declare is signalled instead by
     MissingRequiredClientCapabilityError (`-32021`).
     """
-
     #: The error type that occurred.
     code: Literal[-32601]
     #: A short description of the error. The message SHOULD be limited to a concise single
@@ -1482,7 +1414,6 @@ class MissingRequiredClientCapabilityError(msgspec.Struct, kw_only=True, omit_de
     declare in `clientCapabilities`. For HTTP, the response status code MUST be
     `400 Bad Request`.
     """
-
     error: MissingRequiredClientCapabilityErrorError
     jsonrpc: Literal["2.0"]
     id: RequestId | None = None
@@ -1494,7 +1425,6 @@ class ModelHint(msgspec.Struct, kw_only=True, omit_defaults=True):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret.
     """
-
     #: A hint for a model name.
     name: str | None = None
 
@@ -1521,7 +1451,6 @@ class ModelPreferences(
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations.
     """
-
     #: How much to prioritize cost when selecting a model. A value of 0 means cost is not
     #: important, while a value of 1 means cost is the most important factor.
     cost_priority: int | float | None = None
@@ -1551,7 +1480,6 @@ class NotificationMetaObject(
     """Extends MetaObject with additional notification-specific fields. All key naming rules from
     `MetaObject` apply.
     """
-
     #: Identifies the subscription stream a notification was delivered on.
     subscription_id: RequestId | None = None
 
@@ -1563,7 +1491,6 @@ class NotificationParams(
     rename={"meta": "_meta"},
 ):
     """Common params for any notification."""
-
     meta: dict[str, Any] | None = None
 
 
@@ -1590,7 +1517,6 @@ class PaginatedRequestParams(
     rename={"meta": "_meta"},
 ):
     """Common params for paginated requests."""
-
     meta: dict[str, Any]
     #: An opaque token representing the current pagination position. If provided, the server
     #: should return results starting after this cursor.
@@ -1616,7 +1542,6 @@ class ParseError(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A JSON-RPC error indicating that invalid JSON was received by the server. This error is
     returned when the server cannot parse the JSON text of a message.
     """
-
     #: The error type that occurred.
     code: Literal[-32700]
     #: A short description of the error. The message SHOULD be limited to a concise single
@@ -1637,7 +1562,6 @@ class ProgressNotification(
     """An out-of-band notification used to inform the receiver of a progress update for a
     long-running request.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/progress"]] = "notifications/progress"
     params: ProgressNotificationParams
@@ -1650,7 +1574,6 @@ class ProgressNotificationParams(
     rename={"meta": "_meta", "progress_token": "progressToken"},
 ):
     """Parameters for a ProgressNotificationnotifications/progress notification."""
-
     #: The progress thus far. This should increase every time progress is made, even if the
     #: total is unknown.
     progress: int | float
@@ -1666,7 +1589,6 @@ class ProgressNotificationParams(
 
 class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """A prompt or prompt template that the server offers."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1684,7 +1606,6 @@ class Prompt(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "
 
 class PromptArgument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Describes an argument that a prompt can accept."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1709,11 +1630,8 @@ class PromptListChangedNotification(
     SubscriptionsListenRequestsubscriptions/listen stream when the client requested it via the
     `promptsListChanged` filter field.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/prompts/list_changed"]] = (
-        "notifications/prompts/list_changed"
-    )
+    method: ClassVar[Literal["notifications/prompts/list_changed"]] = "notifications/prompts/list_changed"
     params: NotificationParams | None = None
 
 
@@ -1723,7 +1641,6 @@ class PromptMessage(msgspec.Struct, kw_only=True, omit_defaults=True):
     This is similar to SamplingMessage, but also supports the embedding of
     resources from the MCP server.
     """
-
     content: ContentBlock
     role: Role
 
@@ -1736,7 +1653,6 @@ class PromptReference(
     tag="ref/prompt",
 ):
     """Identifies a prompt."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1754,7 +1670,6 @@ class ReadResourceRequest(
     tag="resources/read",
 ):
     """Sent from the client to the server, to read a specific resource URI."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["resources/read"]] = "resources/read"
@@ -1768,7 +1683,6 @@ class ReadResourceRequestParams(
     rename={"meta": "_meta", "input_responses": "inputResponses", "request_state": "requestState"},
 ):
     """Parameters for a `resources/read` request."""
-
     meta: dict[str, Any]
     #: The URI of the resource. The URI can use any protocol; it is up to the server how to
     #: interpret it.
@@ -1789,7 +1703,6 @@ class ReadResourceResult(
     },
 ):
     """The result returned by the server for a ReadResourceRequestresources/read request."""
-
     #: Indicates the intended scope of the cached response, analogous to HTTP `Cache-Control:
     #: public` vs `Cache-Control: private`.
     cache_scope: Literal["private", "public"]
@@ -1805,7 +1718,6 @@ class ReadResourceResult(
 
 class ReadResourceResultResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A successful response from the server for a ReadResourceRequestresources/read request."""
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: dict[str, Any]
@@ -1831,7 +1743,6 @@ class RequestMetaObject(
     """Extends MetaObject with additional request-specific fields. All key naming rules from
     `MetaObject` apply.
     """
-
     #: The client's capabilities for this specific request. Required.
     client_capabilities: ClientCapabilities
     #: The MCP Protocol Version being used for this request. Required.
@@ -1848,7 +1759,6 @@ class RequestMetaObject(
 
 class RequestParams(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Common params for any request."""
-
     meta: dict[str, Any]
 
 
@@ -1859,7 +1769,6 @@ class Resource(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """A known resource that the server is capable of reading."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1889,7 +1798,6 @@ class ResourceContents(
     rename={"meta": "_meta", "mime_type": "mimeType"},
 ):
     """The contents of a specific resource or sub-resource."""
-
     #: The URI of this resource.
     uri: str
     meta: dict[str, Any] | None = None
@@ -1910,7 +1818,6 @@ class ResourceLink(
     Note: resource links returned by tools are not guaranteed to appear in the results of
     ListResourcesRequestresources/list requests.
     """
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -1946,11 +1853,8 @@ class ResourceListChangedNotification(
     SubscriptionsListenRequestsubscriptions/listen stream when the client requested it via the
     `resourcesListChanged` filter field.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/resources/list_changed"]] = (
-        "notifications/resources/list_changed"
-    )
+    method: ClassVar[Literal["notifications/resources/list_changed"]] = "notifications/resources/list_changed"
     params: NotificationParams | None = None
 
 
@@ -1961,7 +1865,6 @@ class ResourceRequestParams(
     rename={"meta": "_meta"},
 ):
     """Common params for resource-related requests."""
-
     meta: dict[str, Any]
     #: The URI of the resource. The URI can use any protocol; it is up to the server how to
     #: interpret it.
@@ -1975,7 +1878,6 @@ class ResourceTemplate(
     rename={"meta": "_meta", "mime_type": "mimeType", "uri_template": "uriTemplate"},
 ):
     """A template description for resources available on the server."""
-
     #: Intended for programmatic or logical use, but used as a display name in past specs or
     #: fallback (if title isn't present).
     name: str
@@ -2004,7 +1906,6 @@ class ResourceTemplateReference(
     tag="ref/resource",
 ):
     """A reference to a resource or resource template definition."""
-
     type: ClassVar[Literal["ref/resource"]] = "ref/resource"
     #: The URI or URI template of the resource.
     uri: str
@@ -2021,7 +1922,6 @@ class ResourceUpdatedNotification(
     may need to be read again. This is only sent for resources the client opted in to via the
     `resourceSubscriptions` field of a SubscriptionsListenRequestsubscriptions/listen request.
     """
-
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["notifications/resources/updated"]] = "notifications/resources/updated"
     params: ResourceUpdatedNotificationParams
@@ -2034,7 +1934,6 @@ class ResourceUpdatedNotificationParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a `notifications/resources/updated` notification."""
-
     #: The URI of the resource that has been updated. This might be a sub-resource of the one
     #: that the client actually subscribed to.
     uri: str
@@ -2048,7 +1947,6 @@ class Result(
     rename={"meta": "_meta", "result_type": "resultType"},
 ):
     """Common result fields."""
-
     #: Indicates the type of the result, which allows the client to determine how to parse
     #: the result object.
     result_type: str
@@ -2064,7 +1962,6 @@ class ResultMetaObject(
     """Extends MetaObject with additional result-specific fields. All key naming rules from
     `MetaObject` apply.
     """
-
     #: Identifies the server software producing the response. Servers SHOULD include this
     #: field on every response unless specifically configured not to do so.
     server_info: Implementation | None = None
@@ -2072,7 +1969,6 @@ class ResultMetaObject(
 
 class Root(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Represents a root directory or file that the server can operate on."""
-
     #: The URI identifying the root. This *must* start with `file://` for now. This
     #: restriction may be relaxed in future versions of the protocol to allow other URI
     #: schemes.
@@ -2086,7 +1982,6 @@ class Root(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_m
 
 class SamplingMessage(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"meta": "_meta"}):
     """Describes a message issued to or received from an LLM API."""
-
     content: (
         TextContent
         | ImageContent
@@ -2106,7 +2001,6 @@ class ServerCapabilitiesPrompts(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any prompt templates."""
-
     #: Whether this server supports notifications for changes to the prompt list.
     list_changed: bool | None = None
 
@@ -2118,7 +2012,6 @@ class ServerCapabilitiesResources(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any resources to read."""
-
     #: Whether this server supports notifications for changes to the resource list.
     list_changed: bool | None = None
     #: Whether this server supports subscribing to resource updates.
@@ -2132,7 +2025,6 @@ class ServerCapabilitiesTools(
     rename={"list_changed": "listChanged"},
 ):
     """Present if the server offers any tools to call."""
-
     #: Whether this server supports notifications for changes to the tool list.
     list_changed: bool | None = None
 
@@ -2141,7 +2033,6 @@ class ServerCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema,
     but this is not a closed set: any server can define its own, additional capabilities.
     """
-
     #: Present if the server supports argument autocompletion suggestions.
     completions: JSONObject | None = None
     #: Experimental, non-standard capabilities that the server supports.
@@ -2194,7 +2085,6 @@ class SubscriptionFilter(
     Each notification type is **opt-in**; the server **MUST NOT** send
     notification types the client has not explicitly requested here.
     """
-
     #: If true, receive PromptListChangedNotificationnotifications/prompts/list_changed.
     prompts_list_changed: bool | None = None
     #: Subscribe to ResourceUpdatedNotificationnotifications/resources/updated for these
@@ -2224,11 +2114,8 @@ class SubscriptionsAcknowledgedNotification(
     per subscription ID and not per channel: messages belonging to other
     subscriptions MAY be interleaved before it.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/subscriptions/acknowledged"]] = (
-        "notifications/subscriptions/acknowledged"
-    )
+    method: ClassVar[Literal["notifications/subscriptions/acknowledged"]] = "notifications/subscriptions/acknowledged"
     params: SubscriptionsAcknowledgedNotificationParams
 
 
@@ -2241,7 +2128,6 @@ class SubscriptionsAcknowledgedNotificationParams(
     """Parameters for a
     SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged notification.
     """
-
     #: The subset of requested notification types the server agreed to honor.
     notifications: SubscriptionFilter
     meta: dict[str, Any] | None = None
@@ -2258,7 +2144,6 @@ class SubscriptionsListenRequest(
     outside the context of a specific request. Replaces the previous HTTP GET
     endpoint and ensures consistent behavior between HTTP and STDIO.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: ClassVar[Literal["subscriptions/listen"]] = "subscriptions/listen"
@@ -2272,7 +2157,6 @@ class SubscriptionsListenRequestParams(
     rename={"meta": "_meta"},
 ):
     """Parameters for a SubscriptionsListenRequestsubscriptions/listen request."""
-
     meta: dict[str, Any]
     #: The notifications the client opts in to on this stream. The server **MUST NOT** send
     #: notification types the client has not explicitly requested.
@@ -2291,7 +2175,6 @@ class SubscriptionsListenResult(
     is sent only when the server tears the subscription down; an abrupt transport
     close carries no response. The result body is otherwise empty.
     """
-
     meta: dict[str, Any]
     #: Indicates the type of the result, which allows the client to determine how to parse
     #: the result object.
@@ -2310,7 +2193,6 @@ class SubscriptionsListenResultMetaObject(
     """Extends ResultMetaObject with the subscription-stream identifier carried by a
     SubscriptionsListenResult. All key naming rules from `MetaObject` apply.
     """
-
     #: Identifies the subscription stream this response closes, so the client can correlate
     #: it with the originating subscription — mirroring the same key on the stream's
     #: notifications.
@@ -2324,7 +2206,6 @@ class SubscriptionsListenResultResponse(msgspec.Struct, kw_only=True, omit_defau
     """A successful response from the server for a SubscriptionsListenRequestsubscriptions/listen
     request, sent when the server tears the subscription down gracefully.
     """
-
     id: RequestId
     jsonrpc: Literal["2.0"]
     result: SubscriptionsListenResult
@@ -2339,7 +2220,6 @@ class TextContent(
     rename={"meta": "_meta"},
 ):
     """Text provided to or from an LLM."""
-
     #: The text content of the message.
     text: str
     type: ClassVar[Literal["text"]] = "text"
@@ -2378,7 +2258,6 @@ class TitledMultiSelectEnumSchemaItems(
     rename={"any_of": "anyOf"},
 ):
     """Schema for array items with enum options and display labels."""
-
     #: Array of enum options with values and display labels.
     any_of: list[TitledMultiSelectEnumSchemaItemsAnyOfItem]
 
@@ -2392,7 +2271,6 @@ class TitledMultiSelectEnumSchema(
     rename={"max_items": "maxItems", "min_items": "minItems"},
 ):
     """Schema for multiple-selection enumeration with display titles for each option."""
-
     #: Schema for array items with enum options and display labels.
     items: TitledMultiSelectEnumSchemaItems
     type: ClassVar[Literal["array"]] = "array"
@@ -2424,7 +2302,6 @@ class TitledSingleSelectEnumSchema(
     rename={"one_of": "oneOf"},
 ):
     """Schema for single-selection enumeration with display titles for each option."""
-
     #: Array of enum options with values and display labels.
     one_of: list[TitledSingleSelectEnumSchemaOneOfItem]
     type: ClassVar[Literal["string"]] = "string"
@@ -2443,7 +2320,6 @@ class Tool(
     rename={"meta": "_meta", "input_schema": "inputSchema", "output_schema": "outputSchema"},
 ):
     """Definition for a tool the client can call."""
-
     #: A JSON Schema object defining the expected parameters for the tool.
     input_schema: dict[str, Any]
     #: Intended for programmatic or logical use, but used as a display name in past specs or
@@ -2485,7 +2361,6 @@ class ToolAnnotations(
     Clients should never make tool use decisions based on `ToolAnnotations`
     received from untrusted servers.
     """
-
     #: If true, the tool may perform destructive updates to its environment. If false, the
     #: tool performs only additive updates.
     destructive_hint: bool | None = None
@@ -2504,7 +2379,6 @@ class ToolAnnotations(
 
 class ToolChoice(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Controls tool selection behavior for sampling requests."""
-
     #: Controls the tool use ability of the model: - `"auto"`: Model decides whether to use
     #: tools (default) - `"required"`: Model MUST use at least one tool before completing -
     #: `"none"`: Model MUST NOT use any tools
@@ -2523,11 +2397,8 @@ class ToolListChangedNotification(
     SubscriptionsListenRequestsubscriptions/listen stream when the client requested it via the
     `toolsListChanged` filter field.
     """
-
     jsonrpc: Literal["2.0"]
-    method: ClassVar[Literal["notifications/tools/list_changed"]] = (
-        "notifications/tools/list_changed"
-    )
+    method: ClassVar[Literal["notifications/tools/list_changed"]] = "notifications/tools/list_changed"
     params: NotificationParams | None = None
 
 
@@ -2545,7 +2416,6 @@ class ToolResultContent(
     },
 ):
     """The result of a tool use, provided by the user back to the assistant."""
-
     #: The unstructured result content of the tool use.
     content: list[ContentBlock]
     #: The ID of the tool use this result corresponds to.
@@ -2570,7 +2440,6 @@ class ToolUseContent(
     rename={"meta": "_meta"},
 ):
     """A request from the assistant to call a tool."""
-
     #: A unique identifier for this tool use.
     id: str
     #: The arguments to pass to the tool, conforming to the tool's input schema.
@@ -2605,7 +2474,6 @@ class UnsupportedProtocolVersionError(msgspec.Struct, kw_only=True, omit_default
     chosen not to implement). For HTTP, the response status code MUST be
     `400 Bad Request`.
     """
-
     error: UnsupportedProtocolVersionErrorError
     jsonrpc: Literal["2.0"]
     id: RequestId | None = None
@@ -2619,7 +2487,6 @@ class UntitledMultiSelectEnumSchemaItems(
     tag="string",
 ):
     """Schema for the array items."""
-
     #: Array of enum values to choose from.
     enum: list[str]
     type: ClassVar[Literal["string"]] = "string"
@@ -2634,7 +2501,6 @@ class UntitledMultiSelectEnumSchema(
     rename={"max_items": "maxItems", "min_items": "minItems"},
 ):
     """Schema for multiple-selection enumeration without display titles for options."""
-
     #: Schema for the array items.
     items: UntitledMultiSelectEnumSchemaItems
     type: ClassVar[Literal["array"]] = "array"
@@ -2658,7 +2524,6 @@ class UntitledSingleSelectEnumSchema(
     tag="string",
 ):
     """Schema for single-selection enumeration without display titles for options."""
-
     #: Array of enum values to choose from.
     enum: list[str]
     type: ClassVar[Literal["string"]] = "string"
@@ -2704,7 +2569,11 @@ InputRequests = dict[str, InputRequest]
 
 
 SamplingMessageContentBlock = (
-    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
+    TextContent
+    | ImageContent
+    | AudioContent
+    | ToolUseContent
+    | ToolResultContent
 )
 
 
