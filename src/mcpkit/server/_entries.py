@@ -12,12 +12,26 @@ from mcpkit.server._decorators import Pipeline
 from mcpkit.server._sync_calls import call_mode as _call_mode_of
 
 
+class _Callable:
+    """What every entry shares: how its function is called, decided once when it is built
+    (unless given)."""
+
+    __slots__ = ()
+    fn: Callable[..., Any]
+    run_in_thread: bool
+    call_mode: str
+
+    def __post_init__(self) -> None:
+        if not self.call_mode:
+            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)  # type: ignore[misc]  # the slot is the subclass's
+
+
 def _drop_none(pairs: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in pairs.items() if value is not None and value != ()}
 
 
 @dataclass(slots=True)
-class ToolEntry:
+class ToolEntry(_Callable):
     name: str
     fn: Callable[..., Any]
     input_schema: dict[str, Any]
@@ -38,10 +52,6 @@ class ToolEntry:
     _wire: dict[str, Any] | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
-
-    def __post_init__(self) -> None:
-        if not self.call_mode:
-            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     def to_wire(self) -> dict[str, Any]:
         if self._wire is None:
@@ -64,7 +74,7 @@ class ToolEntry:
 
 
 @dataclass(slots=True)
-class ResourceEntry:
+class ResourceEntry(_Callable):
     uri: str
     name: str
     fn: Callable[..., Any]
@@ -81,10 +91,6 @@ class ResourceEntry:
     server_class: type | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
-
-    def __post_init__(self) -> None:
-        if not self.call_mode:
-            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     def to_wire(self) -> dict[str, Any]:
         return _drop_none(
@@ -103,7 +109,7 @@ class ResourceEntry:
 
 
 @dataclass(slots=True)
-class ResourceTemplateEntry:
+class ResourceTemplateEntry(_Callable):
     template: UriTemplate
     name: str
     fn: Callable[..., Any]
@@ -119,10 +125,6 @@ class ResourceTemplateEntry:
     server_class: type | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
-
-    def __post_init__(self) -> None:
-        if not self.call_mode:
-            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
 
     @property
     def uri_template(self) -> str:
@@ -144,7 +146,7 @@ class ResourceTemplateEntry:
 
 
 @dataclass(slots=True)
-class PromptEntry:
+class PromptEntry(_Callable):
     name: str
     fn: Callable[..., Any]
     arguments: list[dict[str, Any]]
@@ -160,10 +162,6 @@ class PromptEntry:
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
 
-    def __post_init__(self) -> None:
-        if not self.call_mode:
-            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
-
     def to_wire(self) -> dict[str, Any]:
         return _drop_none(
             {
@@ -178,7 +176,7 @@ class PromptEntry:
 
 
 @dataclass(slots=True)
-class CompletionEntry:
+class CompletionEntry(_Callable):
     """Completes arguments of the prompt or resource template named by ``ref_type``/``ref``."""
 
     ref_type: str  # "ref/prompt" or "ref/resource"
@@ -188,7 +186,3 @@ class CompletionEntry:
     accepts: frozenset[str] = frozenset()
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
-
-    def __post_init__(self) -> None:
-        if not self.call_mode:
-            self.call_mode = _call_mode_of(self.fn, self.run_in_thread)
