@@ -119,3 +119,61 @@ class ValidatingStream:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class ModernWire:
+    """The client end of a 2026-07-28 connection, checking every message against that
+    schema both ways (interim ``input_required`` results included) and keeping what went
+    each way; ``check_sent = False`` lets a test send what the schema refuses, on purpose."""
+
+    VERSION = "2026-07-28"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.check_sent = True
+        self._methods: dict[Any, str] = {}
+
+    async def send(self, frame: bytes) -> None:
+        message = json.loads(frame)
+        self.sent.append(message)
+        if "method" in message and "id" in message and self.check_sent:
+            check(self.VERSION, "ClientRequest", message)
+            self._methods[message["id"]] = message["method"]
+        await self.inner.send(frame)
+
+    async def receive(self) -> bytes | None:
+        frame = await self.inner.receive()
+        if frame is not None:
+            message = json.loads(frame)
+            self.received.append(message)
+            self._check_received(message)
+        return frame
+
+    def _check_received(self, message: dict[str, Any]) -> None:
+        if "result" in message:
+            check(self.VERSION, "JSONRPCResultResponse", message)
+            result = message["result"]
+            method = self._methods.get(message["id"])
+            if result.get("resultType") == "input_required":
+                check(self.VERSION, "InputRequiredResult", result)
+            elif method in RESULT_TYPES:
+                check(self.VERSION, RESULT_TYPES[method], result)
+        elif "error" in message:
+            check(self.VERSION, "JSONRPCErrorResponse", message)
+            self.errors.append(message)
+        elif "id" not in message:
+            check(self.VERSION, "ServerNotification", message)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def requests(self, method: str | None = None) -> list[dict[str, Any]]:
+        """The requests the client sent (of ``method`` when given)."""
+        return [
+            m
+            for m in self.sent
+            if "id" in m and "method" in m and (method is None or m["method"] == method)
+        ]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         McpCallError,
         MCPError,
         McpForbiddenError,
+        MessageTooDeepError,
         MessageTooLargeError,
         MethodNotFoundError,
         MissingCapabilityError,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
         StdioClientTransportOptions,
         WebSocketClientTransportOptions,
     )
+    from mcpkit.openapi import RouteMap
     from mcpkit.server import (
         CURRENT_BINDING,
         Audio,
@@ -79,6 +81,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "McpCallError",
         "MCPError",
         "McpForbiddenError",
+        "MessageTooDeepError",
         "MessageTooLargeError",
         "MethodNotFoundError",
         "MissingCapabilityError",
@@ -97,6 +100,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "StdioClientTransportOptions",
         "WebSocketClientTransportOptions",
     ),
+    "mcpkit.openapi": ("RouteMap",),
     "mcpkit.server": (
         "CURRENT_BINDING",
         "Audio",
@@ -126,7 +130,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (``mcpkit.server``) without importing them first.
-_SUBPACKAGES = frozenset({"auth", "cli", "client", "protocol", "server", "stores", "transports"})
+_SUBPACKAGES = frozenset(
+    {"auth", "cli", "client", "openapi", "protocol", "server", "stores", "transports"}
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -168,6 +174,7 @@ __all__ = [
     "McpForbiddenError",
     "McpServerApp",
     "McpToolContext",
+    "MessageTooDeepError",
     "MessageTooLargeError",
     "MethodNotFoundError",
     "MissingCapabilityError",
@@ -176,6 +183,7 @@ __all__ = [
     "RequestTimeoutError",
     "ResourceNotFoundError",
     "ResourceSubscriptionManager",
+    "RouteMap",
     "StdioClientTransportOptions",
     "StreamableHttpServerOptions",
     "TransportBinding",

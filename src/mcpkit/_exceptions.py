@@ -5,6 +5,7 @@
     │   ├── ParseError                    -32700  bytes that are not JSON
     │   ├── InvalidRequestError           -32600  JSON that is not a valid JSON-RPC message
     │   │   └── MessageTooLargeError              a frame past its named bound
+    │   │       └── MessageTooDeepError           nested past ``max_message_depth``
     │   ├── MethodNotFoundError           -32601
     │   ├── InvalidParamsError            -32602  unknown tool, bad arguments, bad params
     │   ├── InternalError                 -32603
@@ -65,6 +66,10 @@ class InvalidRequestError(ProtocolError):
 
 class MessageTooLargeError(InvalidRequestError):
     """A message exceeded a configured size bound."""
+
+
+class MessageTooDeepError(MessageTooLargeError):
+    """A message nests arrays and objects past the depth bound (``max_message_depth``)."""
 
 
 class MethodNotFoundError(ProtocolError):

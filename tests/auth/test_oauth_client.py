@@ -25,6 +25,7 @@ from mcpkit.auth.client import (
     OAuthClientMetadata,
     OAuthClientProvider,
 )
+from mcpkit.client import SessionExpiredError
 from mcpkit.client._http_factory import connect_http
 from mcpkit.client._http_options import HttpClientTransportOptions, HttpTransportMode
 from tests.auth._authserver import AuthServer, AuthServerConfig, Browser
@@ -371,6 +372,11 @@ async def test_authorization_server_change_means_a_new_registration():
             # The resource moves to another authorization server; old tokens stop working.
             w.config.authorization_servers = (auth2.issuer,)
             w.config.verify = JwtVerifier(jwks=signer2.jwks(), issuer=auth2.issuer).verify
+            # The new token is another identity (issuer and client id), which the session
+            # created under the old one does not belong to: 404, as an unknown session.
+            with pytest.raises(SessionExpiredError):
+                await client.list_tools()
+        async with w.client(provider) as client:
             await client.list_tools()
         assert len(auth2.registrations) == 1
         assert all(q["client_id"] != first_client for q in auth2.authorize_requests)

@@ -55,7 +55,7 @@ from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import serve_asgi, serving
 from tests.in_memory import serving_in_memory
 from tests.raw_asgi import read_body, send_json, send_response
-from tests.wire import RESULT_TYPES, check
+from tests.wire import ModernWire
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / "examples" / "everything.py"
@@ -159,54 +159,6 @@ async def next_notifications(stream: AsyncIterator[Any], count: int) -> list[Any
             if len(notes) == count:
                 break
     return notes
-
-
-class ModernWire:
-    """A client-side ``MessageStream`` wrapper checking both directions against the
-    2026-07-28 schema, and keeping what the client sent."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.sent: list[dict[str, Any]] = []
-        self.received: list[dict[str, Any]] = []
-        self._methods: dict[Any, str] = {}
-
-    async def send(self, frame: bytes) -> None:
-        message = json.loads(frame)
-        self.sent.append(message)
-        if "method" in message and "id" in message:
-            check(MODERN, "ClientRequest", message)
-            self._methods[message["id"]] = message["method"]
-        await self.inner.send(frame)
-
-    async def receive(self) -> bytes | None:
-        frame = await self.inner.receive()
-        if frame is not None:
-            message = json.loads(frame)
-            self.received.append(message)
-            if "result" in message:
-                check(MODERN, "JSONRPCResultResponse", message)
-                result = message["result"]
-                method = self._methods.get(message["id"])
-                if result.get("resultType") == "input_required":
-                    check(MODERN, "InputRequiredResult", result)
-                elif method in RESULT_TYPES:
-                    check(MODERN, RESULT_TYPES[method], result)
-            elif "error" in message:
-                check(MODERN, "JSONRPCErrorResponse", message)
-            elif "id" not in message:
-                check(MODERN, "ServerNotification", message)
-        return frame
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    def requests(self, method: str | None = None) -> list[dict[str, Any]]:
-        return [
-            m
-            for m in self.sent
-            if "id" in m and "method" in m and (method is None or m["method"] == method)
-        ]
 
 
 @contextlib.asynccontextmanager

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,7 +23,7 @@ from mcpkit import (
 )
 from tests.conftest import connected
 from tests.in_memory import serving_in_memory
-from tests.wire import RESULT_TYPES, check
+from tests.wire import ModernWire, check
 
 HANDSHAKE = "2025-11-25"
 MODERN = "2026-07-28"
@@ -88,45 +87,6 @@ HANDLERS = {
 }
 
 ERAS = [pytest.param(HANDSHAKE, id="handshake"), pytest.param(MODERN, id="2026-07-28")]
-
-
-class ModernWire:
-    """The client end, checking every message of the 2026-07-28 era both ways (interim
-    ``input_required`` results included) and keeping the error responses."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.methods: dict[Any, str] = {}
-        self.errors: list[dict[str, Any]] = []
-        self.check_sent = True  # off to send what the schema refuses, on purpose
-
-    async def send(self, frame: bytes) -> None:
-        message = json.loads(frame)
-        if "method" in message and "id" in message and self.check_sent:
-            check(MODERN, "ClientRequest", message)
-            self.methods[message["id"]] = message["method"]
-        await self.inner.send(frame)
-
-    async def receive(self) -> bytes | None:
-        frame = await self.inner.receive()
-        if frame is not None:
-            message = json.loads(frame)
-            if "result" in message:
-                result = message["result"]
-                method = self.methods.get(message["id"])
-                if result.get("resultType") == "input_required":
-                    check(MODERN, "InputRequiredResult", result)
-                elif method in RESULT_TYPES:
-                    check(MODERN, RESULT_TYPES[method], result)
-            elif "error" in message:
-                check(MODERN, "JSONRPCErrorResponse", message)
-                self.errors.append(message)
-            elif "id" not in message:
-                check(MODERN, "ServerNotification", message)
-        return frame
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 @contextlib.asynccontextmanager

@@ -24,7 +24,13 @@ under a prefix, at ``{prefix}/.well-known/...``, the URL the challenge names; th
 ``resource`` is then ``{origin}{prefix}{endpoint}``.
 
 An accepted request carries an ``AuthInfo`` in ``scope["mcp.auth"]`` and in the
-``CURRENT_AUTH`` context variable while its handler runs.
+``CURRENT_AUTH`` context variable while its handler runs; tools read it as ``ctx.auth``,
+guards as ``McpExecutionContext.auth``, on every transport.
+
+A session belongs to the identity that created it (``session_owner``: the token's issuer,
+client id and subject, or the token itself when it names neither): a request naming a
+session with another identity's token is answered 404, as for an unknown session. The
+token only authenticates; the session id never does (the spec's session-hijacking advice).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -78,6 +80,23 @@ SCOPE_KEY = "mcp.auth"
 def current_auth() -> AuthInfo | None:
     """The ``AuthInfo`` of the HTTP request being served (None without auth)."""
     return CURRENT_AUTH.get()
+
+
+def session_owner(auth: AuthInfo | None) -> str | None:
+    """The identity a session is bound to: None without auth, else a digest of the token's
+    issuer, client id and subject (the same person through another client is another
+    owner). A token naming neither a subject nor a client binds the session to the token
+    itself. A digest, so stored session records name no user."""
+    if auth is None:
+        return None
+    if auth.subject is None and auth.client_id is None:
+        material = json.dumps(["token", auth.token])
+    else:
+        issuer = auth.claims.get("iss")
+        material = json.dumps(
+            ["id", issuer if isinstance(issuer, str) else None, auth.client_id, auth.subject]
+        )
+    return "sha256:" + hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
 class OAuthError(MCPError):

@@ -92,12 +92,29 @@ def run(
             help="Share sessions, events and broadcasts with the other instances using this Redis (needs the redis extra)",
         ),
     ] = DEFAULTS["redis_url"],
+    shutdown_grace: Annotated[
+        float | None,
+        typer.Option(
+            "--shutdown-grace",
+            min=0.0,
+            help="Seconds running calls get to finish at shutdown (stdin closed, SIGTERM, SIGINT) before they are cancelled, each answered with an error [default: the app's shutdown_grace, 5]",
+        ),
+    ] = DEFAULTS["shutdown_grace"],
 ) -> int:
     """Run a server. The network transports share one HTTP server: Streamable HTTP at
     /mcp, legacy SSE at /mcp/sse, WebSocket at /mcp/ws."""
     from mcpkit.cli._run import run_server
 
-    return run_server(target, transport.value, host, port, endpoint, stateless, redis_url)
+    return run_server(
+        target,
+        transport.value,
+        host,
+        port,
+        endpoint,
+        stateless,
+        redis_url,
+        shutdown_grace=shutdown_grace,
+    )
 
 
 Target = Annotated[str, typer.Argument(help="FILE[:OBJECT] or a server URL (http://…, ws://…)")]
@@ -130,6 +147,15 @@ def call(
     from mcpkit.cli._client import call_tool
 
     return call_tool(target, tool, arguments, header or [])
+
+
+def _register_install_and_config() -> None:
+    from mcpkit.cli._install import register
+
+    register(app)  # mcpkit install CLIENT SERVER, mcpkit config SERVER
+
+
+_register_install_and_config()
 
 
 def run_typer(argv: list[str]) -> int:

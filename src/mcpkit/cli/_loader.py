@@ -8,12 +8,22 @@ file raised while it was imported, or while an object named in it was called), a
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from mcpkit.server._app import McpServerApp
+from mcpkit.server._app import McpServerApp, _is_member
 from mcpkit.server._decorators import SERVER_ATTR
+
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """``FILE[:OBJECT]`` into its two parts; a Windows drive (``C:\\``) is part of FILE."""
+    start = 2 if _DRIVE.match(target) else 0
+    colon = target.find(":", start)
+    return (target, "") if colon < 0 else (target[:colon], target[colon + 1 :])
 
 
 class TargetNotFoundError(FileNotFoundError):
@@ -69,6 +79,18 @@ def _is_server_class(value: Any, module: Any) -> bool:
     )
 
 
+def _module_functions(module: Any) -> list[Any]:
+    """The decorated functions defined in the module itself (not imported into it)."""
+    return [
+        value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, type)
+        and getattr(value, "__module__", None) == module.__name__
+        and _is_member(value)
+    ]
+
+
 def _candidates(module: Any) -> list[str]:
     """Names in the module that ``FILE:OBJECT`` could name."""
     return [
@@ -107,9 +129,9 @@ def _as_app(obj: Any, path: Path, label: str, module: Any) -> McpServerApp:
 
 
 def load_app(target: str) -> McpServerApp:
-    """The app named by ``FILE[:OBJECT]``; without OBJECT: ``app``, else the one app or
-    ``@mcp_server`` classes found in the file."""
-    file_part, _, object_name = target.partition(":")
+    """The app named by ``FILE[:OBJECT]``; without OBJECT: ``app``, else the one app, or
+    the file's ``@mcp_server`` classes and decorated module-level functions together."""
+    file_part, object_name = split_target(target)
     path = Path(file_part).resolve()
     if not path.exists():
         raise TargetNotFoundError(file_part, path)
@@ -130,14 +152,18 @@ def load_app(target: str) -> McpServerApp:
     if len(apps) == 1:
         return apps[0]
     servers = [value for value in members.values() if _is_server_class(value, module)]
-    if servers and not apps:
+    functions = _module_functions(module)
+    if (servers or functions) and not apps:
         try:
-            return McpServerApp(*servers)
+            return McpServerApp(*servers, *functions)
         except Exception as exc:
             raise UserCodeError(path, exc) from exc
     candidates = _candidates(module)
     if not candidates:
         raise AppNotFoundError(
-            f"no server in {file_part}: no McpServerApp and no @mcp_server class", file_part, []
+            f"no server in {file_part}: no McpServerApp, no @mcp_server class and no"
+            " @mcp_tool/@mcp_resource/@mcp_prompt function",
+            file_part,
+            [],
         )
     raise AppNotFoundError(f"{file_part} holds more than one server", file_part, candidates)

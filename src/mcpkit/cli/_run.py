@@ -22,6 +22,7 @@ DEFAULTS: dict[str, Any] = {
     "endpoint": "/mcp",
     "stateless": False,
     "redis_url": None,
+    "shutdown_grace": None,
 }
 
 #: option -> parameter, for the options that take a value
@@ -32,6 +33,7 @@ VALUE_OPTIONS = {
     "--port": "port",
     "--endpoint": "endpoint",
     "--redis-url": "redis_url",
+    "--shutdown-grace": "shutdown_grace",
 }
 #: flag -> (parameter, value)
 FLAGS = {"--stateless": ("stateless", True), "--no-stateless": ("stateless", False)}
@@ -86,6 +88,14 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
         if not (port.isascii() and port.isdigit()):
             return None
         values["port"] = int(port)
+    grace = values["shutdown_grace"]
+    if isinstance(grace, str):
+        try:
+            values["shutdown_grace"] = float(grace)
+        except ValueError:
+            return None
+        if not values["shutdown_grace"] >= 0:  # NaN too
+            return None
     return {"target": target, **values}
 
 
@@ -97,9 +107,14 @@ def run_server(
     endpoint: str = DEFAULTS["endpoint"],
     stateless: bool = DEFAULTS["stateless"],
     redis_url: str | None = DEFAULTS["redis_url"],
+    shutdown_grace: float | None = DEFAULTS["shutdown_grace"],
 ) -> int:
     """Serve the app of ``target`` until stdin closes (stdio) or until interrupted (HTTP:
-    Streamable HTTP at ENDPOINT, legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws)."""
+    Streamable HTTP at ENDPOINT, legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws).
+
+    Either way it shuts down gracefully and exits 0: calls still running get
+    ``shutdown_grace`` seconds (None: the app's own, 5 by default) to finish, then are
+    cancelled, each answered with a JSON-RPC error."""
     from mcpkit.cli._loader import load_app
 
     if transport != "stdio" and not 0 <= port <= 65535:
@@ -111,6 +126,8 @@ def run_server(
             code=EXIT_USAGE,
         )
     server = load_app(target)
+    if shutdown_grace is not None:
+        server.shutdown_grace = shutdown_grace
     if transport == "stdio":
         from mcpkit.transports._stdio import serve_stdio
 

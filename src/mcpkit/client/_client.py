@@ -10,7 +10,8 @@ handshake era unless told otherwise.
 This module holds the client's construction, its lifecycle and its typed API. The rest of
 it lives in the mixins it is made of: settling the era (``_era_negotiation``), sending a
 request in the era spoken (``_modern_requests``), the tools' ``x-mcp-header`` annotations
-(``_tool_headers``), and answering what the server sends (``_server_messages``).
+(``_tool_headers``), answering what the server sends (``_server_messages``), and tasks
+(``_tasks``: ``call_tool_as_task``, ``get_task``, ``wait_for_task``...).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from mcpkit.client._server_messages import (
 )
 from mcpkit.client._session import DEFAULT_REQUEST_TIMEOUT, ClientSession, ProgressCallback
 from mcpkit.client._subscriptions import Listening, ListenStream
+from mcpkit.client._tasks import TaskRequests
 from mcpkit.client._tool_headers import ToolHeaderMirroring
 from mcpkit.protocol import types as t
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
@@ -48,7 +50,9 @@ __all__ = ["McpClient", "ServerDiscovery"]
 DEFAULT_MAX_PAGES = 1000
 
 
-class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessageHandling):
+class McpClient(
+    EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessageHandling, TaskRequests
+):
     """A client for one MCP server.
 
     Use ``async with McpClient.stdio(options) as client`` (or ``McpClient.in_memory(app)``,
@@ -122,12 +126,14 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
             request_timeout=request_timeout,
         )
         #: Who the server is and what it offers: the ``initialize`` result, or (2026-07-28)
-        #: the same shape made from ``server/discover`` (``protocol_version`` the one chosen).
+        #: the same shape made from ``server/discover`` (``protocol_version`` the one chosen);
+        #: None for a resumed ``known_session_id`` (not known to this client).
         self.server_info: t.InitializeResult | None = None
         self._owned: list[Callable[[], Awaitable[None]]] = []
         self._subscriptions: dict[Any, ListenStream] = {}
         self._legacy_listeners: set[ListenStream] = set()
         self._header_lookups: set[str] = set()
+        self._task_watchers: dict[str, set[asyncio.Event]] = {}
 
     # construction -----------------------------------------------------------------------
 
@@ -182,14 +188,24 @@ class McpClient(EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessa
 
     # connecting -------------------------------------------------------------------------
 
-    async def connect(self) -> t.InitializeResult:
+    async def connect(self) -> t.InitializeResult | None:
         """Start the transport and settle the era: ``server/discover`` (2026-07-28) or the
-        ``initialize`` handshake, as ``protocol_mode`` says. Returns ``server_info``."""
+        ``initialize`` handshake, as ``protocol_mode`` says. Returns ``server_info``: None
+        when resuming a ``known_session_id`` (HTTP), whose ``initialize`` result went to the
+        client that opened the session."""
         starter = getattr(self, "_starter", None)
         if starter is not None:
             await starter()
         self.session.start()
         return await self._settle_era()
+
+    @property
+    def session_id(self) -> str | None:
+        """The Streamable HTTP session this client speaks in (``Mcp-Session-Id``), e.g. to
+        hand it to another client as ``known_session_id``; None without one (2026-07-28,
+        stateless, other transports)."""
+        value = getattr(self.session.stream, "session_id", None)
+        return value if isinstance(value, str) else None
 
     async def aclose(self) -> None:
         await self.session.aclose()

@@ -10,6 +10,11 @@ means modern, anything else (or no answer within ``probe_timeout``) means the ha
 (versioning, "Backward Compatibility"). An ``UnsupportedProtocolVersionError`` (-32022) makes
 the client pick a version from the server's ``supported`` list and retry once. The era
 found is remembered per endpoint (``_eras``), so the next client skips the probe.
+
+A transport with a ``known_session_id`` (Streamable HTTP) resumes that session instead:
+no probe and no ``initialize``, the handshake era at the client's ``protocol_version``
+(2025-11-25 unless told) until the server's first answer names the session's own, and a
+``ping`` to check the session is there.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import McpCallError, RequestTimeoutError
+from mcpkit._exceptions import McpCallError, RequestTimeoutError, TransportError
 from mcpkit.client._eras import detected_era, forget_era, remember_era
 from mcpkit.client._errors import ProtocolEraError
 from mcpkit.client._results import ServerDiscovery, convert
@@ -94,12 +99,18 @@ class EraNegotiation:
             *,
             timeout: float | None = None,
             progress: Any = None,
+            extensions: dict[str, Any] | None = None,
         ) -> Any: ...
 
-    async def _settle_era(self) -> t.InitializeResult:
-        """Probe or handshake as ``protocol_mode`` (and what is remembered) says."""
+    async def _settle_era(self) -> t.InitializeResult | None:
+        """Probe or handshake as ``protocol_mode`` (and what is remembered) says; or resume
+        the transport's known session (then None: no ``initialize`` result to give)."""
         mode = self.protocol_mode
         stream = self.session.stream
+        known = getattr(stream, "known_session_id", None)
+        if isinstance(known, str) and known:
+            await self._resume(known)
+            return None
         if mode == "auto" and not getattr(stream, "modern_capable", True):
             mode = "legacy"
         key = getattr(stream, "era_key", None)
@@ -118,6 +129,38 @@ class EraNegotiation:
             if self.protocol_version in HANDSHAKE_VERSIONS
             else self._handshake_version
         )
+
+    async def _resume(self, session_id: str) -> None:
+        """Speak in a session another client opened: no ``initialize`` (the server already
+        has this session's capabilities and version), only a ``ping`` to check it is there
+        (an unknown one fails with ``SessionExpiredError``)."""
+        if self.protocol_mode == "modern":
+            raise ProtocolEraError(
+                "known_session_id resumes a handshake-era session; 2026-07-28 has no sessions "
+                "(protocol_mode='modern')"
+            )
+        resume = getattr(self.session.stream, "resume_session", None)
+        if resume is None:
+            raise TransportError("this transport cannot resume a known session")
+        version = (
+            self.protocol_version
+            if self.protocol_version in HANDSHAKE_VERSIONS
+            else self._handshake_version
+        )
+        await resume(version)
+        self.era = Era.HANDSHAKE
+        self.protocol_version = version
+        self.server_info = None  # the initialize result went to the client that opened it
+        await self.session.request("ping")
+        confirmed = getattr(self.session.stream, "protocol_version", None)
+        if isinstance(confirmed, str) and confirmed in HANDSHAKE_VERSIONS:
+            self.protocol_version = confirmed
+        logger.debug("resumed session %s (protocol version %s)", session_id, self.protocol_version)
+        if self.log_level is not None:
+            try:
+                await self.session.request("logging/setLevel", {"level": self.log_level})
+            except McpCallError as exc:
+                logger.debug("logging/setLevel in the resumed session failed: %s", exc)
 
     async def _handshake(self, version: str) -> t.InitializeResult:
         raw = await self.session.request(

@@ -1,10 +1,21 @@
-"""Errors of the client side of the 2026-07-28 era."""
+"""Errors of the client side: the 2026-07-28 era, sessions, and tasks."""
 
 from __future__ import annotations
 
-from mcpkit._exceptions import MCPError
+from typing import TYPE_CHECKING
 
-__all__ = ["InputRequestError", "ProtocolEraError"]
+from mcpkit._exceptions import ConnectionClosedError, MCPError
+
+if TYPE_CHECKING:
+    from mcpkit.client._tasks import TaskState
+
+__all__ = [
+    "InputRequestError",
+    "ProtocolEraError",
+    "SessionExpiredError",
+    "TaskCancelledError",
+    "TasksNotSupportedError",
+]
 
 
 class InputRequestError(MCPError):
@@ -21,3 +32,34 @@ class InputRequestError(MCPError):
 class ProtocolEraError(MCPError):
     """The operation does not exist in the era the client and server speak (``ping`` or
     ``resources/subscribe`` in 2026-07-28, ...), or no protocol version is shared."""
+
+
+class SessionExpiredError(ConnectionClosedError):
+    """The server does not know the HTTP session any more (it answered 404 to a request
+    that carried the ``Mcp-Session-Id``): the session expired, was ended, or, for a
+    ``known_session_id``, never existed there. It ends the transport; connect again (without
+    the session id) to start a new session."""
+
+    def __init__(self, message: str, *, session_id: str | None = None) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+
+    def renewed(self) -> SessionExpiredError:
+        """The same error, for another request that fails with it."""
+        return SessionExpiredError(str(self), session_id=self.session_id)
+
+
+class TasksNotSupportedError(MCPError):
+    """The server did not declare the task support an operation needs (2025-11-25:
+    ``capabilities.tasks.requests.tools.call`` for a task-augmented ``tools/call``,
+    ``tasks.list`` for ``tasks/list``, ``tasks.cancel`` for ``tasks/cancel``), so the
+    client must not send it."""
+
+
+class TaskCancelledError(MCPError):
+    """The result of a task that was cancelled was asked for (2026-07-28, where the task
+    carries no result of its own once cancelled). ``state`` is the task's last state."""
+
+    def __init__(self, message: str, state: TaskState) -> None:
+        super().__init__(message)
+        self.state = state

@@ -8,7 +8,8 @@ with a 2026-07-28 ``server/discover`` POST (see ``McpClient``, ``protocol_mode="
 server that is not modern gets POST ``initialize`` (Streamable HTTP); on 400, 404 or 405 GET
 the same URL as a legacy HTTP+SSE stream instead. The mode and era found are remembered for
 the endpoint for the life of the process, so the next client goes straight to them (and
-still falls back when the server has changed since).
+still falls back when the server has changed since). A ``known_session_id`` settles it at
+once: resuming a session is Streamable HTTP.
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ class AutoDetectHttpTransport(InboxTransport):
         if self._client is None:
             self._client = new_http_client(self.options)
         mode = await self._discover()
+        if self.known_session_id is not None:
+            return  # a session to resume: Streamable HTTP, chosen in resume_session()
         if mode is None and detected_mode(self.options.endpoint) is HttpTransportMode.SSE:
             mode = HttpTransportMode.SSE
         if mode is HttpTransportMode.SSE:
@@ -193,6 +196,31 @@ class AutoDetectHttpTransport(InboxTransport):
             self._forwarder = None
         if streamable is not None:
             await streamable.aclose()
+
+    @property
+    def known_session_id(self) -> str | None:
+        """The session to resume instead of initializing (None: initialize as usual)."""
+        if self.transport is not None:
+            return getattr(self.transport, "known_session_id", None)
+        opts = self.options
+        return opts.known_session_id if opts.known_session_id and not opts.stateless else None
+
+    @property
+    def session_id(self) -> str | None:
+        """The Streamable HTTP session in use (None: none, or not Streamable HTTP)."""
+        return getattr(self.transport or self._streamable, "session_id", None)
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The Streamable HTTP transport's version (None before one is known)."""
+        streamable = self._streamable
+        return streamable.protocol_version if streamable is not None else None
+
+    async def resume_session(self, protocol_version: str) -> None:
+        """Resume ``known_session_id`` over Streamable HTTP (see the transport's)."""
+        streamable = await self._tentative()
+        await streamable.resume_session(protocol_version)
+        self._choose(streamable, HttpTransportMode.STREAMABLE_HTTP)
 
     def settle_modern(self) -> None:
         """The client found a 2026-07-28 server: stay on Streamable HTTP."""

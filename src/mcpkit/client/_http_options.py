@@ -86,8 +86,14 @@ class HttpClientTransportOptions:
     is sent, and the session is not DELETEd on close. ``request_timeout`` bounds connecting,
     sending, and reading answers that do not stream (acknowledgements, DELETE); waiting for a
     request's result is bounded by the client's own per-request timeout instead.
-    ``known_session_id`` is sent on requests before an ``initialize`` answer names a session
-    (resuming a session opened elsewhere); a new ``initialize`` replaces it.
+    ``known_session_id`` resumes a session opened elsewhere (Streamable HTTP only):
+    ``McpClient`` sends no ``initialize``; every request, the GET listen stream and any DELETE
+    carry that ``Mcp-Session-Id``, and ``MCP-Protocol-Version`` is the client's
+    ``protocol_version`` (default 2025-11-25) until the server's answer names the session's
+    own. ``connect()`` checks the session with a ``ping``: one the server does not know
+    fails with ``SessionExpiredError``. ``delete_session_on_close`` says whether closing
+    DELETEs the session: None (the default) does for a session this client initialized, not
+    for a resumed one (it belongs to whoever opened it); True and False decide for both.
 
     ``apply_per_request_headers(context, headers)`` may add headers to every request sent
     (redirect hops included; it runs after ``additional_headers``);
@@ -123,6 +129,8 @@ class HttpClientTransportOptions:
     #: Frames received but not yet taken by the client engine.
     max_queued_frames: int = DEFAULT_MAX_QUEUED_FRAMES
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    #: DELETE the session on close: None -> only a session this client initialized.
+    delete_session_on_close: bool | None = None
 
     @property
     def display_name(self) -> str:

@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from mcpkit._exceptions import ConnectionClosedError
+from mcpkit.client._errors import SessionExpiredError
 
 __all__ = ["DEFAULT_MAX_QUEUED_FRAMES", "FrameInbox", "InboxTransport"]
 
@@ -80,6 +81,8 @@ class InboxTransport:
     def _raise_if_ended(self) -> None:
         """A send after the transport ended fails with the reason it ended."""
         if self._fatal is not None:
+            if isinstance(self._fatal, SessionExpiredError):
+                raise self._fatal.renewed() from self._fatal
             raise ConnectionClosedError(str(self._fatal)) from self._fatal
 
     def _begin_close(self) -> bool:

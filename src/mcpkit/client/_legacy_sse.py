@@ -65,6 +65,11 @@ class LegacySseClientTransport(InboxTransport):
     async def start(self) -> None:
         if self._requester is not None:
             return
+        if self.options.known_session_id and not self.options.stateless:
+            raise TransportError(
+                "known_session_id resumes a Streamable HTTP session; the legacy HTTP+SSE "
+                "transport ties its session to its own GET stream and cannot resume one"
+            )
         if self._client is None:
             self._client = new_http_client(self.options)
         self._requester = HttpRequester(self.options, self._client)

@@ -63,10 +63,18 @@ class ModernRequests:
                 f"{what} exists only in the 2026-07-28 era (this connection: {self.era})"
             )
 
-    def _meta_for(self, version: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """A modern request's ``_meta``: ``extra`` plus version, capabilities, identity, log level."""
+    def _meta_for(
+        self,
+        version: str,
+        extra: dict[str, Any] | None = None,
+        extensions: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A modern request's ``_meta``: ``extra`` plus version, capabilities (with
+        ``extensions`` declared for this request only), identity, log level."""
         meta = dict(extra or {})
         caps = self.capabilities()
+        if extensions:
+            caps["extensions"] = {**(caps.get("extensions") or {}), **extensions}
         if "roots" in caps:
             caps[
                 "roots"
@@ -85,10 +93,12 @@ class ModernRequests:
         *,
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
+        extensions: dict[str, Any] | None = None,
     ) -> Any:
-        """One request in the era spoken; 2026-07-28: ``_meta``, MRTR rounds, and one retry
-        each for an unsupported version, a (``tools/call``) header mismatch, and a response
-        stream that broke before the response (not resumable in this era)."""
+        """One request in the era spoken; 2026-07-28: ``_meta`` (``extensions`` added to the
+        capabilities it declares), MRTR rounds, and one retry each for an unsupported
+        version, a (``tools/call``) header mismatch, and a response stream that broke before
+        the response (not resumable in this era)."""
         if self.era is not Era.MODERN:
             return await self.session.request(method, params, timeout=timeout, progress=progress)
         base = dict(params or {})
@@ -97,7 +107,11 @@ class ModernRequests:
         rounds = 0
         version_retried = header_retried = reissued = False
         while True:
-            body = {**base, **retry, "_meta": self._meta_for(self.protocol_version, user_meta)}
+            body = {
+                **base,
+                **retry,
+                "_meta": self._meta_for(self.protocol_version, user_meta, extensions),
+            }
             try:
                 result = await self.session.request(
                     method, body, timeout=timeout, progress=progress

@@ -43,6 +43,9 @@ INPUT_CAPABILITY = {
     "roots/list": "roots",
 }
 
+#: Task status notifications (2025-11-25, and the 2026-07-28 tasks extension).
+_TASK_STATUS = frozenset({"notifications/tasks/status", "notifications/tasks"})
+
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
     "notifications/resources/list_changed": "resources",
@@ -63,6 +66,7 @@ class ServerMessageHandling:
     on_notification: Callback | None
     _subscriptions: dict[Any, ListenStream]
     _legacy_listeners: set[ListenStream]
+    _task_status_changed: Callable[[dict[str, Any]], None]
 
     def capabilities(self) -> dict[str, Any]:
         """The client capabilities the handlers given amount to."""
@@ -114,6 +118,8 @@ class ServerMessageHandling:
             for listener in self._legacy_listeners:
                 if listener.wants(method, params):
                     listener._push(ServerNotification(method, params))
+        if method in _TASK_STATUS:
+            self._task_status_changed(params)  # wakes whoever polls that task
         if method == "notifications/message" and self.logging_handler is not None:
             await _maybe_await(self.logging_handler(params))
         elif method in _LIST_CHANGED and self.on_list_changed is not None:

@@ -24,6 +24,7 @@ from mcpkit._exceptions import (
     RequestTimeoutError,
     TransportError,
 )
+from mcpkit.client._errors import SessionExpiredError
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -106,6 +107,8 @@ class ClientSession:
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed is not None:
+            if isinstance(self._closed, SessionExpiredError):
+                raise self._closed.renewed() from self._closed
             raise ConnectionClosedError("connection is closed") from self._closed
         await self.stream.send(encode_message(message))
 
@@ -201,10 +204,15 @@ class ClientSession:
 
     def feed(self, frame: bytes | str) -> None:
         """Route one inbound frame."""
+        # The client chose this server: no size or depth bound of its own beyond what the
+        # decoder can take, and a reply it cannot read fails its request instead of hanging.
         try:
-            decoded = decode_message(frame, max_bytes=None)
-        except ProtocolError:
-            logger.warning("server sent an unreadable message")
+            decoded = decode_message(frame, max_bytes=None, max_depth=None)
+        except ProtocolError as exc:
+            request_id = getattr(exc, "request_id", None)
+            logger.warning("server sent an unreadable message: %s", exc.message)
+            if request_id is not None:
+                self._resolve(request_id, None, exc)
             return
         for message in decoded if isinstance(decoded, list) else (decoded,):
             self._route(message)
@@ -280,7 +288,11 @@ class ClientSession:
             self._closed = exc
         for pending in self._pending.values():
             if not pending.future.done():
-                pending.future.set_exception(ConnectionClosedError(str(exc)))
+                pending.future.set_exception(
+                    exc.renewed()
+                    if isinstance(exc, SessionExpiredError)
+                    else ConnectionClosedError(str(exc))
+                )
 
     @property
     def closed(self) -> bool:

@@ -11,7 +11,13 @@ unsolicited messages (``_listen_stream``).
 Failures of one request (an HTTP error status, a stream that cannot be resumed) come back to
 that request as a JSON-RPC error response; a 404 on a request that carried the session id
 means the session expired, which ends the transport: the engine's pending requests fail
-with a ``ConnectionClosedError`` that says so.
+with a ``SessionExpiredError`` (a ``ConnectionClosedError``) that says so.
+
+A ``known_session_id`` is resumed without ``initialize`` (``resume_session``): requests
+carry that session id and the version given, the first answer confirms the session (its
+``MCP-Protocol-Version`` names the session's own version, when the server says) and opens
+the listen stream. Closing DELETEs only a session this transport initialized, unless
+``delete_session_on_close`` says otherwise.
 
 A 2026-07-28 request (one whose ``_meta`` names a modern protocol version) is sent the
 modern way, whatever else the transport has done (``_modern_http``): its headers mirror its
@@ -34,6 +40,7 @@ import httpx
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
 from mcpkit.client._eras import endpoint_key
+from mcpkit.client._errors import SessionExpiredError
 from mcpkit.client._frames import FramePeek, peek, raw_field
 from mcpkit.client._http_options import (
     JSON,
@@ -57,6 +64,7 @@ from mcpkit.client._modern_http import (
     modern_request_headers,
 )
 from mcpkit.client._response_streams import Inflight, ResponseStreamHandling
+from mcpkit.protocol._versions import HANDSHAKE_VERSIONS
 
 logger = logging.getLogger("mcpkit.client.http")
 
@@ -95,8 +103,13 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         self.session_id: str | None = (
             None if options.stateless else (options.known_session_id or None)
         )
-        #: The protocol version the initialize result negotiated (None before that).
+        #: The protocol version the initialize result negotiated (None before that), or the
+        #: one a resumed session speaks.
         self.protocol_version: str | None = None
+        #: True while the session in use is ``known_session_id`` (not one initialized here).
+        self.resumed = self.session_id is not None
+        #: A resumed session no answer has confirmed yet.
+        self._unconfirmed = False
         self.listen_state = ListenStreamState.OFF
         self._init_ids: set[Any] = set()
         self._inflight: dict[Any, Inflight] = {}
@@ -119,8 +132,20 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         if self._client is None:
             self._client = new_http_client(self.options)
         self._requester = HttpRequester(self.options, self._client)
-        if self.session_id is not None:
-            self._start_listening()  # resuming a known session: no initialize will come
+
+    @property
+    def known_session_id(self) -> str | None:
+        """The session to resume instead of initializing (None: initialize as usual)."""
+        return self.session_id if self.resumed else None
+
+    async def resume_session(self, protocol_version: str) -> None:
+        """Speak in the known session without ``initialize``: requests carry its id and
+        ``protocol_version`` (replaced by the version the first answer names, when the
+        server names one). The listen stream opens once an answer confirms the session."""
+        if not self.resumed:
+            raise TransportError("no known_session_id to resume")
+        self.protocol_version = protocol_version
+        self._unconfirmed = True
 
     @property
     def era_key(self) -> str:
@@ -142,12 +167,18 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         try:
-            if self.session_id is not None and not self.options.stateless and self._fatal is None:
+            if self._deletes_on_close():
                 await self._delete_session()
         finally:
             if self._owns_client and self._client is not None:
                 await self._client.aclose()
             self._inbox.close()
+
+    def _deletes_on_close(self) -> bool:
+        if self.session_id is None or self.options.stateless or self._fatal is not None:
+            return False
+        wanted = self.options.delete_session_on_close
+        return not self.resumed if wanted is None else wanted
 
     async def _delete_session(self) -> None:
         """Tell the server the session is over (it may answer 405: it keeps sessions)."""
@@ -255,6 +286,8 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         sent_session = SESSION_HEADER in headers
         response = await self.requester.open("POST", self.endpoint, headers, content=frame)
         if 200 <= response.status_code < 300:
+            if self._unconfirmed and sent_session:
+                self._confirm_resumed(response)
             return response
         try:
             body = await error_body(response)
@@ -264,10 +297,20 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
             raise self._session_expired(response, body)
         raise status_error("POST", self.endpoint, response, body)
 
+    def _confirm_resumed(self, response: httpx.Response) -> None:
+        """The server answered in the resumed session: take the version it names for the
+        session (servers that keep one say it in ``MCP-Protocol-Version``), then listen."""
+        self._unconfirmed = False
+        version = response.headers.get("mcp-protocol-version", "").strip()
+        if version in HANDSHAKE_VERSIONS:
+            self.protocol_version = version
+        self._start_listening()
+
     def _adopt_session(self, response: httpx.Response) -> None:
         if self.options.stateless:
             return
         session_id = response.headers.get("mcp-session-id")
+        self.resumed = self._unconfirmed = False  # initialized here, whatever it answered
         if session_id:
             self.session_id = session_id
         elif self.session_id and self.session_id == self.options.known_session_id:
@@ -326,10 +369,12 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
 
     # the end ------------------------------------------------------------------------------
 
-    def _session_expired(self, response: httpx.Response, body: bytes) -> ConnectionClosedError:
-        exc = ConnectionClosedError(
-            f"MCP session {self.session_id} expired: {self.endpoint} answered "
-            f"{describe_status(response, body)}; connect again to start a new session"
+    def _session_expired(self, response: httpx.Response, body: bytes) -> SessionExpiredError:
+        known = " (the known_session_id given)" if self.resumed else ""
+        exc = SessionExpiredError(
+            f"MCP session {self.session_id}{known} expired or is unknown: {self.endpoint} "
+            f"answered {describe_status(response, body)}; connect again to start a new session",
+            session_id=self.session_id,
         )
         self._end(exc)
         return exc

@@ -1,6 +1,7 @@
 """SEP-2243 request headers (2026-07-28 Streamable HTTP), sans-I/O: the ``Mcp-Method`` /
 ``Mcp-Name`` / ``Mcp-Param-*`` values a request must carry, their Base64 sentinel
-encoding, the ``x-mcp-header`` schema annotations, and the header-versus-body check."""
+encoding, the ``x-mcp-header`` schema annotations, the header-versus-body check, and the
+``Mcp-Param-*`` values a server hands the request in ``_meta["x-mcp-headers"]``."""
 
 from __future__ import annotations
 
@@ -8,12 +9,23 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
-_SENTINEL = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
-_SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")
+# Patterns end in \Z, not $: "$" also matches before a final newline ("a\n" is not safe).
+_SENTINEL = re.compile(r"=\?base64\?(.*)\?=\Z", re.DOTALL)
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")  # RFC 9110 5.6.2: 1*tchar
+# Sent as is: visible ASCII and inner spaces (no tab: the SEP counts it a control character).
+_PLAIN = re.compile(r"(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?\Z")
+# What a received value may hold (RFC 9110 field-value, the SEP refusing obs-text).
+_RECEIVABLE = re.compile(r"[\t\x20-\x7e]*\Z")
+# The decimal forms an integer header may take: "42", "+42", "042", "42.0", "4.2e1".
+_NUMBER = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,4})?\Z")
 _MAX_SAFE_INTEGER = 2**53 - 1
+_PARAM_PREFIX = "mcp-param-"
+
+#: The ``_meta`` key under which a server hands a request its ``Mcp-Param-*`` header values.
+PARAM_HEADERS_META_KEY = "x-mcp-headers"
 
 #: Methods whose ``Mcp-Name`` header mirrors a body field.
 NAME_FIELDS = {
@@ -27,9 +39,11 @@ NAME_FIELDS = {
 
 
 def encode_value(value: str) -> str:
-    """A header-safe form of ``value``: as is when plain visible ASCII, else the Base64
-    sentinel (also for plain values that look like the sentinel)."""
-    if _SAFE.match(value) and not _SENTINEL.match(value):
+    """A header-safe form of ``value`` (SEP-2243 "Value Encoding"): as is when it is visible
+    ASCII with at most inner spaces (the empty string included), else the Base64 sentinel:
+    for non-ASCII, control characters (tab among them), leading or trailing whitespace, and
+    plain values that look like the sentinel (start with ``=?base64?``, end with ``?=``)."""
+    if _PLAIN.match(value) and not (value.startswith("=?base64?") and value.endswith("?=")):
         return value
     return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
 
@@ -62,10 +76,9 @@ def _same(header_text: str, body_value: Any) -> bool:
     if isinstance(body_value, bool):
         return header_text == ("true" if body_value else "false")
     if isinstance(body_value, int):
-        try:
-            return int(header_text) == body_value  # numeric compare: "+7" and "07" are 7
-        except ValueError:
-            return False
+        # Numerically, as the spec advises: "+7", "07" and "7.0" are 7. Decimal, not int():
+        # int() also takes "4_2", " 42" and other scripts' digits, and refuses "42.0".
+        return _NUMBER.match(header_text) is not None and Decimal(header_text) == body_value
     same: bool = header_text == body_value
     return same
 
@@ -155,7 +168,9 @@ def check_request_headers(
 
 
 def _check_one(label: str, raw: str | None, body: Any, optional: bool = False) -> str | None:
-    if raw is not None and raw == body:  # the usual case: sent verbatim
+    # The usual case: sent verbatim. isascii() is O(1) in CPython; the HTTP parser has already
+    # refused CR, LF, NUL and other controls but the tab, so ASCII is all left to check.
+    if raw is not None and raw == body and raw.isascii():
         return None
     if raw is None:
         if body is None and optional:
@@ -163,6 +178,8 @@ def _check_one(label: str, raw: str | None, body: Any, optional: bool = False) -
         return f"{label} header is required"
     if body is None:
         return f"{label} header is present but the body has no value for it"
+    if not _RECEIVABLE.match(raw):
+        return f"{label} header holds characters a header value may not"
     try:
         text = decode_value(raw)
     except ValueError:
@@ -190,6 +207,21 @@ def request_headers(
         if text is not None:
             out[f"Mcp-Param-{name}"] = encode_value(text)
     return out
+
+
+def param_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """The ``Mcp-Param-*`` values of a request (``headers`` has lower-case names), keyed by
+    the lower-cased name after ``Mcp-Param-`` (``Mcp-Param-Region`` -> ``"region"``), each
+    with its Base64 sentinel decoded (a malformed sentinel is kept as sent: only annotated
+    headers are checked against the body, and those are refused before this runs)."""
+    found: dict[str, str] = {}
+    for name, value in headers.items():
+        if len(name) > len(_PARAM_PREFIX) and name.startswith(_PARAM_PREFIX):
+            try:
+                found[name[len(_PARAM_PREFIX) :]] = decode_value(value)
+            except ValueError:
+                found[name[len(_PARAM_PREFIX) :]] = value.strip(" \t")
+    return found
 
 
 def safe_integer(value: Any) -> bool:

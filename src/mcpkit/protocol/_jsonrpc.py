@@ -6,16 +6,28 @@ turns a message into bytes. Nothing here reads a socket or knows a transport.
 
 from __future__ import annotations
 
+import re
+import sys
+from types import FrameType
 from typing import Any, TypeGuard
 
 import msgspec
 
-from mcpkit._exceptions import InvalidRequestError, MessageTooLargeError, ParseError
+from mcpkit._exceptions import (
+    InvalidRequestError,
+    MessageTooDeepError,
+    MessageTooLargeError,
+    ParseError,
+)
 
 RequestId = str | int
 
 #: Default bound on one decoded frame (a line on stdio, a POST body, a WebSocket message).
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+#: Default bound on how deeply one decoded frame nests arrays and objects, the message object
+#: itself counting 1 (a batch's array adds one). The MCP schemas' deepest definition nests 10
+#: levels, so a ``tools/list`` result carrying it as a tool's ``inputSchema`` nests 15.
+DEFAULT_MAX_MESSAGE_DEPTH = 64
 
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
@@ -152,25 +164,76 @@ def _parse_call(obj: dict[str, Any], method: object) -> JsonRpcRequest | JsonRpc
     return JsonRpcNotification(method, params)
 
 
-def decode_json(data: bytes | str, *, max_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES) -> Any:
-    """Decode one frame of JSON, enforcing the size bound. Raises ``ParseError``."""
-    if max_bytes is not None and len(data) > max_bytes:
-        raise MessageTooLargeError(f"Message of {len(data)} bytes exceeds the limit of {max_bytes}")
+def decode_json(
+    data: bytes | str,
+    *,
+    max_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
+    max_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
+) -> Any:
+    """Decode one frame of JSON, enforcing the size and depth bounds.
+
+    Raises ``ParseError``, ``MessageTooLargeError`` or ``MessageTooDeepError`` (whose
+    ``request_id`` is the frame's id when it could be read). With ``max_depth=None`` a frame
+    is still refused, never a ``RecursionError``, when it nests too deeply to decode at all.
+    """
+    size = len(data)
+    if max_bytes is not None and size > max_bytes:
+        raise MessageTooLargeError(f"Message of {size} bytes exceeds the limit of {max_bytes}")
     try:
-        return _decoder.decode(data)
+        obj = _decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise ParseError(f"Parse error: {exc}") from None
+    except RecursionError:  # deeper than msgspec goes (about 1,000 levels)
+        raise _undecodable(data, max_depth) from None
+    # Nesting past max_depth takes more than max_depth openers (and as many closers): most
+    # frames stop at their length, or at one C-speed count of their openers.
+    if (
+        max_depth is not None
+        and size > 2 * max_depth
+        and (
+            size - len(data.translate(None, b"[{"))
+            if type(data) is bytes
+            else data.count("[") + data.count("{")  # type: ignore[arg-type]  # str
+        )
+        > max_depth
+    ):
+        _check_depth(data, obj, max_depth)
+    return obj
 
 
 def decode_message(
-    data: bytes | str, *, max_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES
+    data: bytes | str,
+    *,
+    max_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
+    max_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
 ) -> JsonRpcMessage | list[JsonRpcMessage | InvalidRequestError]:
     """Decode one frame into a message, or a batch (a list) when the frame is a JSON array.
 
     A batch keeps its invalid members as ``InvalidRequestError`` items so that each gets its
-    own error reply. Raises ``ParseError``, ``MessageTooLargeError`` or ``InvalidRequestError``.
+    own error reply. Raises ``ParseError``, ``MessageTooLargeError`` (``MessageTooDeepError``
+    past ``max_depth``) or ``InvalidRequestError``.
     """
-    obj = decode_json(data, max_bytes=max_bytes)
+    # decode_json(), inline: every message
+    size = len(data)
+    if max_bytes is not None and size > max_bytes:
+        raise MessageTooLargeError(f"Message of {size} bytes exceeds the limit of {max_bytes}")
+    try:
+        obj = _decoder.decode(data)
+    except msgspec.DecodeError as exc:
+        raise ParseError(f"Parse error: {exc}") from None
+    except RecursionError:
+        raise _undecodable(data, max_depth) from None
+    if (
+        max_depth is not None
+        and size > 2 * max_depth
+        and (
+            size - len(data.translate(None, b"[{"))
+            if type(data) is bytes
+            else data.count("[") + data.count("{")  # type: ignore[arg-type]  # str
+        )
+        > max_depth
+    ):
+        _check_depth(data, obj, max_depth)
     if type(obj) is dict:
         # The common case, a well-formed request, checked inline; parse_message does the rest.
         method = obj.get("method")
@@ -195,6 +258,107 @@ def decode_message(
                 items.append(exc)
         return items
     return parse_message(obj)
+
+
+#: Every byte but quotes and brackets (deleted by ``nests_deeper``), and ``{}`` as ``[]``.
+_NOT_MARKS = bytes(b for b in range(256) if b not in b'"[]{}')
+_SQUARE = bytes.maketrans(b"{}", b"[]")
+
+
+def nests_deeper(data: bytes | str, limit: int) -> bool:
+    """Whether the JSON text ``data`` (valid JSON) nests arrays and objects more than
+    ``limit`` levels deep.
+
+    C-speed steps, no parsing: escaped backslashes and quotes go, then every byte but quotes
+    and brackets; strings without brackets are then adjacent quote pairs (dropped), the rare
+    rest is cut out between quotes. Each pass over the brackets left removes the innermost
+    ``[]`` pairs, one nesting level."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if b"\\" in raw and b'\\"' in raw:  # without an escaped quote, every quote is a delimiter
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Dropping two adjacent quotes never moves a bracket into or out of a string.
+    marks = raw.translate(_SQUARE, _NOT_MARKS).replace(b'""', b"")
+    if b'"' in marks:
+        marks = b"".join(marks.split(b'"')[::2])
+    if b"[" * (limit + 1) in marks:  # a chain of openers: found at once, however long
+        return True
+    for level in range(limit):
+        if len(marks) <= 2 * (limit - level):  # n pairs nest at most n deep
+            return False
+        marks = marks.replace(b"[]", b"")
+    return bool(marks)
+
+
+#: A JSON string, or one bracket: the tokens ``_peek_id`` walks.
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+#: What follows a key ``"id"``: the colon, then an integer or a string.
+_ID_VALUE = re.compile(rb'\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")')
+#: Tokens ``_peek_id`` looks at before giving up.
+_ID_SCAN_TOKENS = 4096
+
+
+def _peek_id(data: bytes | str) -> RequestId | None:
+    """The top-level ``id`` of a frame too deep to decode, when it comes early enough."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    depth = 0
+    for count, token in enumerate(_TOKEN.finditer(raw)):
+        if count >= _ID_SCAN_TOKENS:
+            break
+        first = token.group()[:1]
+        if first == b'"':
+            if depth == 1 and token.group() == b'"id"':
+                value = _ID_VALUE.match(raw, token.end())
+                if value is not None:
+                    try:
+                        rid = _decoder.decode(value.group(1))
+                    except msgspec.DecodeError:
+                        return None
+                    return rid if _valid_id(rid) else None
+        elif first in b"[{":
+            if depth == 0 and first == b"[":
+                return None  # a batch: no single id
+            depth += 1
+        else:
+            depth -= 1
+    return None
+
+
+def _check_depth(data: bytes | str, obj: Any, limit: int) -> None:
+    """Refuse the decoded frame ``data`` (``obj``) if it nests deeper than ``limit``."""
+    if nests_deeper(data, limit):
+        rid = obj.get("id") if type(obj) is dict else None
+        raise _too_deep(limit, rid if _valid_id(rid) else None)
+
+
+def _undecodable(data: bytes | str, limit: int | None) -> MessageTooDeepError:
+    """The refusal of a frame too deep for the decoder itself (its ``RecursionError``)."""
+    if limit is not None and limit < _decoder_reach():
+        return _too_deep(limit, _peek_id(data))  # deeper than the decoder goes: than limit too
+    within = limit is None or not nests_deeper(data, limit)
+    return _too_deep(None if within else limit, _peek_id(data))
+
+
+def _decoder_reach() -> int:
+    """Levels the decoder surely goes down from here before its ``RecursionError``: what is
+    left of the recursion limit below this frame, halved for safety."""
+    depth = 0
+    frame: FrameType | None = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return (sys.getrecursionlimit() - depth) // 2
+
+
+def _too_deep(limit: int | None, request_id: RequestId | None) -> MessageTooDeepError:
+    if limit is None:
+        err = MessageTooDeepError("Invalid request: the message nests too deeply to decode")
+    else:
+        err = MessageTooDeepError(
+            f"Invalid request: the message nests deeper than the limit of {limit} levels"
+            " (max_message_depth)"
+        )
+    err.request_id = request_id  # type: ignore[attr-defined]
+    return err
 
 
 def encode_message(message: JsonRpcMessage | dict[str, Any] | list[dict[str, Any]]) -> bytes:

@@ -37,6 +37,11 @@ _LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 _DATA_PREFIX = b"data:"
 _HEAD_LEN = len(_DATA_PREFIX) + 1
+#: Longest ``retry`` read (significant digits): past it (over 31 million years) the field is
+#: ignored, as browsers ignore one that overflows; it also keeps ``int()`` away from values
+#: past Python's 4,300-digit bound, which would raise ``ValueError`` out of ``feed``.
+_MAX_RETRY_DIGITS = 18
+_RETRY_END = 10**_MAX_RETRY_DIGITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +69,8 @@ def encode_event(
     """The bytes of one event: fields, one ``data:`` line per line of ``data``, a blank line.
 
     ``bytes`` data must be UTF-8. Raises ``ValueError`` for an ``event`` or ``id`` containing a
-    line break (or an ``id`` containing NUL, which decoders ignore) and a negative ``retry``.
+    line break (or an ``id`` containing NUL, which decoders ignore) and a ``retry`` that is
+    negative or has more than 18 digits (which decoders ignore too).
     """
     if isinstance(data, bytes):
         data = data.decode("utf-8")
@@ -78,8 +84,11 @@ def encode_event(
             raise ValueError("SSE id must not contain NUL")
         lines.append(_field("id", id))
     if retry is not None:
-        if isinstance(retry, bool) or not isinstance(retry, int) or retry < 0:
-            raise ValueError(f"SSE retry must be a non-negative int, not {retry!r}")
+        if isinstance(retry, bool) or not isinstance(retry, int) or not 0 <= retry < _RETRY_END:
+            # repr() of an int past 4,300 digits raises ValueError itself: not shown then.
+            large = isinstance(retry, int) and abs(retry) >= _RETRY_END
+            shown = "one so large" if large else repr(retry)
+            raise ValueError(f"SSE retry must be an int from 0 to 10**18 - 1, not {shown}")
         lines.append(f"retry: {retry}")
     lines.extend(_field("data", line) for line in _LINE_BREAK.split(data))
     return ("\n".join(lines) + "\n\n").encode("utf-8")
@@ -239,7 +248,7 @@ class SseDecoder:
                 self._id = value
                 self._id_buffer = value
         elif name == "retry":
-            if value.isascii() and value.isdigit():
+            if value.isascii() and value.isdigit() and len(value.lstrip("0")) <= _MAX_RETRY_DIGITS:
                 self._block_retry = int(value)
                 self.retry = self._block_retry
         # Any other field name is ignored, as the spec requires.

@@ -4,7 +4,8 @@
 out of a concrete URI (what a server does for every ``resources/read`` of a templated
 resource). Matching is the practical inverse of expansion, not a perfect one:
 
-* ``{var}`` matches one non-empty path segment: no ``/``, ``?`` or ``#``.
+* ``{var}`` matches one non-empty path segment: no ``/``, ``?`` or ``#``; nor the ``;`` or
+  ``&`` of a ``{;...}`` or ``{&...}`` right after it (expansion encodes its own).
 * ``{+var}`` (reserved) may contain ``/`` but stops at ``?`` and ``#``; ``{#var}`` takes the
   rest of the URI. Both are non-empty when present.
 * ``{.var}``, ``{/var}`` and the fragment are optional as a whole, as expansion omits them
@@ -299,7 +300,7 @@ def _compile(parts: list[str | _Expression]) -> tuple[re.Pattern[str], list[_Cap
     pattern: list[str] = []
     captures: list[_Capture] = []
     previous: _Expression | str | None = None
-    for part in parts:
+    for index, part in enumerate(parts):
         if isinstance(part, str):
             pattern.append(_literal_pattern(part))
         elif (
@@ -313,10 +314,10 @@ def _compile(parts: list[str | _Expression]) -> tuple[re.Pattern[str], list[_Cap
             pattern.append(r"((?:[?&][^#]*)?)")
             captures.append(_Capture("pairs", part.varspecs))
         elif _run_kind(part) == "params":
-            pattern.append(r"((?:;[^;/?#]*)*)")
+            pattern.append(r"((?:;[^;/?#" + _opener_after(parts, index) + r"]*)*)")
             captures.append(_Capture("pairs", part.varspecs))
         else:
-            pattern.append(_positional_pattern(part, captures))
+            pattern.append(_positional_pattern(part, captures, _opener_after(parts, index)))
         previous = part
     return re.compile("".join(pattern), re.DOTALL), captures
 
@@ -340,8 +341,26 @@ def _run_kind(expr: _Expression) -> str | None:
     return None
 
 
-def _positional_pattern(expr: _Expression, captures: list[_Capture]) -> str:
+def _opener_after(parts: list[str | _Expression], index: int) -> str:
+    """The character opening a ``{;params}`` or ``{&query}`` expression that directly follows
+    ``parts[index]`` (past the rest of its own run of pairs), else "". A value expanded
+    without reserved characters never holds that character unencoded, so its class leaves
+    it out: otherwise ``{id}{;v}`` reads ``1;v=2`` as the id ``1;v=2``."""
+    current = parts[index]
+    kind = _run_kind(current) if isinstance(current, _Expression) else None
+    for part in parts[index + 1 :]:
+        if kind is not None and isinstance(part, _Expression) and _run_kind(part) == kind:
+            continue  # read together with parts[index]
+        if isinstance(part, _Expression) and part.op in (";", "&"):
+            return part.op
+        return ""
+    return ""
+
+
+def _positional_pattern(expr: _Expression, captures: list[_Capture], stop: str = "") -> str:
     first, sep, single_cls, multi_cls = _POSITIONAL[expr.op]
+    if stop and expr.op in ("", ".", "/"):  # "+" and "#" pass reserved characters through
+        single_cls, multi_cls = single_cls[:-1] + stop + "]", multi_cls[:-1] + stop + "]"
     cls = single_cls if len(expr.varspecs) == 1 else multi_cls
     pieces = []
     for i, spec in enumerate(expr.varspecs):

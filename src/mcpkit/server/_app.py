@@ -41,6 +41,7 @@ from mcpkit.server._modern import ModernEra
 from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
+from mcpkit.server._shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
 from mcpkit.server._tasks import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
@@ -126,6 +127,11 @@ class McpServerApp:
 
     Sync (``def``) functions run in worker threads, at most ``max_sync_workers`` at once for
     the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``.
+
+    An exception nobody anticipated (a handler bug, not a tool's own error, which becomes an
+    ``isError`` result) is answered -32603 "Internal error (id …); see the server log", its
+    detail logged under that id; ``expose_internal_errors=True`` (development) sends the
+    exception's text instead.
     """
 
     def __init__(
@@ -144,14 +150,22 @@ class McpServerApp:
         task_store: TaskStore | None = None,
         max_running_tasks: int = DEFAULT_MAX_RUNNING_TASKS,
         max_sync_workers: int = DEFAULT_MAX_SYNC_WORKERS,
+        shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE,
+        expose_internal_errors: bool = False,
     ) -> None:
         self.catalog = McpCatalogManager()
         #: The worker threads of sync functions (made on first use, closed when the app stops).
         self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
         self.connections = McpConnectionRegistry()
         self.subscriptions = ResourceSubscriptionManager()
-        self.dispatcher = McpDispatcher(max_in_flight_per_connection=max_in_flight_per_connection)
+        self.dispatcher = McpDispatcher(
+            max_in_flight_per_connection=max_in_flight_per_connection,
+            expose_internal_errors=expose_internal_errors,
+        )
         self.page_size = page_size
+        #: Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get to
+        #: finish; then they are cancelled, each answered -32000 "Server shutting down".
+        self.shutdown_grace = check_grace(shutdown_grace)
         #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
         #: at most ``max_running_tasks`` run at once.
         self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)
@@ -492,3 +506,87 @@ class McpServerApp:
             yield self
         finally:
             await self.stop()
+
+    # built from an HTTP API (mcpkit.openapi, docs/openapi.md) ---------------------------
+
+    @classmethod
+    def from_openapi(
+        cls,
+        spec: OpenApiSource | OpenApiDocument,
+        *,
+        client: httpx.AsyncClient,
+        base_url: str | None = None,
+        name: str | None = None,
+        version: str | None = None,
+        title: str | None = None,
+        instructions: str | None = None,
+        **options: Unpack[OpenApiOptions],
+    ) -> Self:
+        """An app serving the operations of an OpenAPI 3.0/3.1 document (a dict, or JSON
+        text) as tools (or, by ``route_maps``, resources and resource templates), each
+        call an HTTP request made with ``client``. ``name``, ``version`` and
+        ``instructions`` default to the document's ``info``; the ``options`` are
+        ``mcpkit.openapi.OpenApiOptions`` (``route_maps``, ``names``, ``forward_headers``,
+        ``resource_prefix``, ``max_response_bytes``)."""
+        from mcpkit.openapi._factory import app_from_openapi
+
+        return app_from_openapi(
+            cls,
+            spec,
+            client=client,
+            base_url=base_url,
+            name=name,
+            version=version,
+            title=title,
+            instructions=instructions,
+            **options,
+        )
+
+    @classmethod
+    def from_asgi(
+        cls,
+        asgi_app: AsgiApp,
+        *,
+        base_url: str = "http://app",
+        openapi_path: str | None = None,
+        spec: OpenApiSource | OpenApiDocument | None = None,
+        run_lifespan: bool = True,
+        headers: Mapping[str, str] | None = None,
+        name: str | None = None,
+        version: str | None = None,
+        title: str | None = None,
+        instructions: str | None = None,
+        **options: Unpack[OpenApiOptions],
+    ) -> Self:
+        """``from_openapi`` for an ASGI app (FastAPI, Starlette) called in-process through
+        ``httpx.ASGITransport``: the document is ``asgi_app.openapi()`` (FastAPI) or the
+        JSON at ``openapi_path`` (``/openapi.json``); with ``run_lifespan`` the app's own
+        lifespan runs inside this app's. See ``mcpkit.openapi.app_from_asgi``."""
+        from mcpkit.openapi._factory import app_from_asgi
+
+        return app_from_asgi(
+            cls,
+            asgi_app,
+            base_url=base_url,
+            openapi_path=openapi_path,
+            spec=spec,
+            run_lifespan=run_lifespan,
+            headers=headers,
+            name=name,
+            version=version,
+            title=title,
+            instructions=instructions,
+            **options,
+        )
+
+
+# The OpenAPI bridge's types, for the classmethods above (the bridge is imported lazily).
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Self, Unpack
+
+    import httpx
+
+    from mcpkit.openapi import AsgiApp, OpenApiDocument, OpenApiOptions, OpenApiSource

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidRequestError, MessageTooLargeError, ProtocolError
 from mcpkit.protocol._jsonrpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_MESSAGE_DEPTH,
     JsonRpcErrorResponse,
     JsonRpcNotification,
     JsonRpcRequest,
@@ -23,6 +25,8 @@ from mcpkit.protocol._jsonrpc import (
 from mcpkit.protocol._versions import allows_batches
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._session import McpSession
+from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
+from mcpkit.server._unexpected import internal_error
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -45,10 +49,12 @@ class ServerConnection:
         execution_context: Any = None,
         max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
         require_initialized: bool = False,
+        max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
     ) -> None:
         self.app = app
         self._write = write
         self.max_message_bytes = max_message_bytes
+        self.max_message_depth = max_message_depth
         self.require_initialized = require_initialized
         self.session = McpSession(self.send)
         self.key = app.connections.register(self.send, self.session.key)
@@ -73,14 +79,27 @@ class ServerConnection:
         requests resolve at once.
         """
         try:
-            decoded = decode_message(frame, max_bytes=self.max_message_bytes)
+            decoded = decode_message(
+                frame, max_bytes=self.max_message_bytes, max_depth=self.max_message_depth
+            )
         except ProtocolError as exc:
             self._spawn(self._reply_error(getattr(exc, "request_id", None), exc))
             return
-        if isinstance(decoded, list):
-            self._spawn(self._receive_batch(decoded))
-        else:
-            self._route(decoded)
+        except Exception as exc:  # a codec bug: answered, never raised into the transport
+            self._spawn(self._reply_error(None, self._unexpected(exc, "decoding a message")))
+            return
+        try:
+            if isinstance(decoded, list):
+                self._spawn(self._receive_batch(decoded))
+            else:
+                self._route(decoded)
+        except Exception as exc:  # the transport's read loop must survive it
+            error = self._unexpected(exc, "routing a message")
+            if isinstance(decoded, JsonRpcRequest):
+                self._spawn(self._reply_error(decoded.id, error))
+
+    def _unexpected(self, exc: Exception, what: str) -> ProtocolError:
+        return internal_error(exc, what, expose=self.app.dispatcher.expose_internal_errors)
 
     def feed_oversized(self) -> None:
         """Answer a frame the transport dropped for its size."""
@@ -125,12 +144,22 @@ class ServerConnection:
 
     async def _serve(self, request: JsonRpcRequest) -> None:
         CURRENT_BINDING.set(self.binding)
-        response = await self.app.dispatcher.dispatch(request, self.binding)
+        try:  # _dispatch(), inline: every request
+            response = await self.app.dispatcher.dispatch(request, self.binding)
+        except Exception as exc:  # outside any handler: answered all the same
+            error = self._unexpected(exc, f"request {request.method}")
+            response = error_response(request.id, error)
         if response is not None and not self.closed:
             try:
                 await self.send(response)
             except Exception:
                 logger.debug("could not send response to %r", request.id, exc_info=True)
+
+    async def _dispatch(self, request: JsonRpcRequest) -> dict[str, Any] | None:
+        try:
+            return await self.app.dispatcher.dispatch(request, self.binding)
+        except Exception as exc:  # outside any handler: answered all the same
+            return error_response(request.id, self._unexpected(exc, f"request {request.method}"))
 
     async def _receive_batch(self, items: list[Any]) -> None:
         if not allows_batches(self.session.protocol_version):
@@ -146,19 +175,43 @@ class ServerConnection:
             if isinstance(item, ProtocolError):
                 replies.append(error_response(getattr(item, "request_id", None), item))
             elif isinstance(item, JsonRpcRequest):
-                calls.append(
-                    asyncio.ensure_future(self.app.dispatcher.dispatch(item, self.binding))
-                )
+                calls.append(asyncio.ensure_future(self._dispatch(item)))
             else:
                 self._route(item)
         replies.extend(r for r in await asyncio.gather(*calls) if r is not None)
         if replies:
             await self._write(encode_message(replies))
 
-    async def drain(self, timeout: float) -> None:
-        """Give requests still running up to ``timeout`` seconds to finish and answer."""
+    async def drain(self, timeout: float, hurry: asyncio.Event | None = None) -> None:
+        """Give requests still running up to ``timeout`` seconds to finish and answer (less
+        if ``hurry`` is set meanwhile: a second signal)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        hurried = None if hurry is None else asyncio.ensure_future(hurry.wait())
+        try:
+            while self._tasks and (hurried is None or not hurried.done()):
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    break
+                waiting: set[asyncio.Future[Any]] = set(self._tasks)
+                if hurried is not None:
+                    waiting.add(hurried)
+                # Until one ends: a request still running may have started another.
+                await asyncio.wait(
+                    waiting,
+                    timeout=None if math.isinf(remaining) else remaining,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+        finally:
+            if hurried is not None:
+                hurried.cancel()
+
+    async def abort(self, settle: float = ABORT_SETTLE) -> None:
+        """Cancel the requests still running, each answered -32000 "Server shutting down"
+        (not left unanswered), and give those answers up to ``settle`` seconds to go out."""
+        self.app.dispatcher.abort(shutting_down_error(), self.key)
         if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=timeout)
+            await asyncio.wait(list(self._tasks), timeout=settle)
 
     async def close(self) -> None:
         """Cancel what still runs and forget the connection everywhere."""
@@ -182,12 +235,14 @@ async def serve_stream(
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     require_initialized: bool = False,
     headers: Mapping[str, str] | None = None,
+    max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
 ) -> None:
     """Serve one connection until its stream ends."""
     connection = ServerConnection(
         app,
         stream.send,
         max_message_bytes=max_message_bytes,
+        max_message_depth=max_message_depth,
         require_initialized=require_initialized,
         headers=headers,
     )

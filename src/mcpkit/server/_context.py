@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MissingCapabilityError
+from mcpkit.auth._types import AuthInfo, current_auth
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import ElicitResult, build_elicitation_schema, structure_content
 from mcpkit.server._mrtr import InputRequired, capability_for, round_inputs
@@ -40,6 +41,23 @@ class McpExecutionContext:
 
     def get_metadata(self, key: str, default: Any = None) -> Any:
         return self.metadata.get(key, default)
+
+    @property
+    def auth(self) -> AuthInfo | None:
+        """The verified identity of the call (``AuthInfo``; None without bearer auth)."""
+        return call_auth(self.binding)
+
+
+def call_auth(binding: TransportBinding | None) -> AuthInfo | None:
+    """The identity a call runs as, the same on every HTTP transport: the one the auth
+    gate set for the request being served (``current_auth()``), else the one the transport
+    put on the binding (``extras["auth"]``)."""
+    auth = current_auth()
+    if auth is None and binding is not None:
+        extra = binding.extras.get("auth")
+        if isinstance(extra, AuthInfo):
+            auth = extra
+    return auth
 
 
 class McpToolContext:
@@ -71,9 +89,10 @@ class McpToolContext:
         return self.binding.headers
 
     @property
-    def auth(self) -> Any:
-        """The verified identity of the HTTP request (``AuthInfo``; None without bearer auth)."""
-        return self.binding.extras.get("auth")
+    def auth(self) -> AuthInfo | None:
+        """The verified identity of the HTTP request (``AuthInfo``; None without bearer
+        auth), on Streamable HTTP, legacy SSE and WebSocket alike."""
+        return call_auth(self.binding)
 
     @property
     def traceparent(self) -> str | None:

@@ -26,6 +26,7 @@ from mcpkit.protocol._jsonrpc import (
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._mrtr import InputRequired
+from mcpkit.server._unexpected import internal_error
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -45,14 +46,22 @@ class McpDispatcher:
     """Routes requests by ``method`` and tracks them for cancellation."""
 
     def __init__(
-        self, *, max_in_flight_per_connection: int = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION
+        self,
+        *,
+        max_in_flight_per_connection: int = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION,
+        expose_internal_errors: bool = False,
     ) -> None:
         self.max_in_flight_per_connection = max_in_flight_per_connection
+        #: Send an unexpected exception's text to the client (development only); else a
+        #: generic -32603 with an error id, the detail logged under that id.
+        self.expose_internal_errors = expose_internal_errors
         self._handlers: dict[str, Handler] = {}
         self._notification_handlers: dict[str, NotificationHandler] = {}
         self._in_flight: dict[_InFlightKey, asyncio.Task[Any]] = {}
         self._per_connection: dict[str, int] = {}
         self._cancel_requested: set[_InFlightKey] = set()
+        #: Requests cancelled because the server is going down, with the error each answers.
+        self._aborted: dict[_InFlightKey, ProtocolError] = {}
         #: The 2026-07-28 era (``ModernEra``), installed by the app; None serves only the handshake era.
         self.modern: Any = None
         self.on_notification("notifications/cancelled", self._on_cancelled)
@@ -124,12 +133,17 @@ class McpDispatcher:
             return None if key in self._cancel_requested else error_response(request.id, exc)
         except asyncio.CancelledError:
             if key not in self._cancel_requested:
-                raise
+                aborted = self._aborted.pop(key, None) if self._aborted else None
+                if aborted is None or task.uncancel():
+                    raise
+                return error_response(request.id, aborted)  # abort(): answered, not dropped
             task.uncancel()
             return None
         except Exception as exc:  # a handler bug must not take the connection down
-            logger.exception("handler for %s failed", request.method)
-            return error_response(request.id, InternalError(f"Internal error: {exc}"))
+            error = internal_error(
+                exc, f"handler for {request.method}", expose=self.expose_internal_errors
+            )
+            return error_response(request.id, error)
         finally:
             self._untrack(key)
         if self._cancel_requested and key in self._cancel_requested:
@@ -160,6 +174,8 @@ class McpDispatcher:
         del self._in_flight[key]
         if self._cancel_requested:
             self._cancel_requested.discard(key)
+        if self._aborted:
+            self._aborted.pop(key, None)
         connection = key[0]
         remaining = self._per_connection[connection] - 1
         if remaining:
@@ -183,6 +199,22 @@ class McpDispatcher:
         """Cancel every request of a connection that went away; returns how many."""
         keys = [key for key in self._in_flight if key[0] == connection_key]
         return sum(self.cancel(*key) for key in keys)
+
+    def abort(self, error: ProtocolError, connection_key: str | None = None) -> int:
+        """Cancel the running requests (of one connection, else all) because the server is
+        going down: unlike ``cancel``, each is answered, with ``error``. Returns how many."""
+        count = 0
+        for key, task in list(self._in_flight.items()):
+            if (
+                (connection_key is None or key[0] == connection_key)
+                and not task.done()
+                and key not in self._cancel_requested
+                and key not in self._aborted
+            ):
+                self._aborted[key] = error
+                task.cancel()
+                count += 1
+        return count
 
     def is_cancel_requested(self, connection_key: str, request_id: RequestId) -> bool:
         return (connection_key, request_id) in self._cancel_requested

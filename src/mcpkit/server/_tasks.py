@@ -42,6 +42,7 @@ from mcpkit.server._listen import Subscription
 from mcpkit.server._modern import SUBSCRIPTION_ID_KEY
 from mcpkit.server._mrtr import InputRequired, RoundInputs, round_inputs, valid_response
 from mcpkit.server._session import McpSession
+from mcpkit.server._unexpected import internal_error
 from mcpkit.stores._tasks import InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreFullError
 
 if TYPE_CHECKING:
@@ -483,8 +484,12 @@ class TaskManager:
         elif isinstance(exc, ProtocolError):
             await self._settle(task_id, "failed", error=exc.to_error(), message=exc.message)
         else:
-            logger.exception("task %s failed", task_id, exc_info=exc)
-            error = InternalError(f"Internal error: {exc}")
+            error = internal_error(
+                exc,
+                f"task {task_id}",
+                expose=self.app.dispatcher.expose_internal_errors,
+                logger=logger,
+            )
             await self._settle(task_id, "failed", error=error.to_error(), message=error.message)
 
     async def _on_cancelled(self, task_id: str) -> None:

@@ -2,7 +2,9 @@
 
 A record holds what the server needs to serve a session's next request anywhere: the
 negotiated protocol version, the client's capabilities and info, the log level, whether
-``notifications/initialized`` came, and the resource subscriptions. It is written when
+``notifications/initialized`` came, the resource subscriptions, and under bearer auth the
+identity that owns the session (every backend keeps it, as part of the JSON record, so an
+instance adopting the session checks it too). It is written when
 ``initialize`` succeeds and whenever one of those changes; an instance that gets a request
 for a session it does not know reads the record and adopts the session.
 
@@ -31,7 +33,12 @@ __all__ = ["InMemorySessionStore", "SessionLimitReached", "SessionRecord", "Sess
 
 @dataclass(slots=True)
 class SessionRecord:
-    """What any instance needs to serve a session. ``created_at`` is epoch seconds."""
+    """What any instance needs to serve a session. ``created_at`` is epoch seconds.
+
+    ``owner`` is the identity that created the session under bearer auth (a digest, see
+    ``mcpkit.auth._types.session_owner``); None when auth was off. Records written before
+    it existed read as None, and are then refused to every authenticated request.
+    """
 
     session_id: str
     protocol_version: str | None = None
@@ -41,13 +48,19 @@ class SessionRecord:
     initialized: bool = False
     subscriptions: list[str] = field(default_factory=list)
     created_at: float = 0.0
+    owner: str | None = None
 
     def to_json(self) -> bytes:
         return msgspec.json.encode(asdict(self))
 
     @classmethod
     def from_json(cls, data: bytes | str) -> SessionRecord:
-        raw = msgspec.json.decode(data)
+        return cls.from_dict(msgspec.json.decode(data))
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> SessionRecord:
+        """A record from its fields; keys this version does not know are dropped, so a
+        record written by a newer instance still reads (rolling upgrades)."""
         known = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in raw.items() if key in known})
 

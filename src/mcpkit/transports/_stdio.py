@@ -2,33 +2,50 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import sys
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._runtime import freeze_startup_objects
-from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
+from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_MESSAGE_DEPTH
+from mcpkit.server._shutdown import check_grace
 from mcpkit.transports._pipes import FramedPipes
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
 
 
-#: Seconds requests still running at end of input get to finish and answer.
-DEFAULT_DRAIN_TIMEOUT = 2.0
+#: Seconds what is written at shutdown gets to reach a client that reads slowly.
+FLUSH_TIMEOUT = 2.0
 
 
 async def serve_stdio(
-    app: McpServerApp, *, max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES
+    app: McpServerApp,
+    *,
+    max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
+    shutdown_grace: float | None = None,
+    max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
 ) -> None:
-    """Serve ``app`` on stdin/stdout until stdin closes."""
+    """Serve ``app`` on stdin/stdout until stdin closes, or SIGTERM or SIGINT arrives.
+
+    Then input stops; the requests still running get ``shutdown_grace`` seconds (None: the
+    app's ``shutdown_grace``) to finish and answer, less if a second signal comes; what
+    still runs is cancelled, each request answered -32000 "Server shutting down"; the app
+    stops, and what was written is flushed (for ``FLUSH_TIMEOUT`` seconds at most)."""
     from mcpkit.server._connection import ServerConnection
 
+    grace = app.shutdown_grace if shutdown_grace is None else check_grace(shutdown_grace)
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
     stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     # Anything user code prints must not corrupt the protocol stream.
     sys.stdout = sys.stderr
     connection: ServerConnection | None = None
+    stop = asyncio.Event()  # input ended, or a signal: shut down
+    hurry = asyncio.Event()  # a second signal: end the grace now
 
     def on_frame(frame: bytes) -> None:
         assert connection is not None
@@ -38,15 +55,54 @@ async def serve_stdio(
         assert connection is not None
         connection.feed_oversized()
 
+    def on_signal() -> None:
+        (hurry if stop.is_set() else stop).set()
+
     pipes = FramedPipes(on_frame, on_oversized=on_oversized, max_message_bytes=max_message_bytes)
-    async with app.running():
-        freeze_startup_objects()
-        connection = ServerConnection(app, pipes.send, max_message_bytes=max_message_bytes)
-        await pipes.open(stdin, stdout)
+    restore_signals = _catch_signals(on_signal)
+    try:
+        async with app.running():
+            freeze_startup_objects()
+            connection = ServerConnection(
+                app,
+                pipes.send,
+                max_message_bytes=max_message_bytes,
+                max_message_depth=max_message_depth,
+            )
+            try:
+                await pipes.open(stdin, stdout)
+                pipes.closed.add_done_callback(lambda _: stop.set())
+                await stop.wait()
+                pipes.stop_reading()
+                app.shutting_down.set()  # long-lived requests (subscriptions) end now
+                # No grace when the output is gone: no answer could reach the client.
+                await connection.drain(grace if pipes.can_write else 0, hurry)
+                await connection.abort()
+            finally:
+                await connection.close()
+                await pipes.aclose(FLUSH_TIMEOUT)
+    finally:
+        restore_signals()
+
+
+def _catch_signals(handler: Callable[[], None]) -> Callable[[], None]:
+    """Route SIGTERM and SIGINT to ``handler`` on the running loop (main thread, POSIX);
+    returns what puts the previous handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    loop = asyncio.get_running_loop()
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGTERM, signal.SIGINT):
         try:
-            await pipes.closed
-            # Input ended: answer what is still running (briefly), then stop.
-            await connection.drain(DEFAULT_DRAIN_TIMEOUT)
-        finally:
-            await connection.close()
-            pipes.close()
+            before = signal.getsignal(sig)
+            loop.add_signal_handler(sig, handler)
+        except (NotImplementedError, RuntimeError, ValueError):  # Windows, odd loops
+            continue
+        previous[sig] = before
+
+    def restore() -> None:
+        for sig, before in previous.items():
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, before if before is not None else signal.SIG_DFL)
+
+    return restore

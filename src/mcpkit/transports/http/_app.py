@@ -22,14 +22,28 @@ what its lifespans set up."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._runtime import freeze_startup_objects
-from mcpkit.transports.http._asgi import Receive, Send, error_body, header_map, send_json, send_text
+from mcpkit.protocol._jsonrpc import error_response
+from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
+from mcpkit.server._unexpected import internal_error
+from mcpkit.transports.http._asgi import (
+    BodyTimeout,
+    Receive,
+    Send,
+    error_body,
+    header_map,
+    send_json,
+    send_text,
+)
+from mcpkit.transports.http._header_guard import guarded_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
 from mcpkit.transports.http._streamable import StreamableHttpHandler
@@ -72,10 +86,11 @@ class McpAsgiApp:
         base = self.options.base_path
         self.endpoint = base or "/"
         self.routes: dict[str, Any] = {self.endpoint: self.streamable}
+        self.legacy: Any = None
         if self.options.enable_legacy_sse:
             from mcpkit.transports.http._legacy_sse import LegacySseHandler
 
-            legacy = LegacySseHandler(app, self.options, self.streamable.cluster)
+            legacy = self.legacy = LegacySseHandler(app, self.options, self.streamable.cluster)
             self.routes[f"{base}/sse"] = legacy.get
             self.routes[f"{base}/messages"] = legacy.post
         self.websocket_path = f"{base}/ws"
@@ -97,7 +112,17 @@ class McpAsgiApp:
         kind = scope["type"]
         if kind != "http":
             if kind == "websocket":
-                await self._websocket(scope, receive, send)
+                try:
+                    await self._websocket(scope, receive, send)
+                except Exception as exc:  # the safety net, as for HTTP: logged, closed 1011
+                    internal_error(
+                        exc,
+                        "WebSocket connection",
+                        expose=self.app.dispatcher.expose_internal_errors,
+                        logger=logger,
+                    )
+                    with contextlib.suppress(Exception):
+                        await send({"type": "websocket.close", "code": 1011})
             elif kind == "lifespan":
                 await self._lifespan(receive, send)
             return
@@ -123,14 +148,43 @@ class McpAsgiApp:
             return
         if not self._ready and not await self._ensure_started(send):
             return
-        if auth is None or scope["method"] == "OPTIONS":
-            await handler(scope, receive, send, headers)
-            return
-        outcome = await auth.authenticate(scope, headers)
-        if not hasattr(outcome, "auth"):
-            await auth.send_denial(send, outcome)
-            return
-        await self._run_authenticated(handler, outcome, scope, receive, send, headers)
+        try:
+            if auth is None or scope["method"] == "OPTIONS":
+                await handler(scope, receive, send, headers)
+                return
+            outcome = await auth.authenticate(scope, headers)
+            if not hasattr(outcome, "auth"):
+                await auth.send_denial(send, outcome)
+                return
+            await self._run_authenticated(handler, outcome, scope, receive, send, headers)
+        except BodyTimeout:  # raised before any answer: the body never came in full
+            await self._body_timeout(send)
+        except Exception as exc:  # the safety net: a bug, or a store failing unforeseen
+            await self._failed(send, exc)
+
+    async def _failed(self, send: Send, exc: Exception) -> None:
+        """An exception no handler caught: logged once (with its traceback and an error id),
+        answered 500 with a -32603 JSON-RPC body when no answer had started, else the
+        answer under way (an SSE stream) is ended. Never a bare 500 from the server."""
+        error = internal_error(
+            exc, "HTTP request", expose=self.app.dispatcher.expose_internal_errors, logger=logger
+        )
+        try:
+            await send_json(send, 500, error_response(None, error))
+        except Exception:  # an answer had started (the server refuses a second start)
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _body_timeout(self, send: Send) -> None:
+        """408 for a POST whose body took longer than ``body_read_timeout``; the
+        connection closes (the rest of that body would otherwise be read as a request)."""
+        message = f"Request body not received within {self.options.body_read_timeout} s"
+        await send_json(
+            send,
+            408,
+            error_body(ErrorCode.INVALID_REQUEST, message),
+            [(b"connection", b"close")],
+        )
 
     @staticmethod
     async def _run_authenticated(
@@ -227,7 +281,35 @@ class McpAsgiApp:
         self._ready = False
         self._stopped = True
         self.streamable.close()
+        if self.legacy is not None:
+            self.legacy.close()
         await self.app.stop()
+
+    def end_streams(self) -> None:
+        """End the open SSE streams that never end by themselves (Streamable HTTP GET
+        streams, legacy SSE sessions), each with its end of body: what a server going
+        down does first, since uvicorn waits for open responses before the lifespan
+        shutdown."""
+        self.streamable.end_streams()
+        if self.legacy is not None:
+            self.legacy.close()
+
+    async def end_calls(self, grace: float, hurry: asyncio.Event | None = None) -> None:
+        """The calls' part of a graceful shutdown, run beside the server's own once it has
+        stopped accepting: long-lived requests (subscriptions) end at once; calls still
+        running after ``grace`` seconds (or once ``hurry`` is set) are cancelled, each
+        answered -32000 "Server shutting down" (as JSON, or as the last event of its SSE
+        stream). Runs until cancelled, ending as well any call that starts later (its
+        body was still arriving)."""
+        self.app.shutting_down.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                (hurry or asyncio.Event()).wait(), None if math.isinf(grace) else grace
+            )
+        error = shutting_down_error()
+        while True:
+            self.app.dispatcher.abort(error)
+            await asyncio.sleep(_SHUTDOWN_POLL)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[McpAsgiApp]:
@@ -333,6 +415,16 @@ def serve_http(
         run_http_server(app, options, **uvicorn_options)
 
 
+#: Seconds between the checks of a shutdown in progress (grace over, calls ended).
+_SHUTDOWN_POLL = 0.05
+
+
+def _backstop(grace: float) -> float | None:
+    """uvicorn's ``timeout_graceful_shutdown`` for a grace: the calls are answered at the
+    grace, and their answers get ``ABORT_SETTLE`` seconds to go out."""
+    return None if math.isinf(grace) else grace + ABORT_SETTLE
+
+
 #: uvicorn options under which uvicorn opens the socket itself
 _UVICORN_BINDS = frozenset({"uds", "fd", "reload", "workers"})
 
@@ -362,7 +454,17 @@ def run_http_server(
 ) -> None:
     """uvicorn serving ``McpAsgiApp(app, options)`` until interrupted: on ``sock`` (from
     ``bind_http_socket``) when given, else where ``uvicorn_options`` say. ``on_started()``
-    (no arguments) is called once the app has started and connections are accepted."""
+    (no arguments) is called once the app has started and connections are accepted.
+
+    SIGTERM or SIGINT shuts it down gracefully: uvicorn stops listening; open SSE streams
+    end; calls still running get ``app.shutdown_grace`` seconds to finish (a second signal
+    ends the grace), then are cancelled, each answered with a -32000 error; the lifespan
+    shutdown closes the sessions and stops the app (its stores); it returns (exit code 0).
+    uvicorn's ``timeout_graceful_shutdown`` (default: the grace plus ``ABORT_SETTLE``)
+    bounds whatever still holds a connection open after that.
+
+    Request headers are bounded in time and size (``header_read_timeout``,
+    ``max_header_bytes``) unless ``uvicorn_options`` name their own ``http`` protocol."""
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -373,6 +475,8 @@ def run_http_server(
         "port": options.port,
         "log_level": "warning",
         "lifespan": "on",
+        "timeout_graceful_shutdown": _backstop(app.shutdown_grace),
+        **guarded_http_protocol(options),
     }
     config.update(uvicorn_options)
     asgi_app = McpAsgiApp(app, options)
@@ -380,11 +484,35 @@ def run_http_server(
         uvicorn.run(asgi_app, **config)
         return
 
+    grace = app.shutdown_grace
+    hurry = asyncio.Event()  # a second signal: end the grace now (the calls still answered)
+
     class Server(uvicorn.Server):
+        loop: asyncio.AbstractEventLoop | None = None
+
         async def startup(self, sockets: Any = None) -> None:
+            self.loop = asyncio.get_running_loop()
             await super().startup(sockets=sockets)
             if self.started and on_started is not None:
                 on_started()
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self.should_exit and self.loop is not None and not self.force_exit:
+                if not hurry.is_set():  # the second signal; a third one forces the exit
+                    self.loop.call_soon_threadsafe(hurry.set)
+                    return
+            super().handle_exit(sig, frame)
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            asgi_app.end_streams()  # else shutdown waits for every SSE client to leave
+            ending = asyncio.ensure_future(asgi_app.end_calls(grace, hurry))
+            try:
+                await super().shutdown(sockets=sockets)
+            finally:
+                ending.cancel()
+            captured = getattr(self, "_captured_signals", None)
+            if isinstance(captured, list) and not self.force_exit:
+                captured.clear()  # shut down as asked: exit 0, the signal not raised again
 
     server = Server(uvicorn.Config(asgi_app, **config))
     server.run(sockets=None if sock is None else [sock])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -18,13 +19,84 @@ class BodyTooLarge(Exception):
     """The request body passed the configured bound."""
 
 
+class BodyTimeout(Exception):
+    """The request body did not arrive in full within the configured time (408)."""
+
+
+class _BodyDeadlines:
+    """Body reads under way, each with its deadline. One sweeper task, alive only while
+    reads are, cancels the reads past theirs (no timer per request: cancelled timers
+    linger in the loop's heap). A read of a body already received never waits, so it
+    costs a dict insert and delete."""
+
+    def __init__(self) -> None:
+        self._reads: dict[asyncio.Task[Any], float] = {}
+        self._expired: set[asyncio.Task[Any]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def start(self, timeout: float) -> asyncio.Task[Any]:
+        task = asyncio.current_task()
+        assert task is not None, "a body is read inside a task"
+        loop = task.get_loop()
+        self._reads[task] = loop.time() + timeout
+        sweeper = self._sweeper
+        if sweeper is None or sweeper.done() or sweeper.get_loop() is not loop:
+            self._sweeper = loop.create_task(self._sweep())
+        return task
+
+    def stop(self, task: asyncio.Task[Any]) -> None:
+        self._reads.pop(task, None)
+
+    def expired(self, task: asyncio.Task[Any]) -> bool:
+        """True when ``task`` was cancelled here for its deadline (and only here)."""
+        if task not in self._expired:
+            return False
+        self._expired.discard(task)
+        return task.uncancel() == 0
+
+    async def _sweep(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._reads:
+            await asyncio.sleep(_SWEEP_INTERVAL)
+            now = loop.time()
+            for task, deadline in list(self._reads.items()):
+                if deadline > now and not task.done():
+                    continue
+                del self._reads[task]
+                if task.done() or task.get_loop() is not loop:
+                    continue  # a task of a loop gone since
+                self._expired.add(task)
+                task.cancel()
+
+
+#: Seconds between the checks of the body reads' deadlines.
+_SWEEP_INTERVAL = 0.1
+_DEADLINES = _BodyDeadlines()
+
+
 def header_map(scope: Scope) -> dict[str, str]:
     """Request headers by lower-case name (ASGI already lower-cases them); last wins."""
     return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
 
 
-async def read_body(receive: Receive, limit: int) -> bytes:
-    """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes."""
+async def read_body(receive: Receive, limit: int, timeout: float | None = None) -> bytes:
+    """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes, and
+    ``BodyTimeout`` when it has not all arrived after ``timeout`` seconds (None: no bound;
+    a client trickling its body would otherwise hold the request open for ever)."""
+    if timeout is None:
+        return await _read_body(receive, limit)
+    task = _DEADLINES.start(timeout)
+    try:
+        return await _read_body(receive, limit)
+    except asyncio.CancelledError:
+        if _DEADLINES.expired(task):
+            raise BodyTimeout from None
+        raise
+    finally:
+        _DEADLINES.stop(task)
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
     message = await receive()
     body: bytes = message.get("body", b"")
     if not message.get("more_body"):

@@ -251,7 +251,7 @@ class SessionCluster:
         if op == "ended":
             self.sessions.remove(session_id, ended=False)
         elif op == "updated":
-            record = SessionRecord(**message["record"])
+            record = SessionRecord.from_dict(message["record"])
             session.apply(record)
             self._sync_subscriptions(session, record.subscriptions)
         elif op == "listener":
@@ -289,6 +289,7 @@ class SessionCluster:
             self.event_store,
             self.options.retry_ms,
             max_queued=self.options.max_queued_messages,
+            write_timeout=self.options.sse_write_timeout,
         )
         try:
             stop = await self.event_store.listen(session.session_id, relay.feed)

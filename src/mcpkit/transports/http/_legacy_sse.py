@@ -22,6 +22,13 @@ feeds it to the session's connection as if it had been posted there and confirms
 202 once confirmed, 404 when refused or when no confirmation comes within
 ``DEFAULT_FORWARD_TIMEOUT`` (the owner is gone). A session lives exactly as long as its
 stream, so when the stream ends its owner refuses everything after: 404 everywhere.
+
+Under bearer auth a session belongs to the identity whose GET opened it
+(``mcpkit.auth._types.session_owner``): a POST made with another identity's token is
+answered 404, as for an unknown session, on the instance holding the stream or (the
+identity travels with the forwarded message) on any other. Tools see the POST's identity
+on ``ctx.auth``; a message forwarded from another instance runs with the identity of the
+stream's GET, the same owner.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from urllib.parse import parse_qs, quote
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ConnectionClosedError, StoreUnavailableError
+from mcpkit.auth._types import CURRENT_AUTH, AuthInfo, session_owner
 from mcpkit.protocol._sse import encode_comment, encode_event
 from mcpkit.server._connection import ServerConnection
 from mcpkit.transports.http._asgi import (
@@ -80,10 +88,22 @@ _OWNER_SEPARATOR = "."
 class _LegacySession:
     """One legacy SSE session: its connection and the queue feeding its stream."""
 
-    __slots__ = ("closed", "connection", "ended", "queue", "reason", "session_id")
+    __slots__ = (
+        "auth",
+        "closed",
+        "connection",
+        "ended",
+        "identity",
+        "queue",
+        "reason",
+        "session_id",
+    )
 
-    def __init__(self, session_id: str, max_queued: int) -> None:
+    def __init__(self, session_id: str, max_queued: int, auth: AuthInfo | None = None) -> None:
         self.session_id = session_id
+        #: Who opened the stream (None without auth), and the owner key POSTs must match.
+        self.auth = auth
+        self.identity = session_owner(auth)
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(max(1, max_queued))
         self.connection: ServerConnection | None = None
         #: Set when the session must end although its client is still connected.
@@ -158,9 +178,12 @@ class _Forwarding:
 
     # the instance that got the POST -------------------------------------------------------
 
-    async def forward(self, owner: str, session_id: str, body: bytes) -> bool:
-        """Hand ``body`` to ``owner``; True once it took it, False when it holds no such
-        session or did not say so within ``timeout``. Raises ``StoreUnavailableError``
+    async def forward(
+        self, owner: str, session_id: str, body: bytes, identity: str | None = None
+    ) -> bool:
+        """Hand ``body``, posted by ``identity`` (``session_owner`` of the poster), to
+        ``owner``; True once it took it, False when it holds no such session of that
+        identity or did not say so within ``timeout``. Raises ``StoreUnavailableError``
         (the bus is down) and ``_ForwardsFull``."""
         await self.ready()
         if len(self._pending) >= self.max_pending:
@@ -174,6 +197,7 @@ class _Forwarding:
             "session_id": session_id,
             "reply_to": self.instance_id,
             "ticket": ticket,
+            "identity": identity,
             **_pack_body(body),
         }
         try:
@@ -206,7 +230,12 @@ class _Forwarding:
     async def _take(self, message: dict[str, Any]) -> None:
         """A message posted elsewhere for one of this instance's sessions: feed it, then
         tell the sender whether it was taken."""
-        taken = self.handler.deliver(message.get("session_id", ""), _unpack_body(message))
+        identity = message.get("identity")
+        taken = self.handler.deliver(
+            message.get("session_id", ""),
+            _unpack_body(message),
+            identity if isinstance(identity, str) else None,
+        )
         reply = {"op": "legacy_taken", "ticket": message.get("ticket"), "taken": taken}
         try:
             await self.bus.publish(instance_channel(message.get("reply_to", "")), reply)
@@ -278,13 +307,17 @@ class LegacySseHandler:
         else:
             session_id = forwarding.new_session_id()
             await self._join_bus(forwarding)
-        session = _LegacySession(session_id, self.options.max_queued_messages)
+        auth = CURRENT_AUTH.get()
+        session = _LegacySession(session_id, self.options.max_queued_messages, auth)
         connection = ServerConnection(
             self.app,
             session.write,
             headers=headers,
             max_message_bytes=self.options.max_body_bytes,
+            max_message_depth=self.options.max_message_depth,
         )
+        if auth is not None:
+            connection.binding.extras["auth"] = auth
         connection.session.session_id = session_id
         session.connection = connection
         self.sessions[session_id] = session
@@ -342,8 +375,11 @@ class LegacySseHandler:
             )
 
     async def _pump(self, session: _LegacySession, send: Send) -> None:
-        """Write queued events to the response, with a keep-alive comment when idle."""
+        """Write queued events to the response, with a keep-alive comment when idle. A write
+        blocked ``sse_write_timeout`` seconds (the client stopped reading) ends the session,
+        as a full queue does."""
         interval = self.options.sse_keep_alive_ms / 1000
+        write_timeout = self.options.sse_write_timeout
         queue = session.queue
         while True:
             if interval > 0:
@@ -354,7 +390,17 @@ class LegacySseHandler:
                     chunk = encode_comment("keep-alive")
             else:
                 chunk = await queue.get()
-            await send_chunk(send, chunk)
+            try:
+                async with asyncio.timeout(write_timeout if write_timeout > 0 else None):
+                    await send_chunk(send, chunk)
+            except TimeoutError:
+                logger.warning(
+                    "legacy SSE session %s dropped: a write stayed blocked for %s s",
+                    session.session_id,
+                    write_timeout,
+                )
+                session.end("client not reading")
+                return
 
     @staticmethod
     async def _until_disconnect(receive: Receive) -> None:
@@ -394,8 +440,13 @@ class LegacySseHandler:
             else:
                 await self._post_elsewhere(owner, session_id, receive, send)
             return
-        try:
-            body = await read_body(receive, self.options.max_body_bytes)
+        if session.identity != session_owner(CURRENT_AUTH.get()):
+            await self._session_expired(send, session_id)  # another identity's: as unknown
+            return
+        try:  # BodyTimeout: answered 408 by McpAsgiApp
+            body = await read_body(
+                receive, self.options.max_body_bytes, self.options.body_read_timeout
+            )
         except BodyTooLarge:
             await self._fail(
                 send,
@@ -415,12 +466,16 @@ class LegacySseHandler:
         """A POST for a session whose stream another instance holds: forwarded there."""
         assert self.forwarding is not None
         try:
-            body = await read_body(receive, self.options.max_body_bytes)
+            body = await read_body(
+                receive, self.options.max_body_bytes, self.options.body_read_timeout
+            )
         except BodyTooLarge:
             await self._body_too_large(send)
             return
         try:
-            taken = await self.forwarding.forward(owner, session_id, body)
+            taken = await self.forwarding.forward(
+                owner, session_id, body, session_owner(CURRENT_AUTH.get())
+            )
         except StoreUnavailableError as exc:
             logger.warning("could not forward a legacy SSE message: %s", exc)
             await self._unavailable(send, f"Message bus unavailable: {exc}")
@@ -433,13 +488,21 @@ class LegacySseHandler:
         else:
             await self._session_expired(send, session_id)
 
-    def deliver(self, session_id: str, body: bytes) -> bool:
-        """Feed a message posted on another instance to a session held here, exactly as
-        ``post`` does; False when no such session is open."""
+    def deliver(self, session_id: str, body: bytes, identity: str | None = None) -> bool:
+        """Feed a message posted on another instance by ``identity`` to a session held
+        here, exactly as ``post`` does; False when no such session is open or it is
+        another identity's. The message runs with the identity of the session's GET: the
+        bus worker's context is not the poster's and may hold some other request's."""
         session = self.sessions.get(session_id)
         if session is None or session.closed or session.connection is None:
             return False
-        session.connection.feed(body)
+        if session.identity != identity:
+            return False
+        token = CURRENT_AUTH.set(session.auth)
+        try:
+            session.connection.feed(body)
+        finally:
+            CURRENT_AUTH.reset(token)
         return True
 
     @staticmethod

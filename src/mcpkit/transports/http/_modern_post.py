@@ -1,5 +1,10 @@
 """POST in the 2026-07-28 era: one stateless request per POST, its HTTP headers checked
-against its body (SEP-2243) before it runs, and protocol errors mapped to HTTP statuses."""
+against its body (SEP-2243) before it runs, and protocol errors mapped to HTTP statuses.
+
+The request's ``Mcp-Param-*`` header values reach it in ``_meta["x-mcp-headers"]`` (a
+tool reads them as ``ctx.meta["x-mcp-headers"]``): keyed by the lower-cased name after
+``Mcp-Param-``, Base64 sentinels decoded. Only the transport sets that key: one the client
+put in the body itself is dropped, so what a tool finds there came in HTTP headers."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ProtocolError
-from mcpkit.protocol._headers import check_request_headers
+from mcpkit.protocol._headers import PARAM_HEADERS_META_KEY, check_request_headers, param_headers
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -88,6 +93,16 @@ def _echoed(value: str) -> bytes:
     return raw
 
 
+def _hand_over_param_headers(meta: dict[str, Any], headers: dict[str, str]) -> None:
+    """Put the request's ``Mcp-Param-*`` values in its ``_meta`` (the seed's
+    ``_meta.x-mcp-headers``); a body-supplied value under that key is dropped."""
+    found = param_headers(headers)
+    if found:
+        meta[PARAM_HEADERS_META_KEY] = found
+    elif PARAM_HEADERS_META_KEY in meta:
+        del meta[PARAM_HEADERS_META_KEY]
+
+
 class ModernPosts:
     """Admits the POSTs of the 2026-07-28 era for a ``StreamableHttpHandler``."""
 
@@ -119,6 +134,8 @@ class ModernPosts:
         problem = self._problem(request, meta, headers, version, body_version)
         if problem is not None:
             return None, response_headers, (400, error_response(request.id, problem))
+        if meta is not None:  # always, once _problem passed: a modern request carries _meta
+            _hand_over_param_headers(meta, headers)
         # Marked modern with its _meta checked: the engine fills in the request's session.
         binding = TransportBinding(
             headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True}

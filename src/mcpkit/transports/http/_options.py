@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_DEPTH
+
 #: Largest POST body accepted; larger bodies get 413.
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 #: Live sessions at once; initialize past it gets 503.
@@ -15,8 +17,23 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0
 DEFAULT_RETRY_MS = 1000
 #: Seconds a call whose stream dropped keeps running, waiting for the client to resume it.
 DEFAULT_RESUME_GRACE = 30.0
-#: Messages buffered for one SSE stream whose client is momentarily slow.
+#: Messages queued for one SSE response (a GET or POST stream, a legacy SSE session) whose
+#: client is momentarily slow; past it the client is taken as not reading and its response
+#: is dropped (Streamable HTTP: the client resumes with Last-Event-ID).
 DEFAULT_MAX_QUEUED_MESSAGES = 1024
+#: Seconds one write to an SSE response may stay blocked (its client stopped reading) before
+#: the response is dropped, as when its queue fills.
+DEFAULT_SSE_WRITE_TIMEOUT = 10.0
+#: Seconds a POST body may take to arrive in full; a slower one is answered 408 (uvicorn
+#: bounds neither slow headers nor slow bodies). 4 MiB (the body bound) in 30 s is ~1.1 Mbit/s.
+DEFAULT_BODY_READ_TIMEOUT = 30.0
+#: Seconds a connection may take from its first byte (or its opening) to the end of a
+#: request's headers; past it the connection is closed. Served by ``mcpkit run`` /
+#: ``serve_http`` (uvicorn alone bounds neither).
+DEFAULT_HEADER_READ_TIMEOUT = 10.0
+#: Bytes of one request's line and headers (the 2026-07-28 ``Mcp-Param-*`` headers included);
+#: past it, 431 and the connection is closed.
+DEFAULT_MAX_HEADER_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +71,21 @@ class StreamableHttpServerOptions:
     server_name: str | None = None
     server_version: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    #: Deepest nesting of arrays and objects in one message (POST body, WebSocket message),
+    #: the message object counting 1; deeper gets -32600 (None: only the decoder's own limit).
+    max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH
     max_sessions: int = DEFAULT_MAX_SESSIONS
     session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
     retry_ms: int = DEFAULT_RETRY_MS
     resume_grace: float = DEFAULT_RESUME_GRACE
     max_queued_messages: int = DEFAULT_MAX_QUEUED_MESSAGES
+    sse_write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT
+    #: Seconds a POST body may take to arrive in full (None: no bound); past it, 408.
+    body_read_timeout: float | None = DEFAULT_BODY_READ_TIMEOUT
+    #: Seconds to receive a request's headers (None: no bound); past it, the connection closes.
+    header_read_timeout: float | None = DEFAULT_HEADER_READ_TIMEOUT
+    #: Bytes of a request's line and headers; past it, 431.
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     transport_security: TransportSecuritySettings = field(default_factory=TransportSecuritySettings)
     bearer_auth: Any = None  # BearerAuthConfig (authorization issue)
     #: Connection-level check on a WebSocket upgrade, ``(headers) -> bool`` (or awaitable);

@@ -8,6 +8,11 @@ a session another instance created is *adopted* here from its record on first us
 local entry is then a replica: dropping it when idle forgets nothing, and it checks back
 with the backend at most every ``touch_interval`` seconds (so the hot path of a request
 on a known session does no store I/O).
+
+Under bearer auth a session belongs to the identity that created it (``owner``, see
+``mcpkit.auth._types.session_owner``), kept in its record too: ``find_owned`` answers
+None for another identity's session exactly as for an unknown one, so a session id alone
+never lets anyone into someone else's session.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class StreamableSession:
         "last_seen",
         "listener",
         "mcp",
+        "owner",
         "relays",
         "saved",
         "session_id",
@@ -62,8 +68,11 @@ class StreamableSession:
         retry_ms: int,
         *,
         shared: bool = False,
+        owner: str | None = None,
     ) -> None:
         self.session_id = session_id
+        #: The identity the session is bound to (None without auth).
+        self.owner = owner
         self.standalone = SseStream("_get", session_id, event_store, retry_ms, relayed=shared)
         self.mcp = McpSession(self.standalone.write, session_id=session_id)
         self.streams: dict[str, SseStream] = {}
@@ -109,6 +118,7 @@ class StreamableSession:
             initialized=mcp.initialized,
             subscriptions=sorted(subscriptions),
             created_at=self.created_at,
+            owner=self.owner,
         )
 
     def apply(self, record: SessionRecord) -> None:
@@ -121,6 +131,7 @@ class StreamableSession:
         mcp.log_level = record.log_level
         mcp.initialized = record.initialized
         self.created_at = record.created_at or self.created_at
+        self.owner = record.owner
         self.saved = self.state(set(record.subscriptions))
 
     def add_relay(self, relay: StreamRelay) -> None:
@@ -187,24 +198,33 @@ class StreamableSessionStore:
         self._on_adopt.append(callback)
 
     def _new(
-        self, session_id: str, event_store: EventStore | None, retry_ms: int
+        self,
+        session_id: str,
+        event_store: EventStore | None,
+        retry_ms: int,
+        owner: str | None = None,
     ) -> StreamableSession:
-        session = StreamableSession(session_id, event_store, retry_ms, shared=self.shared)
+        session = StreamableSession(
+            session_id, event_store, retry_ms, shared=self.shared, owner=owner
+        )
         session.mcp.request_id_prefix = self.request_id_prefix
         self._sessions[session_id] = session
         self._start_reaper()
         return session
 
-    def create(self, event_store: EventStore | None, retry_ms: int) -> StreamableSession:
-        """A new session with a fresh unguessable id; raises ``SessionLimitReached`` (alone:
-        the backend applies the cap when the session is stored, see ``persist``)."""
+    def create(
+        self, event_store: EventStore | None, retry_ms: int, *, owner: str | None = None
+    ) -> StreamableSession:
+        """A new session with a fresh unguessable id, bound to ``owner``; raises
+        ``SessionLimitReached`` (alone: the backend applies the cap when the session is
+        stored, see ``persist``)."""
         if not self.shared and len(self._sessions) >= self.max_sessions:
             self.expire_idle()
             if len(self._sessions) >= self.max_sessions:
                 raise SessionLimitReached(
                     f"at most {self.max_sessions} sessions may be live at once"
                 )
-        return self._new(secrets.token_urlsafe(24), event_store, retry_ms)
+        return self._new(secrets.token_urlsafe(24), event_store, retry_ms, owner)
 
     def get(self, session_id: str) -> StreamableSession | None:
         """This process's session (no backend): None when unknown or idle too long."""
@@ -235,6 +255,28 @@ class StreamableSessionStore:
             return None
         session.store_seen = session.last_seen = time.monotonic()
         return session
+
+    async def find_owned(self, session_id: str, owner: str | None) -> StreamableSession | None:
+        """``find``, for a request made by ``owner`` (``session_owner`` of its identity):
+        None also when the session belongs to someone else, the answer an unknown session
+        gets, so nothing tells the two apart. Owners must match exactly: a session made
+        without auth (or a record stored before owners were) is no one's, and refused to
+        every authenticated request; one made under auth is refused to a request without.
+        Another identity's attempt does not keep the session alive here. Raises
+        ``StoreUnavailableError``."""
+        held = self._sessions.get(session_id)
+        if held is not None and held.owner != owner:
+            self._refused(session_id)
+            return None
+        session = await self.find(session_id)
+        if session is not None and session.owner != owner:
+            self._refused(session_id)
+            return None
+        return session
+
+    @staticmethod
+    def _refused(session_id: str) -> None:
+        logger.info("session %s refused: it belongs to another identity", session_id)
 
     async def _adopt(self, session_id: str) -> StreamableSession | None:
         pending = self._adopting.get(session_id)
@@ -362,6 +404,10 @@ class StreamableSessionStore:
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+    def held(self) -> list[StreamableSession]:
+        """The sessions (or replicas) this instance holds now."""
+        return list(self._sessions.values())
 
     def close_all(self) -> None:
         for sid in list(self._sessions):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ProtocolError, StoreUnavailableError
-from mcpkit.auth._types import CURRENT_AUTH
+from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -47,7 +47,7 @@ from mcpkit.transports.http._asgi import (
     encode_headers,
     error_body,
     json_response,
-    read_rest,
+    read_body,
     send_chunk,
     send_json,
     send_response,
@@ -62,12 +62,16 @@ from mcpkit.transports.http._sessions import (
     StreamableSession,
     StreamableSessionStore,
 )
-from mcpkit.transports.http._streams import Replayer, SseStream
+from mcpkit.transports.http._streams import Replayer, SseResponse, SseStream
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
 
 logger = logging.getLogger("mcpkit.http")
+
+#: JSON-RPC error code of the answer a JSON-only client gets for a request it cancelled.
+#: MCP defines none; -32800 is the "request cancelled" of other JSON-RPC protocols (LSP).
+REQUEST_CANCELLED = -32800
 
 
 class StreamableHttpHandler:
@@ -76,7 +80,10 @@ class StreamableHttpHandler:
     def __init__(self, app: McpServerApp, options: StreamableHttpServerOptions) -> None:
         self.app = app
         self.options = options
-        self.event_store = options.event_store or InMemoryEventStore()
+        # Not ``or``: an empty store is falsy (it has a length).
+        self.event_store = (
+            options.event_store if options.event_store is not None else InMemoryEventStore()
+        )
         self.sessions = self._session_table(options)
         self.sessions.on_remove(self._forget)
         self._stateless_ids = itertools.count(1)
@@ -101,7 +108,8 @@ class StreamableHttpHandler:
         a ``SessionStore`` backend shared with other instances; None: in memory."""
         store = options.session_store
         if isinstance(store, StreamableSessionStore):
-            store.event_store = store.event_store or self.event_store
+            if store.event_store is None:
+                store.event_store = self.event_store
             store.retry_ms = options.retry_ms
             return store
         return StreamableSessionStore(
@@ -156,18 +164,13 @@ class StreamableHttpHandler:
             return
         version = headers.get("mcp-protocol-version")
         limit = self.options.max_body_bytes
-        message = await receive()  # the body, read here: one coroutine less per request
-        body = message.get("body", b"")
-        try:
-            if message.get("more_body"):
-                body = await read_rest(receive, message, limit)
-            elif len(body) > limit:
-                raise BodyTooLarge
+        try:  # BodyTimeout: answered 408 by McpAsgiApp
+            body = await read_body(receive, limit, self.options.body_read_timeout)
         except BodyTooLarge:
             await self.fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
             return
         try:
-            decoded = decode_message(body, max_bytes=None)
+            decoded = decode_message(body, max_bytes=None, max_depth=self.options.max_message_depth)
         except ProtocolError as exc:
             await send_json(send, 400, error_response(getattr(exc, "request_id", None), exc))
             return
@@ -252,7 +255,11 @@ class StreamableHttpHandler:
                 )
             session: StreamableSession | None
             try:
-                session = self.sessions.create(self.event_store, self.options.retry_ms)
+                session = self.sessions.create(
+                    self.event_store,
+                    self.options.retry_ms,
+                    owner=session_owner(CURRENT_AUTH.get()),
+                )
             except SessionLimitReached:
                 return None, (
                     503,
@@ -269,7 +276,7 @@ class StreamableHttpHandler:
                 400,
                 error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"),
             )
-        session = await self.sessions.find(session_id)
+        session = await self.sessions.find_owned(session_id, session_owner(CURRENT_AUTH.get()))
         if session is None:
             return None, (
                 404,
@@ -280,6 +287,30 @@ class StreamableHttpHandler:
                 ),
             )
         return session, None
+
+    async def _may_end(self, send: Send, session_id: str) -> bool:
+        """DELETE's ownership check: False, answered 404 like an unknown session, when the
+        session belongs to another identity. Without auth (and no owner here) nothing is
+        looked up: DELETE works as it always did."""
+        owner = session_owner(CURRENT_AUTH.get())
+        held = self.sessions.local(session_id)
+        if owner is None and (held is None or held.owner is None):
+            return True
+        try:
+            session = await self.sessions.find_owned(session_id, owner)
+        except StoreUnavailableError as exc:
+            await self.store_unavailable(send, exc)
+            return False
+        if session is None:
+            await self.fail(
+                send,
+                404,
+                ErrorCode.SESSION_EXPIRED,
+                "Session expired or unknown",
+                {"sessionId": session_id},
+            )
+            return False
+        return True
 
     def response_headers(
         self, session: StreamableSession | None, version: str | None
@@ -403,6 +434,8 @@ class StreamableHttpHandler:
             response = await self.app.dispatcher.dispatch(request, binding)
         except BaseException:
             call.end()
+            if call.stream is not None:
+                call.stream.close()  # its response ends: nothing will answer on it now
             raise
         finally:
             self._disconnects.remove(call)
@@ -417,11 +450,11 @@ class StreamableHttpHandler:
             try:
                 if response is not None:
                     await stream.write(response)
-                await stream.end_response()
             finally:
+                await stream.end_response()  # also when cancelled: the stream ends unanswered
                 call.end()
-        elif response is None:  # cancelled: JSON-RPC sends nothing, HTTP still ends the exchange
-            await send_response(send, 202, b"", response_headers)
+        elif response is None:
+            await self._answer_cancelled(request, wants_sse, send, response_headers)
         else:
             status = (
                 MODERN_ERROR_STATUS.get(response["error"].get("code"), 200)
@@ -432,12 +465,53 @@ class StreamableHttpHandler:
             await send(start)
             await send(body)
 
+    async def _answer_cancelled(
+        self,
+        request: JsonRpcRequest,
+        wants_sse: bool,
+        send: Send,
+        response_headers: list[tuple[bytes, bytes]],
+    ) -> None:
+        """The POST of a request cancelled before it said anything (``notifications/cancelled``,
+        its session ended, or, 2026-07-28, its client hung up).
+
+        The receiver of a cancellation SHOULD NOT answer the request, but the POST of a
+        request MUST get ``text/event-stream`` or one JSON object (202 is only for a POST of
+        notifications and responses). So: an SSE stream that ends with no event at all (no
+        priming id either: there is nothing to resume), which the client, which MUST accept
+        SSE, reads as a request left unanswered. A client that accepts only JSON gets a
+        JSON-RPC error for the request, which it ignores (the sender of a cancellation
+        SHOULD ignore any response that comes after)."""
+        if wants_sse:
+            await start_sse(send, response_headers)
+            await send_chunk(send, b"", more=False)
+            return
+        answer = error_body(REQUEST_CANCELLED, "Request cancelled", request_id=request.id)
+        await send_json(send, 200, answer, response_headers)
+
     def new_post_stream(self, session: StreamableSession | None) -> SseStream:
         """The SSE stream of a POST's answer; resumable within a session."""
         stream_id = f"{self._stream_prefix}p{next(self._stream_ids)}"
-        if session is None:
-            return SseStream(stream_id, None, None, self.options.retry_ms)
-        return SseStream(stream_id, session.session_id, self.event_store, self.options.retry_ms)
+        options = self.options
+        return SseStream(
+            stream_id,
+            None if session is None else session.session_id,
+            None if session is None else self.event_store,
+            options.retry_ms,
+            max_queued=options.max_queued_messages,
+            write_timeout=options.sse_write_timeout,
+        )
+
+    def sse_response(self, send: Send, label: str = "") -> SseResponse:
+        """A started SSE response to a GET, with this endpoint's bounds and keep-alive."""
+        options = self.options
+        return SseResponse(
+            send,
+            max_queued=options.max_queued_messages,
+            write_timeout=options.sse_write_timeout,
+            keep_alive=options.sse_keep_alive_ms / 1000,
+            label=label,
+        )
 
     async def _unsupported_version(self, send: Send, version: str, request_id: Any = None) -> None:
         error = UnsupportedProtocolVersionError(version)
@@ -493,7 +567,7 @@ class StreamableHttpHandler:
             )
             return
         try:
-            session = await self.sessions.find(session_id)
+            session = await self.sessions.find_owned(session_id, session_owner(CURRENT_AUTH.get()))
         except StoreUnavailableError as exc:
             await self.store_unavailable(send, exc)
             return
@@ -519,10 +593,17 @@ class StreamableHttpHandler:
         if last_event_id is None:
             await self.serve_stream(session.standalone, session, send, receive, None)
             return
-        replayer = Replayer(send, last_event_id)
-        stream_id = await self.event_store.replay_events_after(
-            session.session_id, last_event_id, replayer
-        )
+        replayer = Replayer(send, last_event_id, self.options.sse_write_timeout)
+        try:
+            stream_id = await self.event_store.replay_events_after(
+                session.session_id, last_event_id, replayer
+            )
+        except TimeoutError:  # the client does not read its replay: the server closes it
+            logger.warning(
+                "SSE client of session %s not reading its replay; stream dropped",
+                session.session_id,
+            )
+            return
         if stream_id is None or stream_id == session.standalone.stream_id:
             await self.serve_stream(session.standalone, session, send, receive, replayer)
             return
@@ -540,50 +621,46 @@ class StreamableHttpHandler:
         receive: Receive,
         replayer: Replayer | None,
     ) -> None:
-        """Attach this GET to ``stream`` until the stream ends or the client leaves.
+        """Attach this GET (its SSE response started) to ``stream`` until the stream ends
+        (its session closed, its call answered), the client leaves, or it stops reading
+        (the response is dropped; the client resumes with Last-Event-ID). However it ends,
+        the response ends with its end of body, and nothing of it outlives this call.
 
         After a replay, a second one under the stream's lock catches up on events written
-        meanwhile, so the live feed starts exactly where the replay stopped.
+        meanwhile (queued, never waiting: writers wait on that lock), so the live feed
+        starts exactly where the replay stopped.
         """
-        async with stream.lock:
-            if replayer is not None:
-                await self.event_store.replay_events_after(
-                    session.session_id, replayer.last_id, replayer
-                )
-            stream.attach(send)
-        if replayer is None and (session.protocol_version or "") >= V2025_11_25:
-            await stream.prime()
-        keep_alive = asyncio.ensure_future(self._keep_alive(stream))
+        response = self.sse_response(send, stream.stream_id)
         try:
-            await self._wait_finished_or_gone(stream, receive)
+            async with stream.lock:
+                if replayer is not None:
+                    replayer.response = response
+                    await self.event_store.replay_events_after(
+                        session.session_id, replayer.last_id, replayer
+                    )
+                stream.attach(response)
+            if replayer is None and (session.protocol_version or "") >= V2025_11_25:
+                await stream.prime()
+            await self._wait_finished_or_gone(response, receive)
         finally:
-            keep_alive.cancel()
-            if stream.attached:
-                await stream.end_response()
+            stream.detach(response)  # still attached: the client left, or this was cancelled
+            await response.wait()
 
-    async def _wait_finished_or_gone(self, stream: SseStream, receive: Receive) -> None:
-        finished = asyncio.ensure_future(stream.finished.wait())
+    async def _wait_finished_or_gone(self, response: SseResponse, receive: Receive) -> None:
+        """Until ``response`` is complete (its stream ended it, or it was dropped) or the
+        client leaves (then it is dropped)."""
         gone = asyncio.ensure_future(self._until_disconnect(receive))
         try:
-            await asyncio.wait({finished, gone}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({response.task, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            finished.cancel()
             gone.cancel()
-        if not stream.finished.is_set():
-            stream.detach()
+        if not response.task.done():
+            response.drop()  # the client left
 
     @staticmethod
     async def _until_disconnect(receive: Receive) -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
-
-    async def _keep_alive(self, stream: SseStream) -> None:
-        interval = self.options.sse_keep_alive_ms / 1000
-        if interval <= 0:
-            return
-        while True:
-            await asyncio.sleep(interval)
-            await stream.keep_alive()
 
     # DELETE -------------------------------------------------------------------------------
 
@@ -593,6 +670,8 @@ class StreamableHttpHandler:
             await self.fail(
                 send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
             )
+            return
+        if not await self._may_end(send, session_id):
             return
         held_here = self.sessions.local(session_id) is not None
         try:
@@ -641,7 +720,17 @@ class StreamableHttpHandler:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def end_streams(self) -> None:
+        """End every GET stream open here, each with its end of body (the server is going
+        down: uvicorn waits for open responses before it runs the lifespan shutdown, and
+        a GET stream never ends by itself). Sessions and running calls go on until
+        ``close``; a call's own SSE answer ends when the call does."""
+        for session in self.sessions.held():
+            session.standalone.end_attached()
+            session.close_relays()
+
     def close(self) -> None:
+        """Close every session held here; their streams end, each with its end of body."""
         self.sessions.close_all()
         if self.cluster is not None:
             self._spawn(self.cluster.aclose())

@@ -5,6 +5,11 @@ attached at the moment (none while the client is away).
 When sessions are shared between instances, a stream may be written on one instance and
 read on another: a *relayed* stream only stores its events, and the ``StreamRelay`` of
 the GET that holds the client (on any instance) writes them out, fed by the event store.
+
+Whoever writes an event (a tool sending a notification, say) never waits on the client:
+each HTTP response is an ``SseResponse``, a bounded queue its own task drains. A client
+that stops reading has its response *dropped* (ended; the stream goes on, its events kept
+for a resumption). Every response, however it ends, ends with its end of body.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
+from collections import deque
 from typing import Any
 
 from mcpkit._exceptions import StoreUnavailableError
@@ -19,42 +26,262 @@ from mcpkit.protocol._jsonrpc import encode_json
 from mcpkit.protocol._sse import encode_comment, encode_event
 from mcpkit.stores._events import EventStore, StoredEvent, event_seq
 from mcpkit.transports.http._asgi import Receive, Send, send_chunk
+from mcpkit.transports.http._options import DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SSE_WRITE_TIMEOUT
 
 logger = logging.getLogger("mcpkit.http")
 
+_KEEP_ALIVE = encode_comment("keep-alive")
+
+
+def _bound(seconds: float) -> float | None:
+    """A timeout for ``asyncio.timeout``: zero or less means none."""
+    return seconds if seconds > 0 else None
+
+
+class SseResponse:
+    """One SSE HTTP response (its start already sent), written by a task of its own from a
+    queue of at most ``max_queued`` chunks, so a writer never waits on the client.
+
+    ``end()`` ends it once what is queued is written. It is *dropped* (``drop()``: what is
+    queued is discarded, then it ends) when its client left, or stopped reading: the queue
+    is full, or one write has stayed blocked ``write_timeout`` seconds (``stalled``). The
+    end of body (an ``http.response.body`` with ``more_body`` false) is always sent, once,
+    unless the client is still not reading ``write_timeout`` seconds after the end began:
+    then the writer gives up and the server closes the connection.
+
+    ``keep_alive``: seconds of silence before a keep-alive comment (0: none). No timer per
+    chunk: one timer per response, the keep-alive's while it runs, then the end's.
+    """
+
+    __slots__ = (
+        "_blocked_since",
+        "_chunks",
+        "_last_write",
+        "_task",
+        "_timer",
+        "_wake",
+        "dropped",
+        "ending",
+        "keep_alive",
+        "label",
+        "max_queued",
+        "send",
+        "write_timeout",
+    )
+
+    def __init__(
+        self,
+        send: Send,
+        *,
+        max_queued: int = DEFAULT_MAX_QUEUED_MESSAGES,
+        write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT,
+        keep_alive: float = 0.0,
+        label: str = "",
+    ) -> None:
+        self.send = send
+        self.max_queued = max(1, max_queued)
+        self.write_timeout = write_timeout
+        self.keep_alive = keep_alive
+        #: Names the response in logs (its stream's id).
+        self.label = label
+        self._chunks: deque[bytes] = deque()
+        self._wake = asyncio.Event()
+        #: Takes no more chunks: its end of body follows what is queued.
+        self.ending = False
+        #: Ended early: its client left or stopped reading.
+        self.dropped = False
+        #: When the write in progress began (0: none in progress), and the last one did.
+        self._blocked_since = 0.0
+        self._last_write = time.monotonic()
+        loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = (
+            loop.call_later(keep_alive, self._tick) if keep_alive > 0 else None
+        )
+        self._task = loop.create_task(self._pump())
+        self._task.add_done_callback(self._over)
+
+    @property
+    def backlog(self) -> int:
+        """Chunks queued, not written yet."""
+        return len(self._chunks)
+
+    @property
+    def stalled(self) -> bool:
+        """The write in progress has been blocked ``write_timeout`` seconds."""
+        since = self._blocked_since
+        return (
+            since > 0 and self.write_timeout > 0 and time.monotonic() - since >= self.write_timeout
+        )
+
+    @property
+    def task(self) -> asyncio.Task[None]:
+        """The writer: done once the response is complete (or can never be)."""
+        return self._task
+
+    def offer(self, data: bytes) -> bool:
+        """Queue one chunk; never waits. False when the response takes no more: it is
+        ending, or its client does not read (then it is dropped)."""
+        if self.ending:
+            return False
+        if len(self._chunks) >= self.max_queued:
+            self.drop(f"{self.max_queued} messages queued and the client is not reading")
+            return False
+        if self.stalled:
+            self.drop(f"a write stayed blocked for {self.write_timeout} s")
+            return False
+        self._chunks.append(data)
+        self._wake.set()
+        return True
+
+    def end(self) -> None:
+        """End the response after what is queued."""
+        if self.ending:
+            return
+        self.ending = True
+        self._wake.set()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._watch()
+
+    def drop(self, reason: str | None = None) -> None:
+        """End the response now, discarding what is queued (``reason``, when given, is
+        logged: the client stopped reading)."""
+        if self.dropped:
+            return
+        if reason is not None:
+            logger.warning("SSE response of stream %s dropped: %s", self.label, reason)
+        self.dropped = True
+        self._chunks.clear()
+        self.end()
+
+    async def wait(self) -> None:
+        """Until the response is complete; cancelled, this cancels the writer too."""
+        try:
+            await asyncio.wait((self._task,))
+        except asyncio.CancelledError:
+            self._task.cancel()
+            raise
+
+    async def aclose(self) -> None:
+        """``end()``, then wait until the response is complete."""
+        self.end()
+        await self.wait()
+
+    async def _pump(self) -> None:
+        chunks = self._chunks
+        try:
+            while True:
+                if chunks:
+                    if not await self._write(chunks.popleft(), True):
+                        break
+                elif self.ending:
+                    break
+                else:
+                    self._wake.clear()
+                    await self._wake.wait()
+            await self._write(b"", False)
+        finally:
+            chunks.clear()
+
+    def _over(self, _task: asyncio.Task[None]) -> None:
+        """The writer is done (or was cancelled, maybe before it ran): nothing stays armed."""
+        self.ending = True
+        self._chunks.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _write(self, data: bytes, more: bool) -> bool:
+        """Send one body message; False when the response cannot go on."""
+        self._blocked_since = self._last_write = time.monotonic()
+        try:
+            await self.send({"type": "http.response.body", "body": data, "more_body": more})
+        except Exception:
+            logger.debug("SSE client of stream %s went away", self.label, exc_info=True)
+            self.drop()
+            return False
+        finally:
+            self._blocked_since = 0.0
+        return True
+
+    def _tick(self) -> None:
+        """The keep-alive timer: a comment after ``keep_alive`` seconds without a write."""
+        silent = time.monotonic() - self._last_write
+        if silent >= self.keep_alive:
+            if not self._chunks and not self._blocked_since:
+                self._chunks.append(_KEEP_ALIVE)
+                self._wake.set()
+            delay = self.keep_alive
+        else:
+            delay = self.keep_alive - silent
+        self._timer = asyncio.get_running_loop().call_later(delay, self._tick)
+
+    def _watch(self) -> None:
+        """While ending: give up on a client that does not read (the writer is cancelled
+        once one write has been blocked ``write_timeout`` seconds), so nobody waits on it."""
+        if self.write_timeout > 0 and not self._task.done():
+            self._timer = asyncio.get_running_loop().call_later(self.write_timeout, self._check)
+
+    def _check(self) -> None:
+        self._timer = None
+        if self._task.done():
+            return
+        if self.stalled:
+            logger.warning(
+                "SSE response of stream %s abandoned: its client is not reading", self.label
+            )
+            self._task.cancel()
+        else:
+            self._watch()  # still writing what was queued to a client that reads
+
 
 class Replayer:
-    """Writes replayed events to a resuming GET and remembers the last one sent."""
+    """Writes replayed events to a resuming GET and remembers the last one sent.
 
-    __slots__ = ("last_id", "send")
+    Until ``response`` is set (the replay before the GET joins the live stream, in the
+    GET's own task) it writes to ``send`` itself, each write bounded by ``timeout``
+    (``TimeoutError``); then it queues on ``response``, never waiting (the catch-up replay,
+    made under the stream's lock)."""
 
-    def __init__(self, send: Send, last_id: str) -> None:
+    __slots__ = ("last_id", "response", "send", "timeout")
+
+    def __init__(
+        self, send: Send, last_id: str, timeout: float = DEFAULT_SSE_WRITE_TIMEOUT
+    ) -> None:
         self.send = send
         self.last_id = last_id
+        self.timeout = timeout
+        self.response: SseResponse | None = None
 
     async def __call__(self, event: StoredEvent) -> None:
         if event.message is not None:
-            await send_chunk(
-                self.send,
-                encode_event(encode_json(event.message), event="message", id=event.event_id),
-            )
+            data = encode_event(encode_json(event.message), event="message", id=event.event_id)
+            response = self.response
+            if response is None:
+                async with asyncio.timeout(_bound(self.timeout)):
+                    await send_chunk(self.send, data)
+            elif not response.offer(data):
+                return
         self.last_id = event.event_id
 
 
 class SseStream:
-    """Numbered, resumable events over a replaceable HTTP response."""
+    """Numbered, resumable events over a replaceable HTTP response (an ``SseResponse``)."""
 
     __slots__ = (
         "_finished",
         "_writer",
         "closed",
         "lock",
+        "max_queued",
         "relayed",
         "remote_reader",
         "retry_ms",
         "session_id",
         "store",
         "stream_id",
+        "write_timeout",
     )
 
     def __init__(
@@ -65,6 +292,8 @@ class SseStream:
         retry_ms: int,
         *,
         relayed: bool = False,
+        max_queued: int = DEFAULT_MAX_QUEUED_MESSAGES,
+        write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT,
     ) -> None:
         self.stream_id = stream_id
         self.session_id = session_id
@@ -75,10 +304,14 @@ class SseStream:
         self.relayed = relayed and self.store is not None
         #: A GET on another instance resumed this stream (its events reach the client there).
         self.remote_reader = False
-        self._writer: Send | None = None
+        #: The bounds of a response made by ``attach`` from a bare ASGI ``send``.
+        self.max_queued = max_queued
+        self.write_timeout = write_timeout
+        #: The response written to; kept while it ends, so ``end_response`` can wait for it.
+        self._writer: SseResponse | None = None
         self._finished: asyncio.Event | None = None  # made on first use: sessions are many
         self.closed = False
-        # Held while an event is stored and written, and while a resuming client replays
+        # Held while an event is stored and queued, and while a resuming client replays
         # and attaches, so no event falls between the replay and the live feed.
         self.lock = asyncio.Lock()
 
@@ -91,24 +324,49 @@ class SseStream:
 
     @property
     def attached(self) -> bool:
-        return self._writer is not None
+        """A response takes this stream's events now (and its client reads them)."""
+        writer = self._writer
+        return writer is not None and not writer.ending and not writer.stalled
 
     @property
     def resumable(self) -> bool:
         return self.store is not None
 
-    def attach(self, writer: Send) -> None:
-        self._writer = writer
+    def attach(self, writer: Send | SseResponse) -> SseResponse:
+        """Write to ``writer`` from now on (a bare ASGI ``send``, whose response has started,
+        becomes an ``SseResponse``). A response attached before is dropped: a resuming GET
+        took the stream over. A stream already over ends the response at once."""
+        response = (
+            writer
+            if isinstance(writer, SseResponse)
+            else SseResponse(
+                writer,
+                max_queued=self.max_queued,
+                write_timeout=self.write_timeout,
+                label=self.stream_id,
+            )
+        )
+        previous, self._writer = self._writer, response
+        if previous is not None and previous is not response:
+            previous.drop()
+        if self.closed or (self._finished is not None and self._finished.is_set()):
+            response.end()
+        return response
 
-    def detach(self, writer: Send | None = None) -> None:
-        """Drop the attached response (only if it is still ``writer``, when given)."""
-        if writer is not None and self._writer is not writer:
+    def detach(self, writer: Send | SseResponse | None = None) -> None:
+        """Its client left: drop the attached response (only if it is still ``writer``, the
+        response or its ASGI ``send``, when given)."""
+        current = self._writer
+        if current is None or (
+            writer is not None and current is not writer and current.send is not writer
+        ):
             return
         self._writer = None
+        current.drop()
 
     async def prime(self) -> None:
         """SEP-1699 priming event: an id with empty data, and the reconnect delay."""
-        if self.store is None or self._writer is None:
+        if self.store is None or not self.attached:
             return
         try:
             event_id = await self.store.store_event(self.session_id or "", self.stream_id, None)
@@ -116,11 +374,13 @@ class SseStream:
             logger.warning("event store unavailable: stream %s is not resumable", self.stream_id)
             return
         if event_id is not None:
-            await self._emit(encode_event("", id=event_id, retry=self.retry_ms))
+            self._emit(encode_event("", id=event_id, retry=self.retry_ms))
 
     async def write(self, message: dict[str, Any]) -> None:
         """Send one JSON-RPC message as an SSE event (kept for replay when resumable).
 
+        Never waits on the client: the event is queued on the attached response, which is
+        dropped when its client does not read (the event stays stored for the resumption).
         When the store is unavailable the event still goes out on an attached response,
         without an id; a relayed stream has no other way out, so a request (which would
         wait for an answer) raises ``StoreUnavailableError`` and a notification is dropped.
@@ -143,42 +403,49 @@ class SseStream:
                 else:
                     if event_id is None:
                         return  # this broadcast was already stored for the session
-            if self._writer is not None and not self.relayed:
-                await self._emit(encode_event(encode_json(message), event="message", id=event_id))
+            writer = self._writer
+            if writer is None or self.relayed:
+                return
+            self._emit(encode_event(encode_json(message), event="message", id=event_id))
+        if writer.backlog * 2 >= writer.max_queued:
+            # Let the response's writer run: a burst from a tool that never suspends would
+            # otherwise fill the queue of a client that reads fine. Not a wait on the client.
+            await asyncio.sleep(0)
 
     async def replay(self, event: StoredEvent) -> None:
-        if self._writer is not None and event.message is not None:
-            await self._emit(
-                encode_event(encode_json(event.message), event="message", id=event.event_id)
-            )
-
-    async def keep_alive(self) -> None:
-        if self._writer is not None:
-            await self._emit(encode_comment("keep-alive"))
+        if event.message is not None:
+            self._emit(encode_event(encode_json(event.message), event="message", id=event.event_id))
 
     async def end_response(self) -> None:
-        """Close the attached HTTP response (the stream itself may go on elsewhere)."""
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            try:
-                await send_chunk(writer, b"", more=False)
-            except Exception:
-                pass
-
-    async def _emit(self, data: bytes) -> None:
+        """End the attached HTTP response after what is queued for it, and wait until it
+        is complete (the stream itself may go on elsewhere: a GET resumes it)."""
         writer = self._writer
         if writer is None:
             return
         try:
-            await send_chunk(writer, data)
-        except Exception:
-            logger.debug("SSE client went away on stream %s", self.stream_id, exc_info=True)
-            self.detach()
+            await writer.aclose()
+        finally:
+            if self._writer is writer:
+                self._writer = None
+
+    def end_attached(self) -> None:
+        """End the attached response after what is queued, without waiting; the stream
+        goes on (a GET may attach again)."""
+        if self._writer is not None:
+            self._writer.end()
+
+    def _emit(self, data: bytes) -> None:
+        writer = self._writer
+        if writer is not None:
+            writer.offer(data)  # False: dropped or ending; its owner sees to it
 
     def close(self) -> None:
+        """The stream is over (its session closed): its response ends after what is queued
+        (whoever serves that response waits for it)."""
         self.closed = True
         self.finished.set()
-        self.detach()
+        if self._writer is not None:
+            self._writer.end()
 
 
 def _is_response(message: dict[str, Any] | None) -> bool:
@@ -196,13 +463,22 @@ class StreamRelay:
     """Writes one logical stream to one HTTP response (a GET) from the event store's live
     feed, whichever instance stored the events: in id order, each once. When the feed was
     interrupted (Redis reconnected) the gap is read back from the store; when the client
-    is too slow for ``max_queued`` events the response ends and the client resumes.
+    is too slow for ``max_queued`` events, or one write stays blocked ``write_timeout``
+    seconds, the response ends and the client resumes.
     """
 
     def __init__(
-        self, send: Send, session_id: str, store: EventStore, retry_ms: int, *, max_queued: int
+        self,
+        send: Send,
+        session_id: str,
+        store: EventStore,
+        retry_ms: int,
+        *,
+        max_queued: int,
+        write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT,
     ) -> None:
         self.send = send
+        self.write_timeout = write_timeout
         self.session_id = session_id
         self.store = store
         self.retry_ms = retry_ms
@@ -246,7 +522,12 @@ class StreamRelay:
 
     async def emit(self, event: StoredEvent) -> None:
         seq = event_seq(event.event_id)
-        if event.stream_id != self.stream_id or seq <= self.last_seq or self.answered:
+        if (
+            self._stopped
+            or event.stream_id != self.stream_id
+            or seq <= self.last_seq
+            or self.answered
+        ):
             return
         if event.message is not None:
             data = encode_event(encode_json(event.message), event="message", id=event.event_id)
@@ -254,7 +535,8 @@ class StreamRelay:
             data = encode_event("", id=event.event_id, retry=self.retry_ms)
         else:
             return  # another stream's priming event
-        await send_chunk(self.send, data)
+        if not await self._send(data):
+            return
         self.last_seq, self.last_id = seq, event.event_id
         if self.stream_id != "_get" and _is_response(event.message):
             self.answered = True  # a POST's stream ends with its answer
@@ -293,12 +575,29 @@ class StreamRelay:
     async def keep_alive(self, interval: float) -> None:
         if interval <= 0:
             return
-        while True:
+        while not self._stopped:
             await asyncio.sleep(interval)
-            await send_chunk(self.send, encode_comment("keep-alive"))
+            await self._send(_KEEP_ALIVE)
+
+    async def _send(self, data: bytes) -> bool:
+        """Write one chunk; False (and the relay stops) when the client stopped reading."""
+        try:
+            async with asyncio.timeout(_bound(self.write_timeout)):
+                await send_chunk(self.send, data)
+        except TimeoutError:
+            logger.warning(
+                "SSE client of session %s not reading for %s s; ending its stream",
+                self.session_id,
+                self.write_timeout,
+            )
+            self.close()
+            return False
+        return True
 
     async def end_response(self) -> None:
+        """The end of body, given ``write_timeout`` too."""
         try:
-            await send_chunk(self.send, b"", more=False)
+            async with asyncio.timeout(_bound(self.write_timeout)):
+                await send_chunk(self.send, b"", more=False)
         except Exception:
-            pass
+            logger.debug("could not end the SSE response of session %s", self.session_id)

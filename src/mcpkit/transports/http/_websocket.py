@@ -18,6 +18,10 @@ The router has already matched the path and applied the DNS-rebinding guard. The
   16 MiB by default, still closes the socket with 1009 above it.)
 * When the client goes away, the connection is closed: running calls are cancelled and
   its subscriptions dropped.
+* Under bearer auth the upgrade's identity (``CURRENT_AUTH``, set by the gate) is the
+  socket's: tools see it on ``ctx.auth`` (``binding.extras["auth"]`` too), guards through
+  ``current_auth()``. A WebSocket session is the socket itself and has no id another
+  connection could name, so nothing else can reach it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import ConnectionClosedError
+from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.server._connection import ServerConnection
 from mcpkit.transports.http._asgi import Receive, Send
 from mcpkit.transports.http._options import StreamableHttpServerOptions
@@ -104,7 +109,11 @@ async def serve_websocket(
         require_initialized=True,
         headers=headers,
         max_message_bytes=options.max_body_bytes,
+        max_message_depth=options.max_message_depth,
     )
+    auth = CURRENT_AUTH.get()
+    if auth is not None:
+        connection.binding.extras["auth"] = auth
     limit = options.max_body_bytes
     try:
         while True:

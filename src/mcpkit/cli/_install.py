@@ -1,0 +1,732 @@
+"""``mcpkit install CLIENT SERVER`` and ``mcpkit config SERVER``: put a server in an AI
+client's own configuration file, or print the entry to paste by hand.
+
+The command the entry runs (one rule):
+
+- by default, this very interpreter, by its absolute path: ``<sys.executable> -m mcpkit run
+  /abs/path/server.py[:OBJECT]``. It is the interpreter that just loaded the server to check
+  it, so it has mcpkit and the server's imports; nothing depends on the client's PATH,
+  working directory or an activated virtual environment. ``--python PATH`` names another
+  interpreter instead (it must import mcpkit).
+- with ``--with PKG`` (repeatable), uv, by its absolute path: ``<uv> run --no-project --with
+  mcpkit --with PKG ... mcpkit run /abs/path/server.py[:OBJECT]``, so the packages need not
+  be installed anywhere (``--python`` is then passed to uv, which takes a version too). A
+  ``--with`` naming mcpkit itself (``--with 'mcpkit==0.1.0'``) replaces the plain ``mcpkit``.
+
+A ``MODULE:OBJECT`` target is run from the module's file: ``mcpkit run`` loads files.
+
+Before anything is written the server is loaded (``mcpkit.cli._loader``) with the entry's
+environment, which also gives the entry's default name: the server's own name, else the
+file's stem. An existing configuration file is merged into (other servers and other keys
+kept, an entry of the same name replaced), written with the indentation it had (2 spaces
+for a new file) and backed up first as ``FILE.YYYYMMDD-HHMMSS.bak`` beside it; a file that
+is not a JSON object is left alone. ``--dry-run`` prints the change (a unified diff, or the
+whole file when there is none yet) and writes nothing. Notes go to stderr; stdout carries
+only ``config``'s JSON and ``--dry-run``'s change."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mcpkit.cli._client_configs import CLIENTS, config_path, server_entry
+from mcpkit.cli._errors import EXIT_USAGE, CliError
+from mcpkit.cli._loader import split_target
+
+#: The name ``McpServerApp`` gives a server that names none (``mcpkit.server._app``); such a
+#: server's entry is named after its file instead.
+UNNAMED_SERVER = "mcpkit-server"
+
+_ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
+_NAMES_MCPKIT = re.compile(r"mcpkit(?![\w.-])", re.IGNORECASE)
+
+
+def _note(text: str) -> None:
+    sys.stderr.write(f"mcpkit: {text}\n")
+    sys.stderr.flush()
+
+
+# --------------------------------------------------------------------------- environment
+
+
+def parse_env_assignments(values: list[str]) -> dict[str, str]:
+    """``--env KEY=VALUE`` values, in order (a later KEY wins)."""
+    env: dict[str, str] = {}
+    for value in values:
+        key, has_value, text = value.partition("=")
+        key = key.strip()
+        if not has_value or not _ENV_KEY.match(key):
+            raise CliError(
+                f"--env {value!r} is not KEY=VALUE",
+                "e.g. --env API_KEY=secret (a KEY is letters, digits and _, not starting with a digit)",
+                code=EXIT_USAGE,
+            )
+        env[key] = text
+    return env
+
+
+def parse_dotenv(text: str, source: str = ".env") -> dict[str, str]:
+    """The variables of a dotenv file: ``KEY=VALUE`` lines (``export KEY=VALUE`` too),
+    blank lines and ``#`` comments; a value may be in single quotes (taken as it is) or
+    double quotes (``\\n``, ``\\t``, ``\\"`` and ``\\\\`` escapes), either spanning lines;
+    an unquoted value ends at `` #``. Nothing is interpolated: ``$OTHER`` stays as written."""
+    env: dict[str, str] = {}
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        number = index + 1
+        line = lines[index].strip()
+        index += 1
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export") and line[6:7].isspace():
+            line = line[6:].lstrip()
+        key, has_value, rest = line.partition("=")
+        key = key.strip()
+        if not has_value or not _ENV_KEY.match(key):
+            raise CliError(
+                f"{source}:{number}: not a KEY=VALUE line",
+                "each line is KEY=VALUE, export KEY=VALUE, a # comment or blank",
+            )
+        rest = rest.lstrip()
+        quote = rest[:1]
+        if quote not in ("'", '"'):
+            env[key] = re.split(r"\s#", rest, maxsplit=1)[0].rstrip()
+            continue
+        body = rest[1:]
+        while True:
+            end = _closing_quote(body, quote)
+            if end >= 0:
+                break
+            if index >= len(lines):
+                raise CliError(
+                    f"{source}:{number}: the {quote} quote of {key} is never closed",
+                    f"end the value with {quote}",
+                )
+            body += "\n" + lines[index]
+            index += 1
+        after = body[end + 1 :].strip()
+        if after and not after.startswith("#"):
+            raise CliError(
+                f"{source}:{number}: text after the quoted value of {key}",
+                "put a comment after #, or quote the whole value",
+            )
+        value = body[:end]
+        env[key] = _unescape(value) if quote == '"' else value
+    return env
+
+
+def _closing_quote(body: str, quote: str) -> int:
+    position = 0
+    while position < len(body):
+        char = body[position]
+        if char == "\\" and quote == '"':
+            position += 2
+            continue
+        if char == quote:
+            return position
+        position += 1
+    return -1
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), value)
+
+
+def read_env_file(path: str) -> dict[str, str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise CliError(f"no such env file: {path}", "--env-file takes a dotenv file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read the env file {path}: {exc}") from None
+    return parse_dotenv(text, path)
+
+
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+# --------------------------------------------------------------------------- the server
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedTarget:
+    """What ``mcpkit run`` is given (an absolute file, and ``:OBJECT``), the name the entry
+    takes when the server names none, the module a ``MODULE:OBJECT`` named, and the target
+    to check here (as the user wrote it, so that errors show the file as written);
+    ``local_package``: the module's top package, when only the working folder holds it."""
+
+    run_target: str
+    stem: str
+    module: str | None = None
+    check_target: str = ""
+    local_package: str | None = None
+
+
+def resolve_target(target: str, cwd: Path) -> ResolvedTarget:
+    """A file (a path, or a name ending in ``.py``) or else an importable module."""
+    file_part, object_name = split_target(target)
+    if not file_part:
+        raise CliError(
+            f"no file in {target!r}", "give FILE[:OBJECT] or MODULE:OBJECT", code=EXIT_USAGE
+        )
+    suffix = f":{object_name}" if object_name else ""
+    path = cwd / file_part
+    is_file = (
+        path.is_file()
+        or file_part.endswith(".py")
+        or any(sep in file_part for sep in ("/", "\\"))
+        or not _MODULE_NAME.match(file_part)
+    )
+    if is_file:
+        absolute = path.resolve()
+        if not absolute.exists():
+            raise CliError(f"no such file: {file_part}", f"looked for {absolute}")
+        return ResolvedTarget(str(absolute) + suffix, absolute.stem, check_target=target)
+    origin, local_package = _module_file(file_part, cwd)
+    return ResolvedTarget(
+        origin + suffix, file_part.rpartition(".")[2], file_part, local_package=local_package
+    )
+
+
+def _module_file(module: str, cwd: Path) -> tuple[str, str | None]:
+    """The source file of ``module``, found as ``python -m`` would from ``cwd``; and its top
+    package when that is found from ``cwd`` only."""
+    import importlib.machinery
+    import importlib.util
+
+    folder = str(cwd)
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.find_spec(module)
+    except ModuleNotFoundError:
+        spec = None
+    except Exception as exc:  # importing the parent package raised
+        raise CliError(
+            f"importing the package of {module} failed: {type(exc).__name__}: {exc}",
+            suggest_debug=True,
+        ) from exc
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(folder)
+    if spec is None:
+        raise CliError(
+            f"no such file or module: {module}",
+            f"looked for the file {cwd / module} and for a module importable from {cwd}",
+        )
+    origin = spec.origin
+    if not spec.has_location or not origin or not origin.endswith(".py"):
+        raise CliError(
+            f"{module} has no Python source file to run ({origin or 'none'})",
+            "give the server's .py file instead: path/to/server.py[:OBJECT]",
+        )
+    top = module.partition(".")[0]
+    elsewhere = [entry for entry in sys.path if entry not in ("", folder)]
+    local = "." in module and importlib.machinery.PathFinder.find_spec(top, elsewhere) is None
+    return str(Path(origin).resolve()), top if local else None
+
+
+def load_server_name(
+    resolved: ResolvedTarget, env: Mapping[str, str], *, elsewhere: bool
+) -> str | None:
+    """Load the server as ``mcpkit run`` will (with the entry's environment); its own name,
+    or None when it names none. ``elsewhere``: the server runs in another environment
+    (``--with``, ``--python``), so a module missing here is only a warning."""
+    from mcpkit.cli._loader import UserCodeError, load_app
+
+    try:
+        with _environment(env), contextlib.redirect_stdout(sys.stderr):
+            app = load_app(resolved.check_target or resolved.run_target)
+    except UserCodeError as exc:
+        error = exc.error
+        if elsewhere and isinstance(error, ModuleNotFoundError):
+            _note(
+                f"could not check the server here ({error}); it will run with the packages"
+                " of --with / --python"
+            )
+            return None
+        if resolved.module and isinstance(error, ImportError) and "relative import" in str(error):
+            file_part, object_name = split_target(resolved.run_target)
+            raise CliError(
+                f"{resolved.module} uses relative imports, and mcpkit run loads the server"
+                f" from its file ({file_part})",
+                f"write a small file holding 'from {resolved.module} import"
+                f" {object_name or 'app'}' and install that file",
+            ) from exc
+        raise
+    name = app.name
+    return None if name == UNNAMED_SERVER else name
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def launch_command(
+    run_target: str, *, python: str | None, with_: list[str]
+) -> tuple[str, list[str]]:
+    """The entry's ``command`` and ``args`` (see the module's docstring for the rule)."""
+    if with_:
+        uv = shutil.which("uv")
+        if uv is None:
+            raise CliError(
+                "--with needs uv, which is not on PATH",
+                "install uv (https://docs.astral.sh/uv/), or install the packages for"
+                f" {sys.executable} and leave out --with",
+            )
+        args = ["run", "--no-project"]
+        if not any(_NAMES_MCPKIT.match(spec.strip()) for spec in with_):
+            args += ["--with", "mcpkit"]
+        for spec in with_:
+            args += ["--with", spec]
+        if python:
+            args += ["--python", python]
+        return os.path.abspath(uv), [*args, "mcpkit", "run", run_target]
+    if python is None:
+        if not sys.executable:
+            raise CliError("cannot tell which Python runs mcpkit", "name one with --python PATH")
+        interpreter = os.path.abspath(sys.executable)
+    else:
+        found = shutil.which(python) if os.path.dirname(python) == "" else python
+        if found is None or not os.path.isfile(found):
+            raise CliError(f"no such Python: {python}", "--python takes an interpreter's path")
+        interpreter = os.path.abspath(found)
+    return interpreter, ["-m", "mcpkit", "run", run_target]
+
+
+def check_interpreter(python: str, env: Mapping[str, str]) -> None:
+    """``python`` imports mcpkit when started from elsewhere, as a client starts it."""
+    child_env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    child_env.update(env)
+    try:
+        done = subprocess.run(
+            [python, "-c", "import mcpkit"],
+            cwd=os.path.abspath(os.sep),
+            env=child_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CliError(f"cannot start {python}: {exc}") from exc
+    if done.returncode != 0:
+        raise CliError(
+            f"{python} cannot import mcpkit when started outside this folder",
+            f"install mcpkit for it ({shlex.quote(python)} -m pip install mcpkit), or name"
+            " another interpreter with --python",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """What an entry holds: its name, the command and arguments, the environment."""
+
+    name: str
+    command: str
+    args: list[str]
+    env: dict[str, str]
+
+
+def prepare_server(
+    target: str,
+    *,
+    name: str | None,
+    env_values: list[str],
+    env_file: str | None,
+    with_: list[str],
+    python: str | None,
+    cwd: Path,
+) -> Server:
+    """Check everything the entry needs (the environment, the interpreter or uv, the
+    server itself) and build it."""
+    if name is not None and not name.strip():
+        raise CliError(
+            "--name is empty", "give the entry a name, e.g. --name weather", code=EXIT_USAGE
+        )
+    env = read_env_file(env_file) if env_file else {}
+    env.update(parse_env_assignments(env_values))
+    resolved = resolve_target(target, cwd)
+    command, args = launch_command(resolved.run_target, python=python, with_=with_)
+    if not with_:
+        check_interpreter(command, env)
+    elsewhere = bool(with_) or (python is not None and command != os.path.abspath(sys.executable))
+    server_name = load_server_name(resolved, env, elsewhere=elsewhere)
+    if resolved.local_package:
+        top = resolved.local_package
+        _note(
+            f"{top} is found from this folder only; the client starts the server elsewhere,"
+            f" so the server's own imports of {top} may fail there: install the project"
+            " (pip install -e .) to be sure"
+        )
+    return Server((name or "").strip() or server_name or resolved.stem, command, args, env)
+
+
+# --------------------------------------------------------------------------- the file
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The file to write (symlinks followed), what it held (None: no file yet), what it
+    will hold, and whether an entry of the same name is replaced."""
+
+    path: Path
+    old_text: str | None
+    new_text: str
+    replaced: bool
+
+
+def _indent_of(text: str) -> int | str:
+    """The indentation of a JSON text: of its first indented line (2 when none)."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            if "\t" in lead:
+                return "\t"
+            return len(lead) if len(lead) <= 8 else 2
+    return 2
+
+
+def plan_change(
+    path: Path, servers_key: str, name: str, entry: dict[str, Any], *, by_hand: str
+) -> Change:
+    """The file ``path`` with ``entry`` under ``servers_key``/``name``; a file that does not
+    hold a JSON object is refused (``by_hand``: the command printing the entry instead)."""
+    real = path.resolve() if path.is_symlink() else path
+    try:
+        old_text: str | None = real.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        old_text = None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read {path}: {exc}") from None
+    hint = f"fix or move it and run this again, or add the entry by hand: {by_hand}"
+    data: Any = {}
+    indent: int | str = 2
+    if old_text is not None and old_text.strip():
+        try:
+            data = json.loads(old_text)
+        except json.JSONDecodeError as exc:
+            raise CliError(
+                f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column"
+                f" {exc.colno}; comments and trailing commas are not JSON); it was left as it is",
+                hint,
+            ) from None
+        if not isinstance(data, dict):
+            raise CliError(f"{path} does not hold a JSON object; it was left as it is", hint)
+        indent = _indent_of(old_text)
+    servers = data.get(servers_key)
+    if servers is None:
+        servers = data[servers_key] = {}
+    elif not isinstance(servers, dict):
+        raise CliError(f"{path}: {servers_key!r} is not a JSON object; it was left as it is", hint)
+    replaced = name in servers
+    servers[name] = entry
+    new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
+    if old_text is not None and "\r\n" in old_text:
+        new_text = new_text.replace("\n", "\r\n")
+    return Change(real, old_text, new_text, replaced)
+
+
+def backup_path(path: Path, now: float | None = None) -> Path:
+    """``FILE.YYYYMMDD-HHMMSS.bak`` beside ``path`` (``-2``, ``-3``… when taken)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    candidate = path.with_name(f"{path.name}.{stamp}.bak")
+    count = 1
+    while candidate.exists():
+        count += 1
+        candidate = path.with_name(f"{path.name}.{stamp}-{count}.bak")
+    return candidate
+
+
+def apply_change(change: Change) -> Path | None:
+    """Write the change (back up the old file first; replace it in one step); the backup."""
+    import tempfile
+
+    path = change.path
+    backup: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if change.old_text is not None:
+            backup = backup_path(path)
+            shutil.copy2(path, backup)
+        descriptor, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as stream:
+                stream.write(change.new_text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            if change.old_text is not None:
+                shutil.copymode(path, temporary)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(temporary, 0o666 & ~umask)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return backup
+
+
+def render_change(change: Change, shown: str) -> str:
+    """What ``--dry-run`` prints: a unified diff, or the whole file when there is none."""
+    if change.old_text is None:
+        return change.new_text
+    import difflib
+
+    return "".join(
+        difflib.unified_diff(
+            change.old_text.splitlines(keepends=True),
+            change.new_text.splitlines(keepends=True),
+            fromfile=shown,
+            tofile=f"{shown} (after)",
+        )
+    )
+
+
+# --------------------------------------------------------------------------- the two commands
+
+
+def _by_hand(target: str, client: str | None, server: Server) -> str:
+    words = ["mcpkit", "config", target, "--name", server.name]
+    if client:
+        words += ["--client", client]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def install_server(
+    client: str,
+    target: str,
+    *,
+    scope: str = "user",
+    name: str | None = None,
+    env_values: list[str] | None = None,
+    env_file: str | None = None,
+    with_: list[str] | None = None,
+    python: str | None = None,
+    dry_run: bool = False,
+) -> int:
+    spec = CLIENTS[client]
+    if scope not in spec.scopes:
+        raise CliError(
+            f"{spec.title} has no {scope} configuration",
+            f"it reads one file: leave out --scope {scope}",
+            code=EXIT_USAGE,
+        )
+    cwd = Path.cwd()
+    server = prepare_server(
+        target,
+        name=name,
+        env_values=env_values or [],
+        env_file=env_file,
+        with_=with_ or [],
+        python=python,
+        cwd=cwd,
+    )
+    path = Path(
+        config_path(
+            client, scope, system=sys.platform, env=os.environ, home=Path.home(), project=cwd
+        )
+    )
+    entry = server_entry(client, server.command, server.args, server.env)
+    change = plan_change(
+        path, spec.servers_key, server.name, entry, by_hand=_by_hand(target, client, server)
+    )
+    if change.new_text == change.old_text:
+        _note(f"{path} already holds this entry {server.name!r}; nothing was written")
+        return 0
+    if dry_run:
+        sys.stdout.write(render_change(change, str(path)))
+        sys.stdout.flush()
+        what = "replace the entry" if change.replaced else "add"
+        _note(f"dry run: would {what} {server.name!r} in {path}; nothing was written")
+        return 0
+    backup = apply_change(change)
+    if change.replaced:
+        _note(f"replaced the existing entry {server.name!r} in {path}")
+    else:
+        _note(f"added {server.name!r} to {spec.title}: {path}")
+    if backup is not None:
+        _note(f"the previous file is kept as {backup}")
+    _note(f"restart {spec.title} (or reload its MCP servers) to start it")
+    return 0
+
+
+def print_config(
+    target: str,
+    *,
+    client: str | None = None,
+    name: str | None = None,
+    env_values: list[str] | None = None,
+    env_file: str | None = None,
+    with_: list[str] | None = None,
+    python: str | None = None,
+) -> int:
+    server = prepare_server(
+        target,
+        name=name,
+        env_values=env_values or [],
+        env_file=env_file,
+        with_=with_ or [],
+        python=python,
+        cwd=Path.cwd(),
+    )
+    key = CLIENTS[client].servers_key if client else "mcpServers"
+    entry = server_entry(client, server.command, server.args, server.env)
+    sys.stdout.write(json.dumps({key: {server.name: entry}}, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+# --------------------------------------------------------------------------- typer
+
+
+class Client(StrEnum):
+    claude_desktop = "claude-desktop"
+    claude_code = "claude-code"
+    cursor = "cursor"
+    vscode = "vscode"
+
+
+class Scope(StrEnum):
+    user = "user"
+    project = "project"
+
+
+ServerTarget = Annotated[
+    str, typer.Argument(help="The server: FILE[:OBJECT] (as for mcpkit run) or MODULE:OBJECT")
+]
+NameOption = Annotated[
+    str | None,
+    typer.Option(
+        "--name", "-n", help="The entry's name (default: the server's name, else the file's stem)"
+    ),
+]
+EnvOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--env",
+        "-e",
+        help="KEY=VALUE for the server's environment (repeatable; wins over --env-file)",
+    ),
+]
+EnvFileOption = Annotated[
+    str | None,
+    typer.Option(
+        "--env-file", help="A dotenv file (KEY=VALUE lines) whose variables go into the entry's env"
+    ),
+]
+WithOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--with",
+        help="Run the server with uv, adding this package (repeatable), e.g. --with pandas",
+    ),
+]
+PythonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--python",
+        help="The interpreter that runs the server (default: this one); with --with, passed to uv",
+    ),
+]
+
+
+def install(
+    client: Annotated[Client, typer.Argument(help="The AI client whose configuration to write")],
+    target: ServerTarget,
+    name: NameOption = None,
+    env: EnvOption = None,
+    env_file: EnvFileOption = None,
+    with_: WithOption = None,
+    python: PythonOption = None,
+    scope: Annotated[
+        Scope,
+        typer.Option(
+            "--scope",
+            help="user: for you everywhere; project: the folder you are in (not Claude Desktop)",
+        ),
+    ] = Scope.user,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the change to the file and write nothing")
+    ] = False,
+) -> int:
+    """Add a server to an AI client's configuration file (merged: other entries are kept,
+    the old file backed up)."""
+    return install_server(
+        client.value,
+        target,
+        scope=scope.value,
+        name=name,
+        env_values=env,
+        env_file=env_file,
+        with_=with_,
+        python=python,
+        dry_run=dry_run,
+    )
+
+
+def config(
+    target: ServerTarget,
+    name: NameOption = None,
+    env: EnvOption = None,
+    env_file: EnvFileOption = None,
+    with_: WithOption = None,
+    python: PythonOption = None,
+    client: Annotated[
+        Client | None,
+        typer.Option(
+            "--client",
+            help="Print in this client's shape (VS Code: servers; default: the common mcpServers)",
+        ),
+    ] = None,
+) -> int:
+    """Print a server's entry as JSON ({"mcpServers": {NAME: ENTRY}}) to paste into any client."""
+    return print_config(
+        target,
+        client=client.value if client else None,
+        name=name,
+        env_values=env,
+        env_file=env_file,
+        with_=with_,
+        python=python,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``install`` and ``config`` to the ``mcpkit`` typer app."""
+    app.command("install")(install)
+    app.command("config")(config)

@@ -1,0 +1,533 @@
+"""Tasks on the client side: a tool call answered with a task handle, polled to its result.
+
+2025-11-25 (handshake era; the spec's experimental ``tasks`` utility):
+``call_tool_as_task`` sends ``params.task`` (``{"ttl": ms}``), but only to a server that
+declares ``tasks.requests.tools.call`` (the spec forbids it otherwise); the server answers a
+``CreateTaskResult`` (``{"task": Task}``). ``tasks/get`` polls, ``tasks/result`` gives the
+tool's result (the server holds it until the task ends), ``tasks/cancel`` and ``tasks/list``
+need ``tasks.cancel`` and ``tasks.list``. A task in ``input_required`` is followed with
+``tasks/result``, as the spec says: the server sends its elicitation or sampling requests
+alongside it, and the client's handlers answer them.
+
+2026-07-28 (the ``io.modelcontextprotocol/tasks`` extension, SEP-2663; what mcpkit's
+server implements): the call declares the extension in its capabilities and the server
+decides, per call, between a ``CallToolResult`` and a flat ``CreateTaskResult``
+(``resultType: "task"``). ``tasks/get`` carries the result, error or ``inputRequests``
+inline; the handlers answer ``inputRequests`` through ``tasks/update``. There is no
+``tasks/result``, no ``tasks/list``, no client-chosen ttl.
+
+Either way ``ToolTask.result()`` polls ``tasks/get`` at the interval the server suggests
+(``pollInterval`` / ``pollIntervalMs``), waking early on a task status notification, and
+gives a ``CallToolResult`` like ``call_tool`` does: a tool error is ``is_error=True``, a
+JSON-RPC error ``McpCallError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from mcpkit._codes import ErrorCode
+from mcpkit._exceptions import McpCallError, RequestTimeoutError
+from mcpkit.client._errors import ProtocolEraError, TaskCancelledError, TasksNotSupportedError
+from mcpkit.client._results import convert
+from mcpkit.protocol import types as t
+from mcpkit.protocol._versions import Era
+
+if TYPE_CHECKING:
+    from mcpkit.client._session import ClientSession
+
+__all__ = [
+    "DEFAULT_TASK_POLL_INTERVAL",
+    "TASKS_EXTENSION",
+    "TASK_STATUSES",
+    "TERMINAL_TASK_STATUSES",
+    "TaskRequests",
+    "TaskState",
+    "ToolTask",
+]
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
+TERMINAL_TASK_STATUSES = frozenset({"completed", "failed", "cancelled"})
+#: Seconds between two ``tasks/get`` when the server suggests no interval.
+DEFAULT_TASK_POLL_INTERVAL = 1.0
+#: The shortest wait between two polls, whatever the server suggests.
+MIN_TASK_POLL_INTERVAL = 0.01
+#: Task status notifications: 2025-11-25, and the 2026-07-28 extension's.
+TASK_STATUS_NOTIFICATIONS = frozenset({"notifications/tasks/status", "notifications/tasks"})
+
+StatusCallback = Callable[["TaskState"], Any]
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _obj(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+class TaskState(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Where a task stands, as ``tasks/get`` (or ``tasks/cancel``, ``tasks/list``, a status
+    notification, the ``CreateTaskResult``) last said. One shape for both eras: the
+    2025-11-25 ``ttl`` / ``pollInterval`` and the 2026-07-28 ``ttlMs`` / ``pollIntervalMs``
+    are both milliseconds here; ``result``, ``error`` and ``input_requests`` are inline in
+    2026-07-28 only (2025-11-25 gives the result through ``tasks/result``)."""
+
+    task_id: str
+    #: One of ``TASK_STATUSES``.
+    status: str
+    status_message: str | None = None
+    #: ISO 8601 timestamps.
+    created_at: str | None = None
+    last_updated_at: str | None = None
+    #: How long the server keeps the task after its creation (None: unlimited or not said).
+    ttl_ms: int | None = None
+    #: The polling interval the server suggests.
+    poll_interval_ms: int | None = None
+    #: 2026-07-28: the final result (``completed``), the JSON-RPC error (``failed``), the
+    #: input the server waits for (``input_required``).
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+
+    @property
+    def terminal(self) -> bool:
+        """True once the task is ``completed``, ``failed`` or ``cancelled`` (it stays so)."""
+        return self.status in TERMINAL_TASK_STATUSES
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> TaskState:
+        """The state a ``Task`` object of either era describes; raises
+        ``msgspec.ValidationError`` for one without a string ``taskId`` and ``status``."""
+        if not isinstance(raw, dict):
+            raise msgspec.ValidationError(f"expected a task object, got {raw!r}")
+        task_id, status = raw.get("taskId"), raw.get("status")
+        if not isinstance(task_id, str) or not task_id or not isinstance(status, str):
+            raise msgspec.ValidationError(f"a task needs a taskId and a status: {raw!r}")
+        ttl = raw["ttlMs"] if "ttlMs" in raw else raw.get("ttl")
+        poll = raw["pollIntervalMs"] if "pollIntervalMs" in raw else raw.get("pollInterval")
+        return cls(
+            task_id=task_id,
+            status=status,
+            status_message=_str(raw.get("statusMessage")),
+            created_at=_str(raw.get("createdAt")),
+            last_updated_at=_str(raw.get("lastUpdatedAt")),
+            ttl_ms=_int(ttl),
+            poll_interval_ms=_int(poll),
+            result=_obj(raw.get("result")),
+            error=_obj(raw.get("error")),
+            input_requests=_obj(raw.get("inputRequests")),
+            meta=_obj(raw.get("_meta")),
+        )
+
+
+class _Outcome:
+    """What following a 2025-11-25 ``input_required`` task with ``tasks/result`` gave."""
+
+    __slots__ = ("error", "payload")
+
+    def __init__(self) -> None:
+        self.payload: dict[str, Any] | None = None
+        self.error: McpCallError | None = None
+
+
+class ToolTask:
+    """What ``McpClient.call_tool_as_task`` answers: the task the server created, or (when
+    the server ran the call at once, which a 2026-07-28 server may always do) its result in
+    ``immediate``. ``await task.result()`` gives the ``CallToolResult`` in both cases."""
+
+    def __init__(
+        self,
+        client: TaskRequests,
+        name: str,
+        state: TaskState | None,
+        immediate: t.CallToolResult | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self._client = client
+        #: The tool called.
+        self.name = name
+        #: The latest state seen (None: no task was created, see ``immediate``).
+        self.state = state
+        #: The result, when the server answered the call without a task.
+        self.immediate = immediate
+        #: The ``_meta`` of the ``CreateTaskResult`` (e.g. 2025-11-25's
+        #: ``io.modelcontextprotocol/model-immediate-response``).
+        self.meta = meta
+        self._outcome = _Outcome()
+
+    @property
+    def is_task(self) -> bool:
+        return self.state is not None
+
+    @property
+    def task_id(self) -> str | None:
+        return self.state.task_id if self.state is not None else None
+
+    def __repr__(self) -> str:
+        if self.state is None:
+            return f"<ToolTask {self.name!r}: answered at once>"
+        return f"<ToolTask {self.name!r} {self.state.task_id} {self.state.status}>"
+
+    async def refresh(self, *, timeout: float | None = None) -> TaskState | None:
+        """``tasks/get`` now (None when there is no task)."""
+        if self.state is None:
+            return None
+        self.state = await self._client.get_task(self.state.task_id, timeout=timeout)
+        return self.state
+
+    async def wait(
+        self,
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: StatusCallback | None = None,
+    ) -> TaskState | None:
+        """Poll until the task ends (see ``McpClient.wait_for_task``); its final state, or
+        None when there is no task."""
+        if self.state is None:
+            return None
+        self.state = await self._client._wait_for_task(
+            self.state.task_id, timeout, poll_interval, on_status, self._outcome
+        )
+        return self.state
+
+    async def result(
+        self,
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: StatusCallback | None = None,
+    ) -> t.CallToolResult:
+        """Wait for the task to end and give the tool's result: ``is_error=True`` for a tool
+        error; ``McpCallError`` when the call failed with a JSON-RPC error;
+        ``TaskCancelledError`` for a cancelled 2026-07-28 task (a 2025-11-25 server says
+        itself what ``tasks/result`` of a cancelled task is). ``timeout`` bounds it all."""
+        if self.state is None:
+            assert self.immediate is not None
+            return self.immediate
+        deadline = _deadline(timeout)
+        state = self.state
+        if not state.terminal:
+            state = await self._client._wait_for_task(
+                state.task_id, timeout, poll_interval, on_status, self._outcome
+            )
+            self.state = state
+        outcome = self._outcome
+        if outcome.error is not None:
+            raise outcome.error
+        if outcome.payload is not None:
+            return convert(outcome.payload, t.CallToolResult)
+        return await self._client._final_result(state, _remaining(deadline, state.task_id))
+
+    async def cancel(self, *, timeout: float | None = None) -> TaskState | None:
+        """``tasks/cancel`` (see ``McpClient.cancel_task``)."""
+        if self.state is None:
+            return None
+        state = await self._client.cancel_task(self.state.task_id, timeout=timeout)
+        if state is not None:
+            self.state = state
+        return state
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return None if timeout is None else asyncio.get_running_loop().time() + timeout
+
+
+def _remaining(deadline: float | None, task_id: str) -> float | None:
+    """Seconds left before ``deadline`` (None: no deadline); raises once it has passed."""
+    if deadline is None:
+        return None
+    left = deadline - asyncio.get_running_loop().time()
+    if left <= 0:
+        raise RequestTimeoutError(f"task {task_id} did not end in time")
+    return left
+
+
+class TaskRequests:
+    """The task API of ``McpClient`` (a mixin: it sends with the client's ``_rpc`` and
+    answers 2026-07-28 ``inputRequests`` with its handlers)."""
+
+    era: Era | None
+    session: ClientSession
+    server_info: t.InitializeResult | None
+    _task_watchers: dict[str, set[asyncio.Event]]
+
+    if TYPE_CHECKING:  # given by ModernRequests and ToolHeaderMirroring
+
+        async def _rpc(
+            self,
+            method: str,
+            params: dict[str, Any] | None = None,
+            *,
+            timeout: float | None = None,
+            progress: Any = None,
+            extensions: dict[str, Any] | None = None,
+        ) -> Any: ...
+
+        async def _answer_inputs(self, method: str, requests: Any) -> dict[str, Any]: ...
+
+        async def _learn_tool_headers(self, name: str, timeout: float | None) -> None: ...
+
+    # the wire ---------------------------------------------------------------------------
+
+    async def _task_rpc(
+        self, method: str, params: dict[str, Any] | None, timeout: float | None
+    ) -> Any:
+        """A task request; 2026-07-28: declaring the extension, as every one must."""
+        if self.era is Era.MODERN:
+            return await self._rpc(
+                method, params, timeout=timeout, extensions={TASKS_EXTENSION: {}}
+            )
+        return await self._rpc(method, params, timeout=timeout)
+
+    def _require_task_capability(self, what: str, *path: str) -> None:
+        """2025-11-25: refuse what the server's ``capabilities.tasks`` does not declare
+        (unknown capabilities, as in a resumed session, refuse nothing)."""
+        if self.era is Era.MODERN or self.server_info is None:
+            return
+        node: Any = self.server_info.capabilities.tasks
+        for step in path:  # (the generated struct spells "list" as list_)
+            node = getattr(node, "list_" if step == "list" else step, None) if node else None
+        if node is None:
+            raise TasksNotSupportedError(
+                f"{what}: the server does not declare capabilities.tasks.{'.'.join(path)} "
+                f"(protocol version {self.server_info.protocol_version})"
+            )
+
+    # the API ----------------------------------------------------------------------------
+
+    async def call_tool_as_task(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl_ms: int | None = None,
+        timeout: float | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ToolTask:
+        """Call a tool as a task; returns its handle (``await handle.result()`` for the
+        ``CallToolResult``). 2025-11-25: ``params.task`` with ``ttl_ms`` as its ``ttl``,
+        refused with ``TasksNotSupportedError`` when the server does not declare
+        ``tasks.requests.tools.call`` (a tool whose ``execution.taskSupport`` forbids it is
+        the server's -32601). 2026-07-28: the call declares the tasks extension and the
+        server decides (``ttl_ms`` is not sent: the server picks the ttl); a server that
+        answers at once gives a handle with ``immediate`` set."""
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if meta:
+            params["_meta"] = meta
+        if self.era is Era.MODERN:
+            await self._learn_tool_headers(name, timeout)
+        else:
+            self._require_task_capability(
+                "a task-augmented tools/call", "requests", "tools", "call"
+            )
+            params["task"] = {} if ttl_ms is None else {"ttl": ttl_ms}
+        raw = await self._task_rpc("tools/call", params, timeout)
+        if self.era is Era.MODERN:
+            if isinstance(raw, dict) and raw.get("resultType") == "task":
+                return ToolTask(self, name, TaskState.from_wire(raw), meta=_obj(raw.get("_meta")))
+        elif isinstance(raw, dict) and isinstance(raw.get("task"), dict):
+            return ToolTask(
+                self, name, TaskState.from_wire(raw["task"]), meta=_obj(raw.get("_meta"))
+            )
+        # The server ran it as an ordinary call (it may: 2025-11-25 when it ignores the
+        # augmentation, 2026-07-28 whenever it likes).
+        return ToolTask(self, name, None, immediate=convert(raw, t.CallToolResult))
+
+    async def get_task(self, task_id: str, *, timeout: float | None = None) -> TaskState:
+        """``tasks/get``: where the task stands (2026-07-28: with its result, error or
+        input requests inline)."""
+        raw = await self._task_rpc("tasks/get", {"taskId": task_id}, timeout)
+        return TaskState.from_wire(raw)
+
+    async def get_task_result(
+        self, task_id: str, *, timeout: float | None = None
+    ) -> t.CallToolResult:
+        """The result of a ``tools/call`` task. 2025-11-25: ``tasks/result``, which the server
+        holds until the task ends (``timeout`` defaults to the client's request timeout;
+        ``ToolTask.result()`` polls first instead). 2026-07-28 has no ``tasks/result``: polls
+        ``tasks/get`` until the task ends (``timeout`` then bounds the whole wait)."""
+        if self.era is Era.MODERN:
+            state = await self._wait_for_task(task_id, timeout, None, None, None)
+            return await self._final_result(state, None)
+        raw = await self._task_rpc("tasks/result", {"taskId": task_id}, timeout)
+        return convert(raw, t.CallToolResult)
+
+    async def cancel_task(self, task_id: str, *, timeout: float | None = None) -> TaskState | None:
+        """``tasks/cancel``. 2025-11-25: the task's new state (``cancelled``; refused with
+        ``TasksNotSupportedError`` when the server does not declare ``tasks.cancel``).
+        2026-07-28: None, the server only acknowledges (cancelling is cooperative: poll to
+        see where the task ends)."""
+        self._require_task_capability("tasks/cancel", "cancel")
+        raw = await self._task_rpc("tasks/cancel", {"taskId": task_id}, timeout)
+        if self.era is Era.MODERN or not (isinstance(raw, dict) and "taskId" in raw):
+            return None
+        return TaskState.from_wire(raw)
+
+    async def list_tasks(self, *, timeout: float | None = None) -> list[TaskState]:
+        """``tasks/list``, every page (2025-11-25 only; needs ``tasks.list``)."""
+        if self.era is Era.MODERN:
+            raise ProtocolEraError(
+                "tasks/list is not part of 2026-07-28 (the tasks extension, SEP-2663, has none): "
+                "keep the task ids of the calls you made"
+            )
+        self._require_task_capability("tasks/list", "list")
+        tasks: list[TaskState] = []
+        cursor: str | None = None
+        for _ in range(1000):
+            raw = await self._task_rpc(
+                "tasks/list", {"cursor": cursor} if cursor else None, timeout
+            )
+            tasks.extend(TaskState.from_wire(item) for item in raw.get("tasks") or [])
+            cursor = raw.get("nextCursor")
+            if not cursor:
+                break
+        return tasks
+
+    async def wait_for_task(
+        self,
+        task_id: str,
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: StatusCallback | None = None,
+    ) -> TaskState:
+        """Poll ``tasks/get`` until the task ends; its final state.
+
+        Waits between polls as long as the task's ``pollInterval`` (``pollIntervalMs``)
+        says, else ``poll_interval`` seconds (default 1), waking early when a task status
+        notification for it arrives. ``on_status(state)`` (sync or async) sees every state
+        whose status or message changed. A task waiting for input gets it: 2026-07-28, each
+        new ``inputRequests`` entry is answered by the client's handlers (``tasks/update``);
+        2025-11-25, ``tasks/result`` is sent, alongside which the server asks. ``timeout``
+        bounds the whole wait (``RequestTimeoutError``); the task goes on regardless.
+        """
+        return await self._wait_for_task(task_id, timeout, poll_interval, on_status, None)
+
+    # waiting ----------------------------------------------------------------------------
+
+    async def _wait_for_task(
+        self,
+        task_id: str,
+        timeout: float | None,
+        poll_interval: float | None,
+        on_status: StatusCallback | None,
+        outcome: _Outcome | None,
+    ) -> TaskState:
+        deadline = _deadline(timeout)
+        default_delay = DEFAULT_TASK_POLL_INTERVAL if poll_interval is None else poll_interval
+        outcome = outcome if outcome is not None else _Outcome()
+        answered: set[str] = set()
+        followed = outcome.payload is not None or outcome.error is not None
+        seen: tuple[str, str | None] | None = None
+        woken = asyncio.Event()
+        watchers = self._task_watchers.setdefault(task_id, set())
+        watchers.add(woken)
+        try:
+            while True:
+                state = await self.get_task(task_id, timeout=_remaining(deadline, task_id))
+                if on_status is not None and (state.status, state.status_message) != seen:
+                    seen = (state.status, state.status_message)
+                    value = on_status(state)
+                    if inspect.isawaitable(value):
+                        await value
+                if state.terminal:
+                    return state
+                if state.status == "input_required":
+                    if self.era is Era.MODERN:
+                        if await self._give_input(state, answered, deadline):
+                            continue  # answered: see where that got it without waiting
+                    elif not followed:
+                        followed = True
+                        await self._follow_with_result(task_id, deadline, outcome)
+                        continue
+                woken.clear()
+                delay = (
+                    state.poll_interval_ms / 1000
+                    if state.poll_interval_ms is not None
+                    else default_delay
+                )
+                delay = max(delay, MIN_TASK_POLL_INTERVAL)
+                left = _remaining(deadline, task_id)
+                try:
+                    async with asyncio.timeout(delay if left is None else min(delay, left)):
+                        await woken.wait()
+                except TimeoutError:
+                    pass
+        finally:
+            watchers.discard(woken)
+            if not watchers:
+                self._task_watchers.pop(task_id, None)
+
+    async def _give_input(
+        self, state: TaskState, answered: set[str], deadline: float | None
+    ) -> bool:
+        """2026-07-28: answer the ``inputRequests`` not answered yet (``tasks/update``);
+        True when there were any."""
+        fresh = {k: v for k, v in (state.input_requests or {}).items() if k not in answered}
+        if not fresh:
+            return False
+        responses = await self._answer_inputs("tasks/get", fresh)
+        answered.update(fresh)
+        await self._task_rpc(
+            "tasks/update",
+            {"taskId": state.task_id, "inputResponses": responses},
+            _remaining(deadline, state.task_id),
+        )
+        return True
+
+    async def _follow_with_result(
+        self, task_id: str, deadline: float | None, outcome: _Outcome
+    ) -> None:
+        """2025-11-25 ``input_required``: ``tasks/result``, alongside which the server sends
+        the requests the client's handlers answer; it answers once the task ends."""
+        left = _remaining(deadline, task_id)
+        try:
+            payload = await self._task_rpc(
+                "tasks/result", {"taskId": task_id}, math.inf if left is None else left
+            )
+        except McpCallError as exc:
+            outcome.error = exc  # what the call failed with: result() raises it
+            return
+        outcome.payload = payload if isinstance(payload, dict) else {}
+
+    async def _final_result(self, state: TaskState, timeout: float | None) -> t.CallToolResult:
+        """The tool's result once ``state`` is terminal."""
+        if self.era is not Era.MODERN:
+            raw = await self._task_rpc("tasks/result", {"taskId": state.task_id}, timeout)
+            return convert(raw, t.CallToolResult)
+        if state.status == "completed":
+            return convert(state.result or {"content": []}, t.CallToolResult)
+        if state.status == "failed":
+            error = state.error or {}
+            code = error.get("code")
+            raise McpCallError(
+                str(error.get("message") or state.status_message or "the task failed"),
+                code if isinstance(code, int) else int(ErrorCode.INTERNAL_ERROR),
+                error.get("data"),
+            )
+        raise TaskCancelledError(
+            f"task {state.task_id} was cancelled"
+            + (f": {state.status_message}" if state.status_message else ""),
+            state,
+        )
+
+    def _task_status_changed(self, params: dict[str, Any]) -> None:
+        """A task status notification: wake whoever polls that task."""
+        task_id = params.get("taskId")
+        if isinstance(task_id, str):
+            for woken in self._task_watchers.get(task_id, ()):
+                woken.set()

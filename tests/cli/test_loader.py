@@ -1,0 +1,80 @@
+"""``FILE[:OBJECT]`` targets: what ``mcpkit run`` finds in a user's file."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mcpkit.cli._loader import AppNotFoundError, load_app
+
+FUNCTIONS_ONLY = """
+    from mcpkit import mcp_prompt, mcp_resource, mcp_tool
+    from helpers import shout  # a decorated function imported from elsewhere is not served twice
+
+    @mcp_tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @mcp_resource("note://hello")
+    def hello() -> str:
+        return "hi"
+
+    @mcp_prompt
+    def greet(name: str) -> str:
+        return f"Hello {name}"
+
+    def not_served() -> None: ...
+"""
+
+HELPERS = """
+    from mcpkit import mcp_tool
+
+    @mcp_tool
+    def shout(text: str) -> str:
+        return text.upper()
+"""
+
+CLASS_AND_FUNCTION = """
+    from mcpkit import mcp_server, mcp_tool
+
+    @mcp_server(name="mixed")
+    class Weather:
+        @mcp_tool
+        def forecast(self, city: str) -> str:
+            return f"sun in {city}"
+
+    @mcp_tool
+    def add(a: int, b: int) -> int:
+        return a + b
+"""
+
+
+def write(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+async def test_module_level_functions_alone_are_a_server(tmp_path, connect):
+    write(tmp_path, "helpers.py", HELPERS)
+    app = load_app(write(tmp_path, "functions_only.py", FUNCTIONS_ONLY))
+    async with connect(app) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["add"]
+        assert (await client.call_tool("add", {"a": 2, "b": 3})).structured_content == {"result": 5}
+        assert [r.uri for r in await client.list_resources()] == ["note://hello"]
+        assert [p.name for p in await client.list_prompts()] == ["greet"]
+
+
+async def test_functions_are_served_beside_the_files_server_classes(tmp_path, connect):
+    app = load_app(write(tmp_path, "mixed.py", CLASS_AND_FUNCTION))
+    async with connect(app) as client:
+        assert sorted(tool.name for tool in await client.list_tools()) == ["add", "forecast"]
+
+
+def test_a_file_with_nothing_to_serve_names_every_kind_it_looks_for(tmp_path):
+    with pytest.raises(AppNotFoundError) as caught:
+        load_app(write(tmp_path, "empty.py", "def plain() -> None: ...\n"))
+    assert "@mcp_server class" in caught.value.message
+    assert "@mcp_tool" in caught.value.message

@@ -1,0 +1,49 @@
+"""What the client does with a reply it cannot read: deep results the server chose to send
+are delivered (the client sets no depth bound of its own), and a reply past what the
+decoder can take fails its request at once instead of leaving it waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from mcpkit import ProtocolError
+from mcpkit.client._session import ClientSession
+from mcpkit.transports import InMemoryTransport
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+async def answer_with(result_json: str) -> ClientSession:
+    client_end, server_end = InMemoryTransport.pair()
+    session = ClientSession(client_end, request_timeout=30)
+    session.start()
+
+    async def serve() -> None:
+        request = json.loads(await server_end.receive())  # type: ignore[arg-type]
+        reply = (
+            f'{{"jsonrpc":"2.0","id":{json.dumps(request["id"])},"result":{{"x":{result_json}}}}}'
+        )
+        await server_end.send(reply.encode())
+
+    asyncio.get_running_loop().create_task(serve())
+    return session
+
+
+async def test_a_result_deeper_than_the_servers_bound_reaches_the_client():
+    session = await answer_with(nested(200))
+    result = await asyncio.wait_for(session.request("ping"), 5)
+    depth, value = 0, result["x"]
+    while value:
+        value, depth = value[0], depth + 1
+    assert depth == 199  # the innermost [] is the empty list
+
+
+async def test_a_reply_too_deep_to_decode_fails_its_request_at_once():
+    session = await answer_with(nested(100_000))
+    with pytest.raises(ProtocolError, match="nests too deeply"):
+        await asyncio.wait_for(session.request("ping"), 5)
