@@ -12,20 +12,11 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import httpx
 
 from mcpkit.protocol._sse import SseDecoder, SseEvent
-from tests.wire import SchemaChecker
+from tests.wire import SchemaChecker, initialize_request
 
 
 def init_message(version: str = "2024-11-05", request_id: int = 1) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": version,
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
+    return initialize_request(version, request_id, elicitation={})
 
 
 class LegacyStream:

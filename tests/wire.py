@@ -36,6 +36,22 @@ RESULT_TYPES = {
 }
 
 
+def initialize_request(
+    version: str = "2025-11-25", request_id: Any = 1, **capabilities: Any
+) -> dict[str, Any]:
+    """A client's ``initialize`` request for ``version`` (raw, for tests that speak HTTP)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+
+
 @cache
 def load_schema(version: str) -> dict[str, Any]:
     return json.loads((SPEC_DIR / version / "schema" / "schema.json").read_text())

@@ -160,7 +160,12 @@ class Target:
         except TimeoutError:
             reply = {"error": "no reply within the timeout"}
         result = reply.get("result") or {}
-        ok = result.get("structuredContent") == {"result": 5.0} and not result.get("isError")
+        # Before 2025-06-18 there is no structuredContent: the sum comes as text only.
+        content = result.get("content") or [{}]
+        answered = result.get("structuredContent") == {"result": 5.0} or (
+            "structuredContent" not in result and content[0].get("text") in ("5", "5.0")
+        )
+        ok = answered and not result.get("isError")
         if ok:
             self.stats.health_checks += 1
         return ok

@@ -33,6 +33,7 @@ from mcpkit.transports.http._sessions import StreamableSessionStore
 from tests.http_server import serving
 from tests.in_memory import InMemoryPeer
 from tests.legacy_sse_client import LegacyStream
+from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
@@ -359,16 +360,7 @@ async def http_server(
 async def open_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
     init = await http.post(
         url,
-        json={
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
+        json=initialize_request(),
         headers=ACCEPT,
     )
     assert init.status_code == 200, init.text

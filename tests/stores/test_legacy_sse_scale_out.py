@@ -32,6 +32,7 @@ from tests.http_server import serving
 from tests.legacy_sse_client import LegacyStream
 from tests.redis_server import RedisServer, needs_redis
 from tests.stores.test_scale_out import EXAMPLE, Instance, three_instances
+from tests.wire import initialize_request
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -40,16 +41,8 @@ SESSION_EXPIRED = -32009
 
 
 def init_message(version: str, request_id: int = 1) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": version,
-            "capabilities": {"elicitation": {}} if version >= "2025-06-18" else {},
-            "clientInfo": {"name": "legacy-scale", "version": "1"},
-        },
-    }
+    capabilities = {"elicitation": {}} if version >= "2025-06-18" else {}
+    return initialize_request(version, request_id, **capabilities)
 
 
 class SpreadLegacyClient(LegacyStream):

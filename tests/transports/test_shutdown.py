@@ -21,6 +21,7 @@ import pytest
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.server._shutdown import SERVER_SHUTTING_DOWN
 from tests.http_server import serving
+from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
 GRACE = 1.0
@@ -49,16 +50,7 @@ app = McpServerApp(slow, chatty, name="shutdown-test")
 
 
 def initialize(request_id: int = 1) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
+    return initialize_request("2025-06-18", request_id)
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from tests.http_server import free_port
+from tests.wire import initialize_request
 
 SERVER = """
     import sys
@@ -33,16 +34,7 @@ SERVER = """
     serve_http(McpServerApp(echo), options)
 """
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INITIALIZE = initialize_request()
 ACCEPT = {"accept": "application/json, text/event-stream"}
 
 

@@ -29,22 +29,13 @@ from mcpkit.transports.http._streams import SseResponse
 from tests.http_server import free_port, serving
 from tests.transports._tools import CancellableTools
 from tests.waiting import wait_until
-from tests.wire import SchemaChecker
+from tests.wire import SchemaChecker, initialize_request
 
 pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = "2025-11-25"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": VERSION,
-        "capabilities": {},
-        "clientInfo": {"name": "endings", "version": "1"},
-    },
-}
+INIT = initialize_request(VERSION)
 ACCEPT_BOTH = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 

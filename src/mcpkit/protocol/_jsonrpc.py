@@ -102,6 +102,9 @@ class JsonRpcErrorResponse:
         return int(self.error.get("code", 0))
 
     def to_dict(self) -> dict[str, Any]:
+        # As error_response(): no id member at all when it is unknown, never null.
+        if self.id is None:
+            return {"jsonrpc": "2.0", "error": self.error}
         return {"jsonrpc": "2.0", "id": self.id, "error": self.error}
 
     def __repr__(self) -> str:
@@ -135,18 +138,20 @@ def parse_message(obj: object) -> JsonRpcMessage:
     method = obj.get("method")
     if method is not None:
         return _parse_call(obj, method)
-    if "id" not in obj:
-        raise _invalid("neither a request, a notification nor a response")
-    rid = obj["id"]
-    if "result" in obj:
-        result = obj["result"]
+    rid = obj.get("id")
+    if "result" in obj:  # a result answers one request: its id must be readable
         if not _valid_id(rid):
             raise _invalid("a response id must be a string or an integer")
-        return JsonRpcResponse(rid, result)
+        return JsonRpcResponse(rid, obj["result"])
+    readable = rid if _valid_id(rid) else None
     error = obj.get("error")
-    if isinstance(error, dict) and isinstance(error.get("code"), int):
-        return JsonRpcErrorResponse(rid if _valid_id(rid) else None, error)
-    raise _invalid("a response needs a result or an error object", rid if _valid_id(rid) else None)
+    # An error may answer a request whose id could not be read: its id is then absent (the
+    # 2025-11-25 schema) or null (JSON-RPC 2.0). The code is an integer: JSON true is not.
+    if type(error) is dict and type(error.get("code")) is int:
+        return JsonRpcErrorResponse(readable, error)
+    if "id" not in obj:
+        raise _invalid("neither a request, a notification nor a response")
+    raise _invalid("a response needs a result or an error object", readable)
 
 
 def _parse_call(obj: dict[str, Any], method: object) -> JsonRpcRequest | JsonRpcNotification:

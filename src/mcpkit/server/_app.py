@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05
+from mcpkit.server import _downgrade
 from mcpkit.server._builder import EntryBuilder
 from mcpkit.server._catalog import McpCatalogManager
 from mcpkit.server._context import McpToolContext
@@ -433,15 +434,16 @@ class McpServerApp:
     # description ------------------------------------------------------------------------
 
     def server_info(self, version: str | None = None) -> dict[str, Any]:
+        """``serverInfo`` as ``version`` has it (``title`` from 2025-06-18; ``websiteUrl``
+        and ``icons`` from 2025-11-25); every member for None (the latest)."""
         info: dict[str, Any] = {"name": self.name, "version": self.version}
-        if version != V2024_11_05:
-            if self.title:
-                info["title"] = self.title
-            if self.website_url:
-                info["websiteUrl"] = self.website_url
-            if self.icons:
-                info["icons"] = list(self.icons)
-        return info
+        if self.title:
+            info["title"] = self.title
+        if self.website_url:
+            info["websiteUrl"] = self.website_url
+        if self.icons:
+            info["icons"] = list(self.icons)
+        return _downgrade.server_info(info, version)
 
     def capabilities(self, version: str | None = None) -> dict[str, Any]:
         caps: dict[str, Any] = {

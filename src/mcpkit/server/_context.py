@@ -13,9 +13,21 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MissingCapabilityError
 from mcpkit.auth._types import AuthInfo, current_auth
+from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, V2025_06_18, V2025_11_25
 from mcpkit.server._binding import TransportBinding
-from mcpkit.server._elicitation import ElicitResult, build_elicitation_schema, structure_content
-from mcpkit.server._mrtr import InputRequired, capability_for, round_inputs
+from mcpkit.server._elicitation import (
+    ElicitResult,
+    build_elicitation_schema,
+    schema_for_version,
+    structure_content,
+)
+from mcpkit.server._mrtr import (
+    InputRequired,
+    UnsupportedRequestError,
+    capability_for,
+    checked_answer,
+    round_inputs,
+)
 from mcpkit.server._session import LOG_LEVELS
 
 if TYPE_CHECKING:
@@ -176,13 +188,61 @@ class McpToolContext:
     async def error(self, data: Any, logger: str | None = None) -> None:
         await self.log("error", data, logger)
 
-    def _require(self, capability: str) -> None:
+    def _require(self, method: str, params: dict[str, Any] | None) -> None:
+        """Raise ``MissingCapabilityError`` when the session cannot take ``method``: the
+        client did not declare the capability, or its protocol version has no such request
+        (elicitation came with 2025-06-18, its URL mode with 2025-11-25), or it declared
+        only the other elicitation mode (2025-11-25: ``elicitation: {}`` means form only)."""
         session = self.binding.session
         if session is None:
             return
-        too_old = capability == "elicitation" and (session.protocol_version or "9") < "2025-06-18"
-        if too_old or not session.client_supports(capability):
+        capability = capability_for(method)
+        if capability != "elicitation":
+            if not session.client_supports(capability):
+                raise MissingCapabilityError(capability)
+            return
+        url = (params or {}).get("mode") == "url"
+        since = V2025_11_25 if url else V2025_06_18
+        version = session.protocol_version
+        if version is not None and version < since:
+            what = "URL-mode elicitation" if url else "elicitation"
+            raise UnsupportedRequestError(
+                capability, f"Protocol {version} has no {what} (it came with {since})"
+            )
+        declared = (session.client_capabilities or {}).get(capability)
+        if declared is None:
             raise MissingCapabilityError(capability)
+        modes = declared if isinstance(declared, dict) else {}
+        if url and "url" not in modes:
+            raise UnsupportedRequestError(
+                capability,
+                "Client does not support URL-mode elicitation",
+                {"elicitation": {"url": {}}},
+            )
+        if not url and "url" in modes and "form" not in modes:
+            raise UnsupportedRequestError(
+                capability,
+                "Client does not support form-mode elicitation",
+                {"elicitation": {"form": {}}},
+            )
+
+    def _prepared(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``params`` as the session's protocol version has the request (a copy when it
+        differs): before 2025-11-25 an elicitation has no ``mode`` and no titled or
+        multi-select enums (``schema_for_version``)."""
+        version = self.protocol_version
+        if (
+            method != "elicitation/create"
+            or params is None
+            or version not in HANDSHAKE_VERSIONS
+            or version >= V2025_11_25
+        ):
+            return params
+        prepared = {key: value for key, value in params.items() if key != "mode"}
+        schema = prepared.get("requestedSchema")
+        if isinstance(schema, dict):
+            prepared["requestedSchema"] = schema_for_version(schema, version)
+        return prepared
 
     async def sample(
         self,
@@ -231,8 +291,6 @@ class McpToolContext:
         """
         requested = build_elicitation_schema(schema)
         params = {"mode": "form", "message": message, "requestedSchema": requested}
-        if self.protocol_version in ("2025-06-18",):
-            params.pop("mode")
         raw = await self._ask("elicitation/create", params, key, timeout)
         return ElicitResult.from_wire(raw, structure_content(schema, raw))
 
@@ -279,18 +337,20 @@ class McpToolContext:
         self, method: str, params: dict[str, Any] | None, key: str | None, timeout: float | None
     ) -> dict[str, Any]:
         """Handshake era: a server-to-client request. 2026-07-28: the answer from this
-        round's ``inputResponses``, or ``InputRequired`` so the client retries with it."""
-        capability = capability_for(method)
+        round's ``inputResponses``, or ``InputRequired`` so the client retries with it.
+        Either way the answer has the result type's shape (``InvalidClientResultError``
+        otherwise; 2026-07-28 asks again for a malformed one)."""
         inputs = round_inputs(self.binding)
         if inputs is None:
-            self._require(capability)
-            result: dict[str, Any] = await self.binding.client_rpc(method, params, timeout=timeout)
-            return result
+            self._require(method, params)
+            params = self._prepared(method, params)
+            result = await self.binding.client_rpc(method, params, timeout=timeout)
+            return checked_answer(method, result)
         key = key or inputs.next_key(method)
         answer: dict[str, Any] | None = inputs.answer(key, method)
         if answer is not None:
             return answer
-        self._require(capability)
+        self._require(method, params)
         request: dict[str, Any] = {"method": method}
         if params is not None:
             request["params"] = params
@@ -302,25 +362,40 @@ class McpToolContext:
         """Ask for several inputs at once: ``{key: (method, params)}`` → ``{key: answer}``.
 
         In the 2026-07-28 era every missing answer goes out in one ``InputRequiredResult``;
-        requests the client has no capability for are skipped (absent from the answers).
-        In the handshake era they are sent to the client one after the other.
+        in the handshake era they are sent to the client one after the other, each as the
+        session's protocol version has it. Requests the client cannot take (by the rules
+        ``elicit``, ``sample`` and ``list_roots`` follow: a capability it did not declare,
+        a request its protocol version does not have) are skipped: absent from the answers.
         """
-        caps = self.client_capabilities
-        wanted = {
-            k: (m, p) for k, (m, p) in requests.items() if caps.get(capability_for(m)) is not None
-        }
+        if self.binding.session is None:
+            return {}
+        wanted: dict[str, tuple[str, dict[str, Any] | None]] = {}
+        for key, (method, params) in requests.items():
+            try:
+                self._require(method, params)
+            except MissingCapabilityError:
+                continue
+            wanted[key] = (method, params)
         inputs = round_inputs(self.binding)
         if inputs is None:
-            return {key: await self.binding.client_rpc(m, p) for key, (m, p) in wanted.items()}
-        answers = {key: inputs.answer(key, m) for key, (m, _) in wanted.items()}
+            answers: dict[str, dict[str, Any]] = {}
+            for key, (method, params) in wanted.items():
+                try:
+                    params = self._prepared(method, params)
+                except MissingCapabilityError:  # a form this version cannot show
+                    continue
+                answer = await self.binding.client_rpc(method, params)
+                answers[key] = checked_answer(method, answer)
+            return answers
+        found = {key: inputs.answer(key, m) for key, (m, _) in wanted.items()}
         missing = {
             key: {"method": m, **({"params": p} if p is not None else {})}
             for key, (m, p) in wanted.items()
-            if answers[key] is None
+            if found[key] is None
         }
         if missing:
             raise InputRequired(missing)
-        return answers
+        return found
 
     @property
     def request_state(self) -> Any:

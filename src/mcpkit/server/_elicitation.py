@@ -9,6 +9,9 @@ from typing import Any
 
 import msgspec
 
+from mcpkit.protocol._versions import V2025_11_25
+from mcpkit.server._mrtr import InvalidClientResultError, UnsupportedRequestError
+
 _PRIMITIVES = frozenset({"string", "number", "integer", "boolean", "array"})
 
 
@@ -72,13 +75,79 @@ def build_elicitation_schema(schema: Any) -> dict[str, Any]:
     return result
 
 
+def schema_for_version(schema: dict[str, Any], version: str | None) -> dict[str, Any]:
+    """``requestedSchema`` in the form the session's protocol version has (docs/eras.md).
+
+    2025-11-25 (SEP-1330) added titled enums (``oneOf``/``anyOf`` of ``const`` + ``title``)
+    and multi-select enums (``type: array``). Before it (2025-06-18, the only earlier version
+    with elicitation) a titled single-select becomes ``enum`` + ``enumNames``; a
+    multi-select has no form, so the request is refused before anything is sent
+    (``UnsupportedRequestError``, -32021 unless the call catches it). Keywords that version
+    does not define (``default`` outside booleans) are left: JSON Schema ignores unknown
+    keywords. ``schema`` is not changed.
+    """
+    if version is None or version >= V2025_11_25:
+        return schema
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    changed: dict[str, Any] = {}
+    for name, prop in properties.items():
+        if not isinstance(prop, dict):
+            continue
+        if prop.get("type") == "array":
+            raise _no_form(name, "a multi-select enum", version)
+        options = prop.get("oneOf", prop.get("anyOf"))
+        if options is None or "enum" in prop:
+            continue
+        titled = _titled_options(options)
+        if titled is None:
+            raise _no_form(name, "a oneOf/anyOf schema", version)
+        legacy = {key: value for key, value in prop.items() if key not in ("oneOf", "anyOf")}
+        legacy["type"] = "string"
+        legacy["enum"] = [value for value, _ in titled]
+        legacy["enumNames"] = [title for _, title in titled]
+        changed[name] = legacy
+    if not changed:
+        return schema
+    return {**schema, "properties": {**properties, **changed}}
+
+
+def _titled_options(options: Any) -> list[tuple[str, str]] | None:
+    """``[(value, title)]`` of a titled enum's options; None when they are not ``const``s."""
+    if not isinstance(options, list) or not options:
+        return None
+    titled = []
+    for option in options:
+        if not isinstance(option, dict) or not isinstance(option.get("const"), str):
+            return None
+        title = option.get("title")
+        titled.append((option["const"], title if isinstance(title, str) else option["const"]))
+    return titled
+
+
+def _no_form(name: str, what: str, version: str) -> UnsupportedRequestError:
+    return UnsupportedRequestError(
+        "elicitation",
+        f"Elicitation property {name!r} is {what}, which protocol {version} has no form for "
+        f"(it came with {V2025_11_25})",
+    )
+
+
 def structure_content(schema: Any, raw: dict[str, Any]) -> Any:
-    """The accepted content converted to ``schema`` when it is a type; else None."""
+    """The accepted content converted to ``schema`` when it is a type; else None. Content
+    the type refuses is the client's fault (it must match the requested schema):
+    ``InvalidClientResultError``."""
     content = raw.get("content")
     if raw.get("action") != "accept" or content is None or isinstance(schema, dict):
         return None
-    if _is_pydantic_model(schema):
-        return schema.model_validate(content)
-    if dataclasses.is_dataclass(schema) or isinstance(schema, type):
-        return msgspec.convert(content, schema, strict=False)
+    try:
+        if _is_pydantic_model(schema):
+            return schema.model_validate(content)
+        if dataclasses.is_dataclass(schema) or isinstance(schema, type):
+            return msgspec.convert(content, schema, strict=False)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        raise InvalidClientResultError(
+            "elicitation/create", f"the content does not match the requested schema: {exc}"
+        ) from None
     return None

@@ -23,6 +23,7 @@ from mcpkit.protocol._versions import (
     V2024_11_05,
     negotiate_version,
 )
+from mcpkit.server import _downgrade
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext, McpToolContext
 from mcpkit.server._mrtr import InputRequired
@@ -50,6 +51,12 @@ MAX_COMPLETION_VALUES = 100
 
 def _params(request: JsonRpcRequest) -> dict[str, Any]:
     return request.params or {}
+
+
+def _version(binding: TransportBinding) -> str | None:
+    """The protocol version results are shaped for (``_downgrade``)."""
+    session = binding.session
+    return session.protocol_version if session is not None else None
 
 
 def _require_str(params: dict[str, Any], key: str) -> str:
@@ -197,7 +204,7 @@ class MethodHandlers:
         page, cursor = paginate(
             self.catalog.tool_wire_list(), _params(request).get("cursor"), self.app.page_size
         )
-        result: dict[str, Any] = {"tools": list(page)}
+        result: dict[str, Any] = {"tools": _downgrade.tools(list(page), _version(binding))}
         if cursor:
             result["nextCursor"] = cursor
         return result
@@ -257,8 +264,10 @@ class MethodHandlers:
                 return error_result(
                     f"Tool '{entry.name}' returned a value its output schema refuses: {exc}"
                 )
-            return structured_tool_result(structured, signature.wraps_output)
-        return tool_result(value)
+            return _downgrade.tool_result(
+                structured_tool_result(structured, signature.wraps_output), _version(binding)
+            )
+        return _downgrade.tool_result(tool_result(value), _version(binding))
 
     # resources --------------------------------------------------------------------------
 
@@ -267,7 +276,10 @@ class MethodHandlers:
     ) -> dict[str, Any]:
         entries = self.catalog.list_resources()
         page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
-        result: dict[str, Any] = {"resources": [entry.to_wire() for entry in page]}
+        resources = [entry.to_wire() for entry in page]
+        result: dict[str, Any] = {
+            "resources": _downgrade.descriptions(resources, _version(binding))
+        }
         if cursor:
             result["nextCursor"] = cursor
         return result
@@ -277,7 +289,10 @@ class MethodHandlers:
     ) -> dict[str, Any]:
         entries = self.catalog.list_resource_templates()
         page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
-        result: dict[str, Any] = {"resourceTemplates": [entry.to_wire() for entry in page]}
+        templates = [entry.to_wire() for entry in page]
+        result: dict[str, Any] = {
+            "resourceTemplates": _downgrade.descriptions(templates, _version(binding))
+        }
         if cursor:
             result["nextCursor"] = cursor
         return result
@@ -327,7 +342,8 @@ class MethodHandlers:
     ) -> dict[str, Any]:
         entries = self.catalog.list_prompts()
         page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
-        result: dict[str, Any] = {"prompts": [entry.to_wire() for entry in page]}
+        prompts = [entry.to_wire() for entry in page]
+        result: dict[str, Any] = {"prompts": _downgrade.descriptions(prompts, _version(binding))}
         if cursor:
             result["nextCursor"] = cursor
         return result
@@ -345,29 +361,18 @@ class MethodHandlers:
             raise InvalidParamsError('"arguments" must be an object')
         kwargs = entry.signature.validate(arguments)
         value = await self.invoke(entry, "prompt", name, kwargs, request, binding)
-        result = prompt_messages(value)
+        result = _downgrade.prompt_result(prompt_messages(value), _version(binding))
         if entry.description and "description" not in result:
-            result["description"] = entry.description
+            result = {**result, "description": entry.description}
         return result
 
     # completion -------------------------------------------------------------------------
 
     async def complete(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
-        params = _params(request)
-        ref = params.get("ref")
-        argument = params.get("argument")
-        if not isinstance(ref, dict) or not isinstance(argument, dict):
-            raise InvalidParamsError('"ref" and "argument" must be objects')
-        ref_type = ref.get("type")
-        target = ref.get("name") if ref_type == "ref/prompt" else ref.get("uri")
-        if ref_type not in ("ref/prompt", "ref/resource") or not isinstance(target, str):
-            raise InvalidParamsError(f"Unknown completion reference: {ref_type!r}")
-        arg_name = argument.get("name")
-        value = argument.get("value", "")
-        entry = self.catalog.find_completion(ref_type, target, str(arg_name))
+        ref_type, target, arg_name, value, context = completion_params(_params(request))
+        entry = self.catalog.find_completion(ref_type, target, arg_name)
         if entry is None:
             return {"completion": {"values": [], "hasMore": False}}
-        context = (params.get("context") or {}).get("arguments") or {}
         offered = {"value": value, "argument": arg_name, "context": context}
         kwargs = {key: val for key, val in offered.items() if key in entry.accepts}
         values = list(await call_entry(entry, kwargs, self.workers))
@@ -377,6 +382,41 @@ class MethodHandlers:
             "hasMore": len(values) > MAX_COMPLETION_VALUES,
         }
         return {"completion": completion}
+
+
+def completion_params(params: dict[str, Any]) -> tuple[str, str, str, str, dict[str, str]]:
+    """``(ref type, prompt name or URI, argument name, value, context arguments)`` of a
+    ``completion/complete`` request, checked as ``CompleteRequestParams`` has them (every
+    version alike): -32602 before any completion function sees a value of the wrong type."""
+    ref = params.get("ref")
+    argument = params.get("argument")
+    if not isinstance(ref, dict) or not isinstance(argument, dict):
+        raise InvalidParamsError('"ref" and "argument" must be objects')
+    ref_type = ref.get("type")
+    if ref_type not in ("ref/prompt", "ref/resource"):
+        raise InvalidParamsError(f"Unknown completion reference: {ref_type!r}", {"param": "ref"})
+    field = "name" if ref_type == "ref/prompt" else "uri"
+    target = ref.get(field)
+    if not isinstance(target, str):
+        raise InvalidParamsError(f'"ref.{field}" must be a string', {"param": f"ref.{field}"})
+    for member in ("name", "value"):
+        if not isinstance(argument.get(member), str):
+            raise InvalidParamsError(
+                f'"argument.{member}" must be a string', {"param": f"argument.{member}"}
+            )
+    context = params.get("context")
+    if context is None:
+        return ref_type, target, argument["name"], argument["value"], {}
+    if not isinstance(context, dict):
+        raise InvalidParamsError('"context" must be an object', {"param": "context"})
+    arguments = context.get("arguments")
+    if arguments is None:
+        arguments = {}
+    elif not isinstance(arguments, dict) or not all(isinstance(v, str) for v in arguments.values()):
+        raise InvalidParamsError(
+            '"context.arguments" must be an object of strings', {"param": "context.arguments"}
+        )
+    return ref_type, target, argument["name"], argument["value"], arguments
 
 
 def _accepts(fn: Any, name: str) -> bool:

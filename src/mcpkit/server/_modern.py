@@ -101,6 +101,11 @@ def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
         return InvalidParamsError(
             f"Invalid _meta: missing {PROTOCOL_VERSION_KEY}", {"field": PROTOCOL_VERSION_KEY}
         )
+    if type(version) is not str:
+        return InvalidParamsError(
+            f"Invalid _meta: {PROTOCOL_VERSION_KEY} must be a string",
+            {"field": PROTOCOL_VERSION_KEY},
+        )
     if version not in MODERN_VERSIONS:
         return UnsupportedProtocolVersionError(version)
     if not isinstance(meta.get(CLIENT_CAPABILITIES_KEY), dict):

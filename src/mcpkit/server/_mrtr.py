@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from mcpkit._exceptions import InvalidParamsError
+from mcpkit._exceptions import InvalidParamsError, MissingCapabilityError
 
 #: Largest ``requestState`` accepted back from a client.
 DEFAULT_MAX_REQUEST_STATE_BYTES = 64 * 1024
@@ -46,15 +46,114 @@ def capability_for(method: str) -> str:
 
 def valid_response(method: str, value: Any) -> bool:
     """Whether a client's answer has the shape its request asks for."""
+    return answer_problem(method, value) is None
+
+
+_ROLES = ("user", "assistant")
+_ELICIT_ACTIONS = ("accept", "decline", "cancel")
+
+
+def answer_problem(method: str, value: Any) -> str | None:
+    """What is wrong with a client's answer to ``method`` (None when it has the shape the
+    result type asks for: ``ElicitResult``, ``CreateMessageResult``, ``ListRootsResult``).
+
+    Checks what the engine and a tool read (members, their JSON types), in every version's
+    form at once: a sampling answer may hold one content block or (2025-11-25) a list.
+    """
     if not isinstance(value, dict):
-        return False
+        return f"the result must be an object, not {_json_type(value)}"
     if method == "elicitation/create":
-        return value.get("action") in ("accept", "decline", "cancel")
+        if value.get("action") not in _ELICIT_ACTIONS:
+            return '"action" must be "accept", "decline" or "cancel"'
+        content = value.get("content")
+        if content is None:
+            return None
+        if not isinstance(content, dict):
+            return f'"content" must be an object, not {_json_type(content)}'
+        for name, item in content.items():
+            if not _form_value(item):
+                return f'"content.{name}" must be a string, number, boolean or list of strings'
+        return None
     if method == "sampling/createMessage":
-        return isinstance(value.get("content"), (dict, list)) and isinstance(value.get("role"), str)
+        if value.get("role") not in _ROLES:
+            return '"role" must be "user" or "assistant"'
+        if not isinstance(value.get("model"), str):
+            return '"model" must be a string'
+        content = value.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        if not all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in blocks):
+            return '"content" must be a content block (an object with a "type") or a list of them'
+        return None
     if method == "roots/list":
-        return isinstance(value.get("roots"), list)
-    return True
+        roots = value.get("roots")
+        if not isinstance(roots, list):
+            return '"roots" must be a list'
+        for root in roots:
+            if not isinstance(root, dict) or not isinstance(root.get("uri"), str):
+                return 'every root must be an object with a string "uri"'
+            if root.get("name") is not None and not isinstance(root["name"], str):
+                return 'a root\'s "name" must be a string'
+        return None
+    return None
+
+
+def _form_value(item: Any) -> bool:
+    if isinstance(item, (str, bool, int, float)):
+        return True
+    return isinstance(item, list) and all(isinstance(v, str) for v in item)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+class InvalidClientResultError(InvalidParamsError):
+    """The client answered a server-to-client request (sampling, elicitation, roots) with a
+    result of the wrong shape, or elicited content the requested type refuses. Raised from
+    ``ctx.sample`` / ``ctx.elicit`` / ``ctx.list_roots``; uncaught, the request that asked
+    fails with -32602 (SEP-2322 answers a malformed ``inputResponses`` entry with a JSON-RPC
+    error or by asking again; a handshake-era request cannot ask again): docs/eras.md."""
+
+    def __init__(self, method: str, problem: str) -> None:
+        super().__init__(
+            f"Invalid result from the client for {method}: {problem}", {"method": method}
+        )
+        self.method = method
+
+
+class UnsupportedRequestError(MissingCapabilityError):
+    """The client cannot take this request although it may declare the capability: its
+    protocol version has no such request or form (elicitation before 2025-06-18, URL mode
+    before 2025-11-25, a multi-select enum before 2025-11-25), or it declared only the
+    other elicitation mode. Nothing is sent; -32021 unless the call catches it, as for a
+    capability the client did not declare (docs/eras.md)."""
+
+    def __init__(
+        self, capability: str, message: str, required: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(capability)
+        self.message = message
+        self.args = (message,)
+        if required is not None:
+            self.data = {"requiredCapabilities": required}
+
+
+def checked_answer(method: str, value: Any) -> dict[str, Any]:
+    """``value`` when it is a well-formed answer to ``method``; else ``InvalidClientResultError``."""
+    problem = answer_problem(method, value)
+    if problem is not None:
+        raise InvalidClientResultError(method, problem)
+    return value  # type: ignore[no-any-return]  # answer_problem: a dict
 
 
 class RequestStateCodec:

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from mcpkit.protocol._jsonrpc import encode_json
+from mcpkit.server._downgrade import CONTENT_TYPES
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +67,15 @@ def to_content_list(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, (bytes, bytearray)):
         raise TypeError("return Image(...) or Audio(...) for binary content, not raw bytes")
     data = _builtins(value)
-    if isinstance(data, dict) and isinstance(data.get("type"), str):
+    if isinstance(data, dict) and is_content_block(data):
         return [data]
-    return [_text_json(data)]
+    return [_text_json(data)]  # a dict with another "type" is data, not a content block
+
+
+def is_content_block(data: dict[str, Any]) -> bool:
+    """Whether a dict is a content block: its ``type`` is one MCP defines."""
+    kind = data.get("type")
+    return isinstance(kind, str) and kind in CONTENT_TYPES
 
 
 def _is_plain(item: Any) -> bool:
@@ -151,6 +158,6 @@ def _prompt_message(item: Any) -> dict[str, Any]:
     data = _builtins(item)
     if isinstance(data, dict) and "role" in data:
         return data
-    if isinstance(data, dict) and "type" in data:
+    if isinstance(data, dict) and is_content_block(data):
         return {"role": "user", "content": data}
     return {"role": "user", "content": {"type": "text", "text": encode_json(data).decode()}}

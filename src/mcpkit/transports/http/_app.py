@@ -143,8 +143,8 @@ class McpAsgiApp:
             return
         headers = header_map(scope)
         refusal = self.guard.check(scope["method"], headers)
-        if refusal is not None:
-            await send_text(send, refusal[0], refusal[1])
+        if refusal is not None:  # 415, 421, 403: a JSON-RPC error without id, as all refusals
+            await send_json(send, refusal[0], error_body(ErrorCode.INVALID_REQUEST, refusal[1]))
             return
         if not self._ready and not await self._ensure_started(send):
             return

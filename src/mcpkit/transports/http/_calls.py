@@ -8,6 +8,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.protocol._versions import V2025_11_25
 from mcpkit.transports.http._asgi import Receive, Send, start_sse
 from mcpkit.transports.http._streams import SseStream
@@ -16,6 +17,11 @@ if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import RequestId
     from mcpkit.transports.http._sessions import StreamableSession
     from mcpkit.transports.http._streamable import StreamableHttpHandler
+
+_NO_STREAM = (
+    "cannot send a request to the client: its POST accepts only application/json"
+    " (no SSE stream to carry it) and no GET stream is open"
+)
 
 #: Seconds a call runs before we start watching for its client to disconnect (quick
 #: calls never pay for the watcher).
@@ -74,8 +80,26 @@ class PostCall:
     async def __call__(self, message: dict[str, Any]) -> None:
         """The binding's ``send`` while the call runs: opens the SSE answer if need be."""
         if not self.opened:
+            if not self.sse:
+                await self._without_stream(message)
+                return
             await self.open_sse()
         await self.stream.write(message)  # type: ignore[union-attr]
+
+    async def _without_stream(self, message: dict[str, Any]) -> None:
+        """A message of a call whose client accepts only JSON (its answer has no stream):
+        it goes on the session's GET stream. A request to the client that nothing would
+        carry to it (no GET open) fails at once: it would wait for an answer that cannot
+        come. (A shared session's GET may be held by another instance: sent as before.)"""
+        session = self.session
+        if session is None:
+            if "id" in message:
+                raise ConnectionClosedError(_NO_STREAM)
+            return
+        standalone = session.standalone
+        if "id" in message and not (standalone.attached or standalone.relayed):
+            raise ConnectionClosedError(_NO_STREAM)
+        await standalone.write(message)
 
     async def open_sse(self) -> None:
         if self.opened or not self.sse:

@@ -12,8 +12,13 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import ProtocolError
-from mcpkit.protocol._headers import PARAM_HEADERS_META_KEY, check_request_headers, param_headers
+from mcpkit._exceptions import InvalidParamsError, ProtocolError
+from mcpkit.protocol._headers import (
+    NAME_FIELDS,
+    PARAM_HEADERS_META_KEY,
+    check_request_headers,
+    param_headers,
+)
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -68,8 +73,16 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
 def modern_response_headers(
     headers: dict[str, str], version: str | None
 ) -> list[tuple[bytes, bytes]]:
-    """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent."""
-    out = [(b"mcp-protocol-version", _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE))]
+    """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent.
+    ``version`` may come from the body (``_meta``), so may be any JSON value."""
+    out = [
+        (
+            b"mcp-protocol-version",
+            _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE)
+            if type(version) is str
+            else _LATEST_VALUE,
+        )
+    ]
     method = headers.get("mcp-method")
     if method is not None:
         out.append((b"mcp-method", _echoed(method)))
@@ -150,7 +163,14 @@ class ModernPosts:
         version: str | None,
         body_version: Any,
     ) -> ProtocolError | None:
-        """Why this request is refused before it runs (None: it may run)."""
+        """Why this request is refused before it runs (None: it may run). Nothing of the
+        body is trusted to be of its type: a value that is not is refused, -32602, before
+        it reaches a lookup (a dict key must be hashable)."""
+        if body_version is not None and type(body_version) is not str:
+            return InvalidParamsError(
+                f"Invalid _meta: {PROTOCOL_VERSION_KEY} must be a string",
+                {"field": PROTOCOL_VERSION_KEY},
+            )
         if body_version is not None and version != body_version:
             return HeaderMismatchError(
                 f"MCP-Protocol-Version header {version!r} does not match _meta protocolVersion {body_version!r}"
@@ -159,11 +179,15 @@ class ModernPosts:
         if problem is not None:
             return problem
         params = request.params
-        tool = (
-            self.catalog.get_tool(params.get("name"))  # type: ignore[arg-type]  # None: no tool
-            if request.method == "tools/call" and params
-            else None
-        )
+        tool = None
+        if params:
+            field = NAME_FIELDS.get(request.method)
+            if field is not None:
+                name = params.get(field)
+                if name is not None and type(name) is not str:
+                    return InvalidParamsError(f'"{field}" must be a string', {"field": field})
+                if request.method == "tools/call" and name is not None:
+                    tool = self.catalog.get_tool(name)
         mismatch = check_request_headers(
             request.method, params, headers, tool.header_params if tool else ()
         )

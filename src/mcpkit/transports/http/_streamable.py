@@ -19,7 +19,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import ProtocolError, StoreUnavailableError
+from mcpkit._exceptions import InvalidRequestError, ProtocolError, StoreUnavailableError
 from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
@@ -183,8 +183,12 @@ class StreamableHttpHandler:
                 else:
                     await send_json(send, status, answer, response_headers)
                 return
+            request: JsonRpcRequest = decoded  # type: ignore[assignment]  # checked by admission
+            if not wants_sse and request.method == "subscriptions/listen":
+                await self._listen_needs_sse(send, request, response_headers)
+                return
             await self.serve_request(
-                decoded,  # type: ignore[arg-type]  # one request, checked by admission
+                request,
                 None,
                 binding,  # type: ignore[arg-type]
                 wants_sse,
@@ -194,8 +198,11 @@ class StreamableHttpHandler:
                 modern=True,
             )
             return
+        # A refusal of the whole POST carries the id of its request, never a response's
+        # (the client would take it for the answer to its own request of that id).
+        request_id = decoded.id if type(decoded) is JsonRpcRequest else None
         if version is not None and version not in SUPPORTED_VERSIONS:
-            await self._unsupported_version(send, version, getattr(decoded, "id", None))
+            await self._unsupported_version(send, version, request_id)
             return
         batch = type(decoded) is list
         messages: list[Any] = decoded if batch else [decoded]  # type: ignore[assignment]
@@ -204,7 +211,7 @@ class StreamableHttpHandler:
             try:
                 session, failure = await self._session_for(messages, headers)
             except StoreUnavailableError as exc:
-                await self.store_unavailable(send, exc, getattr(decoded, "id", None))
+                await self.store_unavailable(send, exc, request_id)
                 return
             if failure is not None:
                 await send_json(send, failure[0], failure[1], self.response_headers(None, version))
@@ -385,12 +392,12 @@ class StreamableHttpHandler:
                 if self.cluster is not None and session is not None:
                     await self.cluster.after_notification(session, message)
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
-                if (
-                    not binding.session.resolve(message)  # type: ignore[union-attr]
-                    and self.cluster is not None
-                    and session is not None
-                ):
-                    await self.cluster.route_response(session, message)
+                # Never answered (an answer is not answered), even one with no id.
+                if not binding.session.resolve(message):  # type: ignore[union-attr]
+                    if self.cluster is not None and session is not None:
+                        await self.cluster.route_response(session, message)
+                    else:
+                        logger.debug("response %r matches no pending request; dropped", message)
             else:  # an invalid member of a batch
                 replies.append(error_response(getattr(message, "request_id", None), message))
         if not requests and not replies:
@@ -425,8 +432,12 @@ class StreamableHttpHandler:
         )
         if wants_sse:
             binding.send = call
-            if session is not None:
+            # Closing the stream before its response (SEP-1699 polling) exists from
+            # 2025-11-25: earlier clients could not resume it (no priming event id).
+            if session is not None and (session.protocol_version or "") >= V2025_11_25:
                 binding.extras["close_sse_stream"] = call.close_stream
+        elif session is not None:
+            binding.send = call  # JSON only: the session's GET stream, if one is open
         if session is not None:
             session.calls += 1
         self._disconnects.add(receive, call)
@@ -488,6 +499,18 @@ class StreamableHttpHandler:
             return
         answer = error_body(REQUEST_CANCELLED, "Request cancelled", request_id=request.id)
         await send_json(send, 200, answer, response_headers)
+
+    async def _listen_needs_sse(
+        self, send: Send, request: JsonRpcRequest, response_headers: list[tuple[bytes, bytes]]
+    ) -> None:
+        """406 for ``subscriptions/listen`` from a client that does not accept SSE: its
+        answer is a stream that stays open (2026-07-28 Streamable HTTP), never one JSON
+        object, so it could never be answered."""
+        error = InvalidRequestError(
+            "subscriptions/listen is answered with an SSE stream:"
+            " Accept must include text/event-stream"
+        )
+        await send_json(send, 406, error_response(request.id, error), response_headers)
 
     def new_post_stream(self, session: StreamableSession | None) -> SseStream:
         """The SSE stream of a POST's answer; resumable within a session."""
