@@ -55,9 +55,13 @@ class _BodyDeadlines:
         return task.uncancel() == 0
 
     async def _sweep(self) -> None:
+        # The sweeper lingers a while after the last read: under load reads come and go
+        # faster than a sweep, and a task started per read would cost more than the read.
         loop = asyncio.get_running_loop()
-        while self._reads:
+        idle = 0
+        while idle < _SWEEPER_LINGER:
             await asyncio.sleep(_SWEEP_INTERVAL)
+            idle = 0 if self._reads else idle + 1
             now = loop.time()
             for task, deadline in list(self._reads.items()):
                 if deadline > now and not task.done():
@@ -71,6 +75,8 @@ class _BodyDeadlines:
 
 #: Seconds between the checks of the body reads' deadlines.
 _SWEEP_INTERVAL = 0.1
+#: Sweeps without any read in progress before the sweeper ends (a new read restarts it).
+_SWEEPER_LINGER = 50
 _DEADLINES = _BodyDeadlines()
 
 
@@ -87,7 +93,13 @@ async def read_body(receive: Receive, limit: int, timeout: float | None = None) 
         return await _read_body(receive, limit)
     task = _DEADLINES.start(timeout)
     try:
-        return await _read_body(receive, limit)
+        message = await receive()
+        if message.get("more_body"):
+            return await read_rest(receive, message, limit)
+        body: bytes = message.get("body", b"")
+        if len(body) > limit:
+            raise BodyTooLarge
+        return body
     except asyncio.CancelledError:
         if _DEADLINES.expired(task):
             raise BodyTimeout from None
