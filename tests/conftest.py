@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from mcpkit import McpClient, McpServerApp
+from tests.figures import FIGURES
 from tests.in_memory import serving_in_memory
 from tests.wire import SchemaChecker, ValidatingStream
 
@@ -49,3 +50,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped, but MCPKIT_TESTS_NO_SKIP=1 forbids skips: {reason}"
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The figures the fuzz and soak tests measured (``tests.figures.record``)."""
+    for title, text in FIGURES:
+        terminalreporter.write_sep("-", title)
+        terminalreporter.write_line(text)

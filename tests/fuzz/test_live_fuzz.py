@@ -14,6 +14,7 @@ import os
 
 import pytest
 
+from tests.figures import record
 from tests.fuzz._fuzzer import FAILURES, TARGETS, fuzz, report
 
 BUDGET = int(os.environ.get("MCPKIT_FUZZ_BUDGET", "300"))
@@ -24,7 +25,7 @@ SEED = int(os.environ.get("MCPKIT_FUZZ_SEED", "1"))
 async def test_server_survives_fuzzing_and_answers_every_request_once(name: str) -> None:
     stats = await fuzz(TARGETS[name](SEED), inputs=BUDGET)
     figures = report([stats])
-    print(figures)
+    record(f"fuzz {name}", figures)
     assert stats.crashes == 0, figures
     assert stats.health_checks >= BUDGET, figures  # a health call after every input
     assert [d for d in stats.defects if d.kind in FAILURES] == [], figures

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from tests.figures import record
 from tests.fuzz._soak import soak
 
 DURATION = float(os.environ.get("MCPKIT_SOAK_SECONDS", "10"))
@@ -24,7 +25,7 @@ RSS_TOLERANCE = 0.25
 async def test_server_gives_back_sockets_and_memory_after_a_soak() -> None:
     report = await soak(duration=DURATION, warmup=4.0, workers=8, idle_timeout=2.0)
     figures = report.format()
-    print(figures)
+    record("soak", figures)
     assert report.warm is not None and report.after is not None
     assert report.after.fds["total"] <= report.warm.fds["total"] + FD_TOLERANCE, figures
     assert report.after.fds["socket"] <= report.warm.fds["socket"] + FD_TOLERANCE, figures
