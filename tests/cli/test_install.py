@@ -167,17 +167,17 @@ EXPECTED = [
     ("claude-code", "user", "darwin", {}, "/Users/ann/.claude.json"),
     ("claude-code", "user", "win32", WIN_ENV, "C:\\Users\\ann\\.claude.json"),
     ("claude-code", "user", "linux", {}, "/home/ann/.claude.json"),
-    ("claude-code", "project", "linux", {}, "/work/app/.mcp.json"),
+    ("claude-code", "project", "linux", {}, "/srv/app/.mcp.json"),
     ("claude-code", "project", "win32", {}, "D:\\app\\.mcp.json"),
     ("cursor", "user", "darwin", {}, "/Users/ann/.cursor/mcp.json"),
     ("cursor", "user", "win32", WIN_ENV, "C:\\Users\\ann\\.cursor\\mcp.json"),
     ("cursor", "user", "linux", {}, "/home/ann/.cursor/mcp.json"),
-    ("cursor", "project", "darwin", {}, "/work/app/.cursor/mcp.json"),
+    ("cursor", "project", "darwin", {}, "/srv/app/.cursor/mcp.json"),
     ("vscode", "user", "darwin", {}, "/Users/ann/Library/Application Support/Code/User/mcp.json"),
     ("vscode", "user", "win32", WIN_ENV, "C:\\Users\\ann\\AppData\\Roaming\\Code\\User\\mcp.json"),
     ("vscode", "user", "linux", {}, "/home/ann/.config/Code/User/mcp.json"),
     ("vscode", "user", "linux", {"XDG_CONFIG_HOME": "/xdg"}, "/xdg/Code/User/mcp.json"),
-    ("vscode", "project", "linux", {}, "/work/app/.vscode/mcp.json"),
+    ("vscode", "project", "linux", {}, "/srv/app/.vscode/mcp.json"),
     ("vscode", "project", "win32", {}, "D:\\app\\.vscode\\mcp.json"),
 ]
 
@@ -189,7 +189,7 @@ EXPECTED = [
 )
 def test_each_clients_file_is_where_it_documents_it(client, scope, system, env, expected):
     home = {"darwin": HOME_MAC, "win32": HOME_WIN}.get(system, HOME_LINUX)
-    project = "D:\\app" if system == "win32" else "/work/app"
+    project = "D:\\app" if system == "win32" else "/srv/app"
     path = config_path(client, scope, system=system, env=env, home=home, project=project)
     flavour = PureWindowsPath if system == "win32" else PurePosixPath
     assert path == flavour(expected)

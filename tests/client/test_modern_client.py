@@ -69,7 +69,7 @@ INFO = "io.modelcontextprotocol/clientInfo"
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 SUB_ID = "io.modelcontextprotocol/subscriptionId"
 
-ROOTS = [{"uri": "file:///work/project", "name": "project"}]
+ROOTS = [{"uri": "file:///home/ada/project", "name": "project"}]
 
 
 @pytest.fixture(autouse=True)
@@ -269,7 +269,7 @@ async def test_capabilities_follow_the_handlers() -> None:
 MRTR_CASES = {
     "test_input_required_result_elicitation": ("Hello, Ada!", ["elicitation/create"]),
     "test_input_required_result_sampling": ("The model said: Paris", ["sampling/createMessage"]),
-    "test_input_required_result_list_roots": ("Roots: file:///work/project", ["roots/list"]),
+    "test_input_required_result_list_roots": ("Roots: file:///home/ada/project", ["roots/list"]),
     "test_input_required_result_request_state": (
         "state-ok: confirmed=True",
         ["elicitation/create"],

@@ -2,7 +2,7 @@
 client encodes are always legal HTTP field values and decode back; plain values stay plain;
 the headers a client builds always pass the server's header-versus-body check, and a header
 that disagrees with the body never does. The rules are the 2026-07-28 Streamable HTTP
-"Value Encoding" and "Server Validation" sections (../shared/spec/seps/2243-*.md)."""
+"Value Encoding" and "Server Validation" sections (SEP-2243)."""
 
 from __future__ import annotations
 
