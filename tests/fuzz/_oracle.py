@@ -66,7 +66,12 @@ def valid_id(value: object) -> bool:
 
 
 def classify(obj: Any) -> tuple[str, Any]:
-    """JSON-RPC 2.0 sections 4-5 with MCP's RequestId: (kind, id the reply carries)."""
+    """JSON-RPC 2.0 sections 4-5 with MCP's RequestId: ``(kind, id)``, kind one of request,
+    notification, response, error, invalid, and id the one an error reply must carry (None
+    when unreadable). Lenient where mcpkit is (a receiver may be): ``"method": null`` and
+    ``"params": null`` read as absent, a message with both ``result`` and ``error`` is a
+    result, an error object needs only an integer ``code`` (JSON true is not one), and an
+    error answers even an unreadable id."""
     if type(obj) is not dict:
         return "invalid", None
     rid = obj.get("id")

@@ -33,6 +33,7 @@ from mcpkit.protocol._jsonrpc import (
     encode_message,
     error_response,
 )
+from tests.fuzz._oracle import classify
 from tests.protocol._budget import fuzz_settings
 
 # --------------------------------------------------------------------------- strategies
@@ -139,41 +140,6 @@ _candidate_messages = st.one_of(
 )
 
 
-def _valid_id(value: object) -> bool:
-    # MCP RequestId: string or integer; never null, never a boolean.
-    return type(value) in (int, str)
-
-
-def _expected(obj: object) -> tuple[str, Any]:
-    """What a JSON value is, written from JSON-RPC 2.0 section 4-5 and MCP's RequestId:
-    ``(kind, id)`` with kind one of request, notification, response, error, invalid (id then
-    being the id the error reply must carry, None when unreadable).
-
-    Deliberately lenient where mcpkit is (a receiver may be): ``"method": null`` and
-    ``"params": null`` read as absent, a response holding both ``result`` and ``error`` is a
-    result, an error object needs only an integer ``code``."""
-    if type(obj) is not dict:
-        return "invalid", None
-    rid = obj.get("id")
-    readable = rid if _valid_id(rid) else None
-    if obj.get("jsonrpc") != "2.0":
-        return "invalid", readable
-    if obj.get("method") is not None:
-        if "id" in obj and not _valid_id(rid):
-            return "invalid", None
-        if type(obj["method"]) is not str:
-            return "invalid", readable
-        if obj.get("params") is not None and type(obj["params"]) is not dict:
-            return "invalid", readable
-        return ("request" if "id" in obj else "notification"), readable
-    if "result" in obj:  # a result answers one request: its id must be readable
-        return ("response", rid) if _valid_id(rid) else ("invalid", None)
-    error = obj.get("error")
-    if type(error) is dict and type(error.get("code")) is int:  # JSON true is not an integer
-        return "error", readable  # an error answers even an unreadable id (id null / absent)
-    return "invalid", readable
-
-
 _KINDS: dict[type, str] = {
     JsonRpcRequest: "request",
     JsonRpcNotification: "notification",
@@ -202,7 +168,7 @@ def _classify(data: bytes) -> tuple[str, Any]:
 @example({"jsonrpc": "2.0", "id": 1, "error": {"code": True, "message": "x"}})
 @example({"jsonrpc": "2.0", "error": {"code": -32600, "message": "no id"}})
 def test_every_json_object_is_classified_as_json_rpc_says(obj: dict[str, Any]) -> None:
-    assert _classify(msgspec.json.encode(obj)) == _expected(obj)
+    assert _classify(msgspec.json.encode(obj)) == classify(obj)
 
 
 @given(st.lists(_candidate_messages | _json, max_size=5))
@@ -217,7 +183,7 @@ def test_a_batch_keeps_each_member_verdict_and_an_empty_one_is_invalid(
         return
     decoded = decode_message(data)
     assert isinstance(decoded, list)
-    assert [_actual(item) for item in decoded] == [_expected(m) for m in members]
+    assert [_actual(item) for item in decoded] == [classify(m) for m in members]
 
 
 @given(_scalars)

@@ -169,6 +169,19 @@ def _parse_call(obj: dict[str, Any], method: object) -> JsonRpcRequest | JsonRpc
     return JsonRpcNotification(method, params)
 
 
+def _check_openers(data: bytes | str, obj: Any, max_depth: int) -> None:
+    """Nesting past ``max_depth`` takes more than ``max_depth`` openers (and as many
+    closers): most frames stop at their length (the caller's test), the rest at one C-speed
+    count of their openers; only a frame with more openers gets the exact walk."""
+    openers = (
+        len(data) - len(data.translate(None, b"[{"))
+        if type(data) is bytes
+        else data.count("[") + data.count("{")  # type: ignore[arg-type]  # str
+    )
+    if openers > max_depth:
+        _check_depth(data, obj, max_depth)
+
+
 def decode_json(
     data: bytes | str,
     *,
@@ -190,19 +203,8 @@ def decode_json(
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:  # deeper than msgspec goes (about 1,000 levels)
         raise _undecodable(data, max_depth) from None
-    # Nesting past max_depth takes more than max_depth openers (and as many closers): most
-    # frames stop at their length, or at one C-speed count of their openers.
-    if (
-        max_depth is not None
-        and size > 2 * max_depth
-        and (
-            size - len(data.translate(None, b"[{"))
-            if type(data) is bytes
-            else data.count("[") + data.count("{")  # type: ignore[arg-type]  # str
-        )
-        > max_depth
-    ):
-        _check_depth(data, obj, max_depth)
+    if max_depth is not None and size > 2 * max_depth:
+        _check_openers(data, obj, max_depth)
     return obj
 
 
@@ -228,17 +230,8 @@ def decode_message(
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:
         raise _undecodable(data, max_depth) from None
-    if (
-        max_depth is not None
-        and size > 2 * max_depth
-        and (
-            size - len(data.translate(None, b"[{"))
-            if type(data) is bytes
-            else data.count("[") + data.count("{")  # type: ignore[arg-type]  # str
-        )
-        > max_depth
-    ):
-        _check_depth(data, obj, max_depth)
+    if max_depth is not None and size > 2 * max_depth:
+        _check_openers(data, obj, max_depth)
     if type(obj) is dict:
         # The common case, a well-formed request, checked inline; parse_message does the rest.
         method = obj.get("method")
