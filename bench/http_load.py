@@ -42,7 +42,6 @@ import argparse
 import datetime as _dt
 import json
 import os
-import re
 import resource
 import shutil
 import signal
@@ -73,12 +72,12 @@ except ImportError:  # pragma: no cover - depends on how it was started
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned
+from _wrk import bench_result, wrk_command
 
 PEERS = HERE / ".venv-peers"
 PEERS_PY = PEERS / "bin" / "python"
 EXTRAS = PEERS / "project-extras"
 SERVERS_DIR = HERE / "servers"
-LUA_DIR = HERE / "lua"
 
 #: name -> (venv, module:app)
 SERVERS: dict[str, tuple[str, str]] = {
@@ -497,22 +496,7 @@ def run_wrk(
 ) -> tuple[dict | None, str, float, float]:
     """wrk's BENCH_RESULT, its raw output, the CPU seconds it used, and the seconds it was
     runnable but waiting for its core (read from schedstat while it runs)."""
-    command = pinned(
-        [
-            wrk,
-            "-t1",
-            f"-c{connections}",
-            f"-d{max(1, round(seconds))}s",
-            "--timeout",
-            "10s",
-            "-s",
-            str(LUA_DIR / script),
-            url,
-            "--",
-            str(connections),
-        ],
-        WRK_CPU,
-    )
+    command = wrk_command(wrk, url, script, seconds, connections, WRK_CPU)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait = 0.0
@@ -522,8 +506,7 @@ def run_wrk(
     stdout, stderr = proc.communicate()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    match = re.search(r"^BENCH_RESULT (\{.*\})$", stdout, re.M)
-    return (json.loads(match.group(1)) if match else None), stdout + stderr, cpu, wait
+    return bench_result(stdout), stdout + stderr, cpu, wait
 
 
 def load_once(wrk: str, server: Server, scenario: str, args: argparse.Namespace) -> dict:

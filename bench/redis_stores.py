@@ -30,7 +30,6 @@ import functools
 import importlib.util
 import json
 import os
-import re
 import shutil
 import socket
 import statistics
@@ -43,11 +42,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PROJECT_PY = ROOT / ".venv" / "bin" / "python"
-LUA_DIR = HERE / "lua"
 EXTRAS = HERE / ".venv-peers" / "project-extras"  # httptools, when bench/http_load.py fetched it
 
 sys.path.insert(0, str(HERE))
 from _pinning import pinned
+from _wrk import bench_result, wrk_command
 
 SERVER_CPU, LOAD_CPU = 1, 0
 CALL = {
@@ -228,28 +227,12 @@ class Server:
 
 
 def run_wrk(wrk: str, url: str, script: str, seconds: float, connections: int) -> dict | None:
-    command = pinned(
-        [
-            wrk,
-            "-t1",
-            f"-c{connections}",
-            f"-d{max(1, round(seconds))}s",
-            "--timeout",
-            "10s",
-            "-s",
-            str(LUA_DIR / script),
-            url,
-            "--",
-            str(connections),
-        ],
-        LOAD_CPU,
-    )
+    command = wrk_command(wrk, url, script, seconds, connections, LOAD_CPU)
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    match = re.search(r"^BENCH_RESULT (\{.*\})$", done.stdout, re.MULTILINE)
-    if match is None:
+    raw = bench_result(done.stdout)
+    if raw is None:
         log(done.stdout + done.stderr)
         return None
-    raw = json.loads(match.group(1))
     good = raw.get("ok", 0) or raw.get("cycles", 0)
     return {
         "count": good,
