@@ -7,6 +7,7 @@ stdio line without its newline, ``< /dev/null``, and a POST body trickled past
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import subprocess
@@ -304,6 +305,81 @@ async def test_sigterm_over_http_lets_a_call_shorter_than_the_grace_finish(
     assert server.proc.returncode == 0
     assert took < 0.5 + MARGIN  # not the whole 5 s grace: it ends with the last call
     assert answer["result"]["content"][0]["text"] == "slept"
+    assert "Traceback" not in server.errors()
+
+
+# --------------------------------------------------------------------------- WebSocket, legacy SSE
+
+
+async def websocket_calls(server: HttpServer, calls: list[dict[str, Any]], sig: int) -> list[Any]:
+    """Over ``/mcp/ws``: a session, ``calls`` sent, ``sig`` to the server; the answers to
+    the calls, in their order, as they came before the socket closed."""
+    import websockets
+
+    url = server.url.replace("http://", "ws://") + "/ws"
+    answers: dict[Any, Any] = {}
+    async with websockets.connect(url, subprotocols=["mcp"]) as ws:  # type: ignore[list-item]
+        await ws.send(json.dumps(initialize()))
+        assert json.loads(await ws.recv())["id"] == 1
+        await ws.send(json.dumps(INITIALIZED))
+        for request in calls:
+            await ws.send(json.dumps(request))
+        await asyncio.sleep(0.3)
+        stopping = asyncio.create_task(server.stop(sig, GRACE + MARGIN + 5))
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for frame in ws:
+                message = json.loads(frame)
+                if "id" in message:
+                    answers[message["id"]] = message
+        await stopping
+    return [answers.get(request["id"]) for request in calls]
+
+
+async def legacy_calls(server: HttpServer, calls: list[dict[str, Any]], sig: int) -> list[Any]:
+    """The same over legacy HTTP+SSE (``/mcp/sse``, POSTs to its endpoint); also checks
+    that the stream ends with a proper end of body."""
+    answers: dict[Any, Any] = {}
+    async with httpx.AsyncClient(timeout=20) as http:
+        async with http.stream("GET", server.url + "/sse") as stream:
+            lines = stream.aiter_lines()
+            endpoint = ""
+            async for text in lines:
+                if text.startswith("data:"):
+                    endpoint = text[5:].strip()
+                    break
+            post_url = str(httpx.URL(server.url).join(endpoint))
+            for request in (initialize(), INITIALIZED, *calls):
+                assert (await http.post(post_url, json=request)).status_code == 202
+            await asyncio.sleep(0.3)
+            stopping = asyncio.create_task(server.stop(sig, GRACE + MARGIN + 5))
+            async for text in lines:  # to the end of body: no exception
+                if text.startswith("data:"):
+                    message = json.loads(text[5:])
+                    if "id" in message:
+                        answers[message["id"]] = message
+            await stopping
+    return [answers.get(request["id"]) for request in calls]
+
+
+@pytest.mark.parametrize("transport", [websocket_calls, legacy_calls], ids=["ws", "legacy-sse"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_answers_the_calls_of_websocket_and_legacy_sse(
+    server_file: Path, transport: Any, sig: int
+) -> None:
+    """A call shorter than the grace gets its result, a longer one -32000, both before the
+    socket or stream closes; the exit is 0 and in bounded time."""
+    server = HttpServer(server_file)
+    started = time.monotonic()
+    short, long = await transport(server, [call(2, "slow", 0.6), call(3, "slow", 30)], sig)
+    took = time.monotonic() - started
+    assert server.proc.returncode == 0
+    assert took < 0.3 + GRACE + MARGIN + 1
+    assert short is not None and short["result"]["content"][0]["text"] == "slept"
+    assert long == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": SERVER_SHUTTING_DOWN, "message": "Server shutting down"},
+    }
     assert "Traceback" not in server.errors()
 
 

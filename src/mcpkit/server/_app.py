@@ -158,6 +158,9 @@ class McpServerApp:
         #: The worker threads of sync functions (made on first use, closed when the app stops).
         self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
         self.connections = McpConnectionRegistry()
+        #: The frame connections being served (stdio, WebSocket, legacy SSE): a graceful
+        #: shutdown answers their calls before their sockets close.
+        self.open_connections: set[ServerConnection] = set()
         self.subscriptions = ResourceSubscriptionManager()
         self.dispatcher = McpDispatcher(
             max_in_flight_per_connection=max_in_flight_per_connection,
@@ -582,7 +585,8 @@ class McpServerApp:
         )
 
 
-# The OpenAPI bridge's types, for the classmethods above (the bridge is imported lazily).
+# Types for the annotations above (the OpenAPI bridge is imported lazily; the connection
+# module imports this one).
 from typing import TYPE_CHECKING  # noqa: E402
 
 if TYPE_CHECKING:
@@ -592,3 +596,4 @@ if TYPE_CHECKING:
     import httpx
 
     from mcpkit.openapi import AsgiApp, OpenApiDocument, OpenApiOptions, OpenApiSource
+    from mcpkit.server._connection import ServerConnection

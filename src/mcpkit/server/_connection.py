@@ -67,6 +67,7 @@ class ServerConnection:
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self.closed = False
+        app.open_connections.add(self)
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message to the client."""
@@ -218,6 +219,7 @@ class ServerConnection:
         if self.closed:
             return
         self.closed = True
+        self.app.open_connections.discard(self)
         self.app.dispatcher.cancel_connection(self.key)
         for task in list(self._tasks):
             task.cancel()

@@ -286,13 +286,25 @@ class McpAsgiApp:
         await self.app.stop()
 
     def end_streams(self) -> None:
-        """End the open SSE streams that never end by themselves (Streamable HTTP GET
-        streams, legacy SSE sessions), each with its end of body: what a server going
-        down does first, since uvicorn waits for open responses before the lifespan
-        shutdown."""
+        """End the Streamable HTTP GET streams, each with its end of body: what a server
+        going down does first, since uvicorn waits for open responses before the lifespan
+        shutdown. Legacy SSE streams carry their calls' answers, so they end later
+        (``answer_connections``, then ``end_legacy_streams``)."""
         self.streamable.end_streams()
+
+    def end_legacy_streams(self) -> None:
+        """End the legacy SSE streams once what they had queued is written."""
         if self.legacy is not None:
             self.legacy.close()
+
+    async def answer_connections(self, grace: float, hurry: asyncio.Event | None = None) -> None:
+        """The calls of frame connections (WebSocket, legacy SSE) at shutdown: up to
+        ``grace`` seconds to finish (less once ``hurry`` is set), then each answered
+        -32000 "Server shutting down", the answers given ``ABORT_SETTLE`` to go out. Runs
+        before uvicorn's own shutdown, which closes every WebSocket at once."""
+        connections = list(self.app.open_connections)
+        await asyncio.gather(*(c.drain(grace, hurry) for c in connections))
+        await asyncio.gather(*(c.abort() for c in connections))
 
     async def end_calls(self, grace: float, hurry: asyncio.Event | None = None) -> None:
         """The calls' part of a graceful shutdown, run beside the server's own once it has
@@ -504,9 +516,13 @@ def run_http_server(
             super().handle_exit(sig, frame)
 
         async def shutdown(self, sockets: Any = None) -> None:
+            for listener in self.servers:  # stop accepting while the calls end
+                listener.close()
             asgi_app.end_streams()  # else shutdown waits for every SSE client to leave
             ending = asyncio.ensure_future(asgi_app.end_calls(grace, hurry))
             try:
+                await asgi_app.answer_connections(grace, hurry)
+                asgi_app.end_legacy_streams()
                 await super().shutdown(sockets=sockets)
             finally:
                 ending.cancel()

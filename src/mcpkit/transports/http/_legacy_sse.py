@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import secrets
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,8 @@ logger = logging.getLogger("mcpkit.http")
 #: Seconds spent trying to end the HTTP response of a stream that is going away (a client
 #: that stopped reading would otherwise hold the handler in a blocked write).
 END_RESPONSE_TIMEOUT = 1.0
+#: Why a session ends when the server goes down (its queued answers are still written).
+SHUTTING_DOWN = "server shutting down"
 
 #: Query parameters that may carry the session id (``sessionId`` is what some clients use).
 _SESSION_PARAMS = ("session_id", "sessionId")
@@ -373,6 +376,17 @@ class LegacySseHandler:
             logger.debug(
                 "SSE write failed for session %s", session.session_id, exc_info=pump.exception()
             )
+        elif session.reason == SHUTTING_DOWN and not gone.done():
+            await self._flush(session, send)
+
+    @staticmethod
+    async def _flush(session: _LegacySession, send: Send) -> None:
+        """Write what the session still has queued (the answers of calls ended by a
+        shutdown), within ``END_RESPONSE_TIMEOUT``."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(END_RESPONSE_TIMEOUT):
+                while not session.queue.empty():
+                    await send_chunk(send, session.queue.get_nowait())
 
     async def _pump(self, session: _LegacySession, send: Send) -> None:
         """Write queued events to the response, with a keep-alive comment when idle. A write
@@ -554,7 +568,7 @@ class LegacySseHandler:
     def close(self) -> None:
         """End every open stream (server shutdown); each GET then cleans its session up."""
         for session in list(self.sessions.values()):
-            session.end("server shutting down")
+            session.end(SHUTTING_DOWN)
 
     def __len__(self) -> int:
         return len(self.sessions)
