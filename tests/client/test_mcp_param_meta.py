@@ -20,7 +20,7 @@ from mcpkit import McpClient, McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.client import HttpClientTransportOptions
 from mcpkit.client._http_factory import forget_detected_modes
 from mcpkit.protocol._headers import PARAM_HEADERS_META_KEY, param_headers
-from mcpkit.server._modern import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
+from mcpkit.protocol._modern import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from tests.http_server import serving
 
 MODERN = "2026-07-28"

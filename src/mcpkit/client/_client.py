@@ -151,22 +151,13 @@ class McpClient(
     @classmethod
     def in_memory(cls, app: Any, **kwargs: Any) -> McpClient:
         """A client wired in-process to a ``McpServerApp``."""
-        from mcpkit.server._connection import serve_stream
-        from mcpkit.transports._memory import InMemoryTransport
+        from mcpkit.transports._memory import InMemoryTransport, serve_in_memory
 
         client_end, server_end = InMemoryTransport.pair()
         client = cls(client_end, **kwargs)
 
         async def start() -> None:
-            await app.start()
-            task = asyncio.create_task(serve_stream(app, server_end))
-
-            async def stop() -> None:
-                await server_end.aclose()
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-
-            client._owned.append(stop)
+            client._owned.append(await serve_in_memory(app, server_end))
 
         client._starter = start  # type: ignore[attr-defined]
         return client

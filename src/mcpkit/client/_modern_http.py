@@ -15,8 +15,8 @@ from mcpkit._exceptions import TransportError
 from mcpkit.client._frames import FramePeek, decoded
 from mcpkit.client._http_options import VERSION_HEADER
 from mcpkit.protocol._headers import request_headers
+from mcpkit.protocol._modern import PROTOCOL_VERSION_KEY
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS
-from mcpkit.server._modern import PROTOCOL_VERSION_KEY
 
 __all__ = [
     "STREAM_BROKEN",

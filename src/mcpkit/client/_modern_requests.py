@@ -21,13 +21,13 @@ from mcpkit.client._era_negotiation import latest_common, supported_versions
 from mcpkit.client._errors import InputRequestError, ProtocolEraError
 from mcpkit.client._modern_http import STREAM_BROKEN
 from mcpkit.client._server_messages import INPUT_CAPABILITY
-from mcpkit.protocol._versions import MODERN_VERSIONS, Era
-from mcpkit.server._modern import (
+from mcpkit.protocol._modern import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     LOG_LEVEL_KEY,
     PROTOCOL_VERSION_KEY,
 )
+from mcpkit.protocol._versions import MODERN_VERSIONS, Era
 
 if TYPE_CHECKING:
     from mcpkit.client._session import ClientSession, ProgressCallback

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from mcpkit.protocol import types as t
-from mcpkit.server._modern import SERVER_INFO_KEY
+from mcpkit.protocol._modern import SERVER_INFO_KEY
 
 __all__ = ["ServerDiscovery", "convert", "read_resource_result"]
 

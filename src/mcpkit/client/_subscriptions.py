@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MCPError, RequestTimeoutError
+from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 from mcpkit.protocol._versions import Era
-from mcpkit.server._modern import SUBSCRIPTION_ID_KEY
 
 if TYPE_CHECKING:
     from mcpkit.client._client import McpClient

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidParamsError
-from mcpkit.server._modern import SUBSCRIPTION_ID_KEY
+from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest

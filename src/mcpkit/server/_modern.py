@@ -9,53 +9,22 @@ from typing import Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
+from mcpkit.protocol._modern import (
+    CACHEABLE_METHODS,
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY,
+    MODERN_METHODS,
+    PROTOCOL_VERSION_KEY,
+    SERVER_INFO_KEY,
+)
 from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._mrtr import RoundInputs, is_retry, round_inputs
 from mcpkit.server._session import LOG_LEVELS, McpSession
 
-PREFIX = "io.modelcontextprotocol/"
-PROTOCOL_VERSION_KEY = PREFIX + "protocolVersion"
-CLIENT_CAPABILITIES_KEY = PREFIX + "clientCapabilities"
-CLIENT_INFO_KEY = PREFIX + "clientInfo"
-LOG_LEVEL_KEY = PREFIX + "logLevel"
-SERVER_INFO_KEY = PREFIX + "serverInfo"
-SUBSCRIPTION_ID_KEY = PREFIX + "subscriptionId"
-
-#: Methods of the modern era; anything else (initialize, ping, logging/setLevel,
-#: resources/subscribe...) is "method not found" there.
-MODERN_METHODS = frozenset(
-    {
-        "server/discover",
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
-        "subscriptions/listen",
-        "tasks/get",
-        "tasks/update",
-        "tasks/cancel",
-    }
-)
-
 #: Requests whose handlers may ask the client for input (multi round-trip requests).
 _ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
-
-#: Results that carry ``ttlMs`` and ``cacheScope`` (SEP-2549).
-CACHEABLE_METHODS = frozenset(
-    {
-        "server/discover",
-        "tools/list",
-        "prompts/list",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-    }
-)
 
 
 class UnsupportedProtocolVersionError(ProtocolError):

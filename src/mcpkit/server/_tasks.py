@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InternalError, InvalidParamsError, MethodNotFoundError, ProtocolError
 from mcpkit.protocol._jsonrpc import JsonRpcRequest
+from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._listen import Subscription
-from mcpkit.server._modern import SUBSCRIPTION_ID_KEY
 from mcpkit.server._mrtr import InputRequired, RoundInputs, round_inputs, valid_response
 from mcpkit.server._session import McpSession
 from mcpkit.server._unexpected import internal_error

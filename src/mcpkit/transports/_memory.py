@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from mcpkit._exceptions import ConnectionClosedError
 
@@ -52,3 +54,19 @@ class InMemoryTransport:
                 self._inbox.put_nowait(_EOF)
             except asyncio.QueueFull:
                 pass
+
+
+async def serve_in_memory(app: Any, server_end: InMemoryTransport) -> Callable[[], Awaitable[None]]:
+    """Start ``app`` and serve it on ``server_end`` in a task; returns what stops it (the
+    in-memory client's side of ``McpClient.in_memory``, which must not import the engine)."""
+    from mcpkit.server._connection import serve_stream
+
+    await app.start()
+    task = asyncio.create_task(serve_stream(app, server_end))
+
+    async def stop() -> None:
+        await server_end.aclose()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    return stop

@@ -26,10 +26,10 @@ from mcpkit.protocol._jsonrpc import (
     JsonRpcResponse,
     error_response,
 )
+from mcpkit.protocol._modern import PROTOCOL_VERSION_KEY
 from mcpkit.protocol._versions import LATEST_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._modern import (
-    PROTOCOL_VERSION_KEY,
     HeaderMismatchError,
     check_meta,
     modern_version,
