@@ -26,7 +26,6 @@ import pytest
 
 from mcpkit import McpServerApp
 from mcpkit.protocol._sse import SseDecoder
-from mcpkit.server._bus import InProcessMessageBus
 from mcpkit.stores import (
     FileEventStore,
     FileSessionStore,
@@ -35,6 +34,7 @@ from mcpkit.stores import (
     RedisHub,
     redis_options,
 )
+from mcpkit.stores._bus import InProcessMessageBus
 from tests.http_server import free_port, serving
 from tests.redis_server import RedisServer, needs_redis
 from tests.wire import SchemaChecker

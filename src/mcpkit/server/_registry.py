@@ -9,10 +9,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from mcpkit.server._bus import DELIVERY_ID, new_delivery_id
+from mcpkit.stores._bus import DELIVERY_ID, new_delivery_id
 
 if TYPE_CHECKING:
-    from mcpkit.server._bus import MessageBus
+    from mcpkit.stores._bus import MessageBus
 
 logger = logging.getLogger("mcpkit.server")
 

@@ -7,11 +7,11 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from mcpkit.server._bus import DELIVERY_ID, new_delivery_id
 from mcpkit.server._registry import SendFn
+from mcpkit.stores._bus import DELIVERY_ID, new_delivery_id
 
 if TYPE_CHECKING:
-    from mcpkit.server._bus import MessageBus
+    from mcpkit.stores._bus import MessageBus
 
 logger = logging.getLogger("mcpkit.server")
 

@@ -4,7 +4,7 @@ state across restarts; Redis (``mcpkit[redis]``) lets several instances serve th
 clients. Every backend passes the same contract tests."""
 
 from mcpkit._exceptions import SessionLimitReached, StoreError, StoreUnavailableError
-from mcpkit.server._bus import InProcessMessageBus, MessageBus
+from mcpkit.stores._bus import InProcessMessageBus, MessageBus
 from mcpkit.stores._events import DEFAULT_MAX_EVENTS, EventStore, InMemoryEventStore, StoredEvent
 from mcpkit.stores._redis import RedisHub
 from mcpkit.stores._redis_stores import (

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcpkit.server._bus import DELIVERY_ID
+from mcpkit.stores._bus import DELIVERY_ID
 
 #: Events kept per session; older ones are dropped first.
 DEFAULT_MAX_EVENTS = 1000
@@ -58,7 +58,7 @@ def event_seq(event_id: str) -> int:
 class EventStore(ABC):
     """Where SSE events wait for a client that may reconnect.
 
-    While ``DELIVERY_ID`` (``mcpkit.server._bus``) is set, ``store_event`` keeps at most
+    While ``DELIVERY_ID`` (``mcpkit.stores._bus``) is set, ``store_event`` keeps at most
     one event per (session, delivery id) and returns None for the others: a broadcast that
     several replicas of one session deliver reaches the client once.
     """

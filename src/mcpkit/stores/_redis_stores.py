@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from mcpkit._exceptions import SessionLimitReached, StoreUnavailableError
-from mcpkit.server._bus import DELIVERY_ID, MessageBus, new_instance_id
+from mcpkit.stores._bus import DELIVERY_ID, MessageBus, new_instance_id
 from mcpkit.stores._events import (
     DEFAULT_MAX_EVENTS,
     EventListener,

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from mcpkit._exceptions import SessionLimitReached, StoreUnavailableError
-from mcpkit.server._bus import DELIVERY_ID
+from mcpkit.stores._bus import DELIVERY_ID
 from mcpkit.stores._events import (
     DEFAULT_MAX_DELIVERIES,
     DEFAULT_MAX_EVENTS,

@@ -39,7 +39,7 @@ from mcpkit.protocol._jsonrpc import (
     error_response,
 )
 from mcpkit.protocol._versions import V2025_11_25
-from mcpkit.server._bus import InProcessMessageBus, new_instance_id
+from mcpkit.stores._bus import InProcessMessageBus, new_instance_id
 from mcpkit.stores._events import InMemoryEventStore, event_seq
 from mcpkit.stores._sessions import SessionRecord
 from mcpkit.transports.http._asgi import Receive, Send, send_json, send_response, start_sse
