@@ -38,8 +38,8 @@ from mcpkit.client._subscriptions import Listening, ListenStream
 from mcpkit.client._tasks import TaskRequests
 from mcpkit.client._tool_headers import ToolHeaderMirroring
 from mcpkit.protocol import types as t
+from mcpkit.protocol._stream import MessageStream
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
-from mcpkit.transports._base import MessageStream
 
 if TYPE_CHECKING:
     from mcpkit.client._websocket import WebSocketClientTransportOptions

@@ -36,7 +36,7 @@ from mcpkit.protocol._jsonrpc import (
     error_response,
     result_response,
 )
-from mcpkit.transports._base import MessageStream
+from mcpkit.protocol._stream import MessageStream
 
 logger = logging.getLogger("mcpkit.client")
 

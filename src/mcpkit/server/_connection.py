@@ -29,8 +29,8 @@ from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
 from mcpkit.server._unexpected import internal_error
 
 if TYPE_CHECKING:
+    from mcpkit.protocol._stream import MessageStream
     from mcpkit.server._app import McpServerApp
-    from mcpkit.transports._base import MessageStream
 
 logger = logging.getLogger("mcpkit.server")
 

@@ -1,4 +1,5 @@
-"""The contract every message transport meets, server side and client side alike."""
+"""The contract every message transport meets, server side and client side alike: the
+engine serves, and the client talks over, any stream of whole frames."""
 
 from __future__ import annotations
 

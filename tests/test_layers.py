@@ -1,0 +1,134 @@
+"""The layers point one way. Walks every ``import`` in ``src/mcpkit`` (function-level ones
+too: an import deferred to first use is still an arrow) and fails on one against the rules:
+protocol (wire names, era rules, frames) ← stores and the message bus (interfaces below
+the engine, implementations beside them) ← server engine ← transports; the client uses the
+protocol and the transports, never the engine; bridges and tools sit on top."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: Modules every layer may use: the exception tree, error codes, the version, the extras
+#: hint and the runtime probe.
+BASICS = frozenset({"_codes", "_exceptions", "_version", "_extras", "_runtime"})
+
+#: What each layer (the first package under ``mcpkit``) may import besides itself and the
+#: basics. ``auth`` holds the identity types every layer passes around and the token
+#: checks the transports run; its ``client`` half is the client's.
+ALLOWED: dict[str, frozenset[str]] = {
+    "protocol": frozenset(),
+    "stores": frozenset({"protocol"}),
+    "auth": frozenset({"protocol"}),
+    "server": frozenset({"protocol", "stores", "auth"}),
+    "transports": frozenset({"protocol", "stores", "auth", "server"}),
+    "client": frozenset({"protocol", "transports", "auth"}),
+    "openapi": frozenset({"protocol", "server", "client"}),
+    "cli": frozenset({"protocol", "stores", "auth", "server", "transports", "client", "openapi"}),
+}
+
+#: Arrows against the rules that are wanted, each with its reason.
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("mcpkit.server._app", "mcpkit.openapi"): "McpServerApp.from_openapi/from_asgi, on call",
+    ("mcpkit.server._app", "mcpkit.openapi._factory"): "the same classmethods",
+}
+
+#: What the engine may take from ``auth``: the identity types, not the token checks.
+SERVER_AUTH = frozenset({"mcpkit.auth._types"})
+
+
+def _module_name(path: Path, root: Path = SRC) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    found: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("mcpkit"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the importing package
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.startswith("mcpkit"):
+                found.add(target)
+    return found
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _violations(root: Path = SRC) -> list[str]:
+    wrong = []
+    for path in sorted((root / "mcpkit").rglob("*.py")):
+        module = _module_name(path, root)
+        source = _layer(module)
+        if source in ("", "__main__") or source in BASICS:
+            continue  # the facade (lazy re-exports), the entry point, the basics
+        if source not in ALLOWED:
+            wrong.append(f"{module}: layer {source!r} has no place in the rules")
+            continue
+        for target in sorted(_imports(path, module)):
+            layer = _layer(target)
+            if layer in ("", source) or layer in BASICS or (module, target) in EXCEPTIONS:
+                continue
+            if layer not in ALLOWED[source]:
+                wrong.append(f"{module} -> {target}")
+            elif source == "server" and layer == "auth" and target not in SERVER_AUTH:
+                wrong.append(f"{module} -> {target} (the engine takes only identity types)")
+    return wrong
+
+
+def test_every_import_points_down_the_layers() -> None:
+    assert _violations() == []
+
+
+def test_every_exception_is_still_needed() -> None:
+    """An allowed exception that no longer occurs is removed from the list."""
+    used = set()
+    for path in (SRC / "mcpkit").rglob("*.py"):
+        module = _module_name(path)
+        used.update((module, target) for target in _imports(path, module))
+    assert set(EXCEPTIONS) <= used
+
+
+def test_the_walk_finds_a_wrong_arrow(tmp_path: Path) -> None:
+    """The rules bite: an engine module importing a transport, a client module importing
+    the engine lazily, a package with no place are reported; a relative import resolves."""
+    files = {
+        "server/_probe.py": "from mcpkit.transports.http import create_asgi_app\n",
+        "server/_fine.py": "from ..protocol import x\nfrom . import _probe\n",
+        "client/_probe.py": "def f():\n    from ..server import _probe\n",
+        "gadgets/__init__.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / "mcpkit" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "mcpkit" / name).write_text(text, encoding="utf-8")
+    assert _violations(tmp_path) == [
+        "mcpkit.client._probe -> mcpkit.server",
+        "mcpkit.gadgets: layer 'gadgets' has no place in the rules",
+        "mcpkit.server._probe -> mcpkit.transports.http",
+    ]
+
+
+def test_the_protocol_layer_imports_no_engine_no_asyncio_no_http() -> None:
+    code = (
+        "import sys, mcpkit.protocol, mcpkit.protocol.types\n"
+        "loaded = [m for m in sys.modules if m in ('asyncio', 'httpx', 'uvicorn')"
+        " or m.startswith(('mcpkit.server', 'mcpkit.transports', 'mcpkit.client'))]\n"
+        "print(loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
