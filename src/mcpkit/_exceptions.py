@@ -151,6 +151,10 @@ class ConnectionClosedError(TransportError):
     """The connection closed while a request was waiting."""
 
 
+class AuthError(MCPError):
+    """A token or proof was refused, or what checks it (a key set) could not be had."""
+
+
 class StoreError(MCPError):
     """A store (sessions, events, the message bus) refused or failed an operation."""
 

@@ -27,6 +27,8 @@ from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, OKPKey, RSAKey, import_key
 from joserfc.jws import JWSRegistry
 
+from mcpkit._exceptions import AuthError
+
 Clock = Callable[[], float]
 
 #: Asymmetric algorithms accepted in DPoP proofs by default ("none" and MACs never are).
@@ -102,7 +104,7 @@ def has_query_or_fragment(url: str) -> bool:
     return "?" in url or "#" in url
 
 
-class DPoPError(Exception):
+class DPoPError(AuthError):
     """A proof was refused; ``error`` is ``invalid_dpop_proof`` or ``use_dpop_nonce``."""
 
     def __init__(self, description: str, error: str = "invalid_dpop_proof") -> None:

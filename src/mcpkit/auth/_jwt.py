@@ -20,6 +20,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet, import_key
 from joserfc.jws import JWSRegistry
 
+from mcpkit._exceptions import AuthError
 from mcpkit.auth._types import AuthResult
 
 logger = logging.getLogger("mcpkit.auth")
@@ -55,7 +56,7 @@ class _TokenRegistry(JWSRegistry):
     max_signature_length = 2048
 
 
-class JwksError(Exception):
+class JwksError(AuthError):
     """The JWKS could not be fetched or was not a valid key set."""
 
 

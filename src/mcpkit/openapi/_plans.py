@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mcpkit._exceptions import MCPError
 from mcpkit.openapi._document import OpenApiDocument
 from mcpkit.openapi._operations import OpenApiOperation, OpenApiParameter
 from mcpkit.openapi._schemas import SchemaConverter, is_object_schema
@@ -27,7 +28,7 @@ BODY_ARGUMENT = "body"
 BodyEncoding = Literal["json", "form", "text"]
 
 
-class UnsupportedOperation(ValueError):
+class UnsupportedOperation(MCPError, ValueError):
     """An operation the bridge cannot call (say, one whose body is only multipart)."""
 
 
