@@ -8,6 +8,7 @@ every server under the same uvicorn, loaded by wrk.
 Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
   mcpkit    mcpkit's ``create_asgi_app`` (project venv)
+  mcpkit-no-gc-freeze  the same with ``freeze_gc_at_startup=False`` (what the freeze is worth)
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)
   fastmcp   ``FastMCP.http_app`` (bench/.venv-peers)
   lauren    lauren-mcp's Streamable HTTP controller (bench/.venv-peers)
@@ -83,6 +84,8 @@ SERVERS_DIR = HERE / "servers"
 SERVERS: dict[str, tuple[str, str]] = {
     "bare": ("project", "http_bare:app"),
     "mcpkit": ("project", "http_mcpkit:app"),
+    # the same, without the garbage-collector freeze at start-up: what the freeze is worth
+    "mcpkit-no-gc-freeze": ("project", "http_mcpkit:app_without_gc_freeze"),
     "official": ("peers", "http_official:app"),
     "fastmcp": ("peers", "http_fastmcp:app"),
     "lauren": ("peers", "http_lauren:app"),

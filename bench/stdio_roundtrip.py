@@ -1,10 +1,15 @@
-"""Sequential tools/call round trips over stdio: mcpkit's server against the official SDK's,
-driven by the same minimal blocking client, client and server on separate CPUs.
+"""Sequential tools/call round trips over stdio: mcpkit's server (on uvloop, as ``mcpkit run``
+serves it, and on the stdlib asyncio loop) against the official SDK's and lauren-mcp's,
+driven by the same minimal blocking client, client and server on separate CPUs. Every
+server's ``add`` tool is async; every reply is checked.
 
-    python bench/stdio_roundtrip.py [--calls N] [--rounds R]
+    python bench/stdio_roundtrip.py [--calls N] [--rounds R] [--only NAME ...]
 
-Prints calls/s per server (best of R rounds) and the ratio. A second line measures
-mcpkit's own ``McpClient`` against mcpkit's server.
+Prints, per server, the median calls/s of R rounds with the range, and the ratios of
+mcpkit (uvloop) to each peer. Rounds interleave the servers (the machine is noisy). A last
+line measures mcpkit's own ``McpClient`` against mcpkit's server. The peers live in
+bench/.venv-peers (``http_load.py`` creates and fills it); a peer that cannot be installed
+is left out with a note.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -23,10 +29,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pinning import pin_self, pinned
 
 HERE = Path(__file__).resolve().parent
-SERVERS = {
-    "mcpkit": [sys.executable, "-m", "mcpkit", "run", str(HERE / "servers" / "mcpkit_stdio.py")],
-    "official mcp": [sys.executable, str(HERE / "servers" / "official_stdio.py")],
+SERVERS_DIR = HERE / "servers"
+PEERS_PY = HERE / ".venv-peers" / "bin" / "python"
+MCPKIT = "mcpkit (uvloop)"
+SERVERS: dict[str, list[str]] = {
+    MCPKIT: [sys.executable, "-m", "mcpkit", "run", str(SERVERS_DIR / "mcpkit_stdio.py")],
+    "mcpkit (asyncio)": [sys.executable, str(SERVERS_DIR / "mcpkit_stdio.py"), "asyncio"],
+    "official mcp": [sys.executable, str(SERVERS_DIR / "official_stdio.py")],
+    "lauren-mcp": [str(PEERS_PY), str(SERVERS_DIR / "lauren_stdio.py")],
 }
+WARM_UP = 200
 
 encode = msgspec.json.encode
 decode = msgspec.json.decode
@@ -36,8 +48,10 @@ class PipeClient:
     """A blocking newline-JSON client: as little client overhead as Python allows."""
 
     def __init__(self, command: list[str]) -> None:
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
         self.proc = subprocess.Popen(
-            pinned(command, 1), stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            pinned(command, 1), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )
         assert self.proc.stdin and self.proc.stdout
         self.out = self.proc.stdin.fileno()
@@ -48,7 +62,10 @@ class PipeClient:
 
     def call(self, message: dict) -> dict:
         self.send(message)
-        return decode(self.reader.readline())
+        line = self.reader.readline()
+        if not line:
+            raise RuntimeError(f"the server exited (status {self.proc.wait()})")
+        return decode(line)
 
     def initialize(self) -> None:
         reply = self.call(
@@ -57,7 +74,7 @@ class PipeClient:
                 "id": 0,
                 "method": "initialize",
                 "params": {
-                    "protocolVersion": "2025-11-25",
+                    "protocolVersion": "2025-06-18",
                     "capabilities": {},
                     "clientInfo": {"name": "bench", "version": "1"},
                 },
@@ -74,6 +91,15 @@ class PipeClient:
             self.proc.kill()
 
 
+def check(reply: dict, request_id: int, a: int, b: int) -> None:
+    """The reply answers this request with the right sum (text content)."""
+    if reply.get("id") != request_id or "result" not in reply:
+        raise AssertionError(f"request {request_id} got {reply}")
+    text = reply["result"]["content"][0]["text"]
+    if text != str(a + b):
+        raise AssertionError(f"request {request_id}: {a} + {b} answered {text!r}")
+
+
 def measure(command: list[str], calls: int) -> float:
     client = PipeClient(command)
     try:
@@ -84,16 +110,17 @@ def measure(command: list[str], calls: int) -> float:
             "method": "tools/call",
             "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
         }
-        for i in range(200):  # warm-up
+        arguments = request["params"]["arguments"]  # type: ignore[index]
+        for i in range(WARM_UP):
             request["id"] = i + 1
-            client.call(request)
+            arguments["a"] = i
+            check(client.call(request), i + 1, i, 2)
         start = time.perf_counter()
-        for i in range(calls):
+        for i in range(calls):  # the check is a dict lookup or two: part of any client's work
             request["id"] = i + 1000
-            reply = client.call(request)
-        elapsed = time.perf_counter() - start
-        assert reply["result"]["content"][0]["text"] == "3", reply
-        return calls / elapsed
+            arguments["a"] = i
+            check(client.call(request), i + 1000, i, 2)
+        return calls / (time.perf_counter() - start)
     finally:
         client.close()
 
@@ -101,40 +128,71 @@ def measure(command: list[str], calls: int) -> float:
 async def measure_mcpkit_client(calls: int) -> float:
     from mcpkit import McpClient, StdioClientTransportOptions
 
-    command = pinned(SERVERS["mcpkit"], 1)
+    command = pinned(SERVERS[MCPKIT], 1)
     options = StdioClientTransportOptions(command=command[0], arguments=command[1:])
     async with McpClient.stdio(options) as client:
-        for _ in range(200):
-            await client.call_tool("add", {"a": 1, "b": 2})
+        for i in range(WARM_UP):
+            await client.call_tool("add", {"a": i, "b": 2})
         start = time.perf_counter()
-        for _ in range(calls):
-            result = await client.call_tool("add", {"a": 1, "b": 2})
-        elapsed = time.perf_counter() - start
-        assert result.content[0].text == "3"
-        return calls / elapsed
+        for i in range(calls):
+            result = await client.call_tool("add", {"a": i, "b": 2})
+            if result.content[0].text != str(i + 2):
+                raise AssertionError(f"call {i} answered {result.content[0].text!r}")
+        return calls / (time.perf_counter() - start)
+
+
+def available(names: list[str]) -> list[str]:
+    """The servers that can run here; installs the peers' venv when a peer is wanted."""
+    if "lauren-mcp" in names and not PEERS_PY.exists():
+        from http_load import ensure_peers
+
+        ensure_peers(["lauren"], [], upgrade=False)
+    kept = []
+    for name in names:
+        probe = {
+            "lauren-mcp": [str(PEERS_PY), "-c", "import lauren_mcp"],
+            "official mcp": [sys.executable, "-c", "import mcp.server.mcpserver"],
+        }.get(name)
+        if probe is not None and (
+            not Path(probe[0]).exists() or subprocess.run(probe, capture_output=True).returncode
+        ):
+            print(f"{name}: not installed, left out", file=sys.stderr)
+            continue
+        kept.append(name)
+    return kept
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", nargs="+", choices=list(SERVERS), default=list(SERVERS))
+    parser.add_argument("--no-client", action="store_true", help="skip the McpClient line")
     args = parser.parse_args()
+    names = available(args.only)
     pin_self(0)
-    best: dict[str, float] = {}
+    rates: dict[str, list[float]] = {name: [] for name in names}
     for _round in range(args.rounds):
-        for name, command in SERVERS.items():  # interleaved: the machine is noisy
-            rate = measure(command, args.calls)
-            best[name] = max(best.get(name, 0.0), rate)
-    for name, rate in best.items():
-        print(f"stdio tools/call  {name:<14} {rate:>9,.0f} calls/s")
-    print(f"ratio mcpkit / official mcp: {best['mcpkit'] / best['official mcp']:.1f}x")
-    try:
-        import uvloop
+        for name in names:  # interleaved: the machine is noisy
+            rates[name].append(measure(SERVERS[name], args.calls))
+    median = {name: statistics.median(values) for name, values in rates.items()}
+    for name, values in rates.items():
+        print(
+            f"stdio tools/call  {name:<17} {median[name]:>9,.0f} calls/s"
+            f"  (range {min(values):,.0f}-{max(values):,.0f}, {len(values)} rounds)"
+        )
+    if MCPKIT in median:
+        for name in names:
+            if name != MCPKIT:
+                print(f"ratio {MCPKIT} / {name}: {median[MCPKIT] / median[name]:.2f}x")
+    if not args.no_client and MCPKIT in names:
+        try:
+            import uvloop
 
-        own = uvloop.run(measure_mcpkit_client(args.calls))
-    except ImportError:
-        own = asyncio.run(measure_mcpkit_client(args.calls))
-    print(f"stdio tools/call  mcpkit server + mcpkit McpClient {own:,.0f} calls/s")
+            own = uvloop.run(measure_mcpkit_client(args.calls))
+        except ImportError:
+            own = asyncio.run(measure_mcpkit_client(args.calls))
+        print(f"stdio tools/call  mcpkit server + mcpkit McpClient {own:,.0f} calls/s")
 
 
 if __name__ == "__main__":

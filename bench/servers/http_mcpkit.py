@@ -20,3 +20,8 @@ STATELESS = os.environ.get("BENCH_MODE", "stateless") == "stateless"
 app = create_asgi_app(
     McpServerApp(Bench), StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS)
 )
+#: ``freeze_gc_at_startup=False``: the row that shows what the freeze is worth.
+app_without_gc_freeze = create_asgi_app(
+    McpServerApp(Bench),
+    StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS, freeze_gc_at_startup=False),
+)

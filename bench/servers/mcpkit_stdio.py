@@ -1,4 +1,7 @@
-"""The bench's mcpkit server: one tool, ``add``."""
+"""The bench's mcpkit server: one async tool, ``add``. ``mcpkit run`` serves it on uvloop
+(when installed); ``python mcpkit_stdio.py asyncio`` serves it on the stdlib loop."""
+
+import sys
 
 from mcpkit import McpServerApp, mcp_server, mcp_tool
 
@@ -12,3 +15,10 @@ class Bench:
 
 
 app = McpServerApp(Bench)
+
+if __name__ == "__main__" and sys.argv[1:] == ["asyncio"]:
+    import asyncio
+
+    from mcpkit.transports import serve_stdio
+
+    asyncio.run(serve_stdio(app))
