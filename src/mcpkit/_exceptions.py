@@ -57,10 +57,14 @@ class ProtocolError(MCPError):
 
 
 class ParseError(ProtocolError):
+    """The message is not valid JSON (-32700)."""
+
     code = ErrorCode.PARSE_ERROR
 
 
 class InvalidRequestError(ProtocolError):
+    """The message is not a valid request (-32600)."""
+
     code = ErrorCode.INVALID_REQUEST
 
 
@@ -73,14 +77,20 @@ class MessageTooDeepError(MessageTooLargeError):
 
 
 class MethodNotFoundError(ProtocolError):
+    """The method does not exist or is not offered (-32601)."""
+
     code = ErrorCode.METHOD_NOT_FOUND
 
 
 class InvalidParamsError(ProtocolError):
+    """The request's params are invalid (-32602)."""
+
     code = ErrorCode.INVALID_PARAMS
 
 
 class InternalError(ProtocolError):
+    """The server failed while handling the request (-32603)."""
+
     code = ErrorCode.INTERNAL_ERROR
 
 
@@ -96,6 +106,8 @@ class McpForbiddenError(InternalError):
 
 
 class ResourceNotFoundError(ProtocolError):
+    """No resource has the URI asked for (-32002)."""
+
     code = ErrorCode.RESOURCE_NOT_FOUND
 
     def __init__(self, uri: str) -> None:

@@ -29,21 +29,26 @@ class Challenge:
     token68: str | None = None
 
     def is_scheme(self, name: str) -> bool:
+        """Whether the challenge is of the scheme ``name`` (compared without case)."""
         return self.scheme.lower() == name.lower()
 
     def get(self, name: str, default: str | None = None) -> str | None:
+        """An auth-param's value by name (without case), else ``default``."""
         return self.params.get(name.lower(), default)
 
     @property
     def error(self) -> str | None:
+        """The ``error`` auth-param (``invalid_token``, ``insufficient_scope``, ...), if any."""
         return self.params.get("error")
 
     @property
     def scopes(self) -> list[str]:
+        """The scopes the ``scope`` auth-param asks for (none when absent)."""
         return (self.params.get("scope") or "").split()
 
     @property
     def resource_metadata(self) -> str | None:
+        """The URL of the protected resource metadata (RFC 9728), if the challenge names one."""
         return self.params.get("resource_metadata")
 
 

@@ -199,6 +199,7 @@ class DPoPNonceManager:
         return b64url(raw + mac)
 
     def current(self) -> str:
+        """The nonce clients should use now (it changes every period)."""
         return self._make(self._period())
 
     def _period_of(self, nonce: str) -> int | None:
@@ -214,12 +215,14 @@ class DPoPNonceManager:
         return period
 
     def is_valid(self, nonce: str | None) -> bool:
+        """Whether ``nonce`` was issued by this manager in the current or the previous period."""
         if not nonce or len(nonce) > 64:
             return False
         period = self._period_of(nonce)
         return period is not None and 0 <= self._period() - period <= 1
 
     def is_current(self, nonce: str | None) -> bool:
+        """Whether ``nonce`` is the one of the current period."""
         return bool(nonce) and nonce == self.current()
 
 
@@ -350,6 +353,9 @@ class DPoPProofFactory:
     def proof(
         self, method: str, url: str, *, access_token: str | None = None, nonce: str | None = None
     ) -> str:
+        """A DPoP proof JWT (RFC 9449) for one HTTP request: ``htm``, ``htu`` (without query
+        and fragment), ``ath`` when an access token goes with it, and the server's ``nonce``
+        when it asked for one."""
         parts = urlsplit(url)
         htu = f"{parts.scheme}://{parts.netloc}{parts.path or '/'}"
         claims: dict[str, Any] = {

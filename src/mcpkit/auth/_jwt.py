@@ -223,6 +223,8 @@ class JwtVerifier:
         return await self.verify(token)
 
     async def verify(self, token: str) -> AuthResult:
+        """Check a bearer token: signature against the key set, issuer, audience, expiry and
+        required scopes; the identity it carries, or a refusal saying why."""
         if not token or len(token) > MAX_TOKEN_LENGTH or token.count(".") != 2:
             return AuthResult.reject("the access token is not a JWT")
         try:

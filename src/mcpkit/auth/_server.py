@@ -231,6 +231,8 @@ class BearerAuthGate:
         return f"{self._origin(scope, headers)}{self._mount_prefix(scope)}{WELL_KNOWN_PRM}{self.endpoint}"
 
     def resource_identifier(self, scope: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        """This server's resource identifier (RFC 9728): the configured one, else the origin
+        and path the request came to."""
         c = self.config
         if c.resource or c.expected_resource:
             return c.resource or c.expected_resource
@@ -239,6 +241,8 @@ class BearerAuthGate:
     def metadata_document(
         self, scope: Mapping[str, Any], headers: Mapping[str, str]
     ) -> dict[str, Any]:
+        """The protected resource metadata document (RFC 9728) for the resource the request
+        names."""
         c = self.config
         doc: dict[str, Any] = {
             "resource": self.resource_identifier(scope, headers),
@@ -260,6 +264,7 @@ class BearerAuthGate:
     async def serve_metadata(
         self, scope: dict[str, Any], receive: Any, send: Any, headers: Mapping[str, str]
     ) -> None:
+        """Answer a GET (or a CORS preflight) of the protected resource metadata document."""
         method = scope["method"]
         base = [(b"access-control-allow-origin", b"*")]
         if method == "OPTIONS":
@@ -479,6 +484,8 @@ class BearerAuthGate:
         return result
 
     async def send_denial(self, send: Any, denial: Denial, *, websocket: bool = False) -> None:
+        """Send a denial: 401/403 with its ``WWW-Authenticate`` challenge and JSON body, or,
+        for a WebSocket upgrade, the same as an HTTP response before the handshake."""
         body = denial.body()
         headers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in denial.headers]
         headers += [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]

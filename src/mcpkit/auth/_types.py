@@ -34,10 +34,12 @@ class AuthResult:
 
     @classmethod
     def reject(cls, description: str | None = None) -> AuthResult:
+        """A refusal, with the ``error_description`` the 401 challenge carries."""
         return cls(ok=False, error_description=description)
 
     @property
     def audiences(self) -> tuple[str, ...]:
+        """The audiences (RFC 8707 resources) the token was issued for, as a tuple."""
         if self.resource is None:
             return ()
         if isinstance(self.resource, str):
@@ -60,6 +62,7 @@ class AuthInfo:
     dpop_jkt: str | None = None
 
     def has_scopes(self, *scopes: str) -> bool:
+        """Whether the token grants every one of ``scopes``."""
         granted = set(self.scopes)
         return all(scope in granted for scope in scopes)
 

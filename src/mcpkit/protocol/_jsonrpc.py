@@ -44,6 +44,7 @@ class JsonRpcRequest:
         self.params = params
 
     def to_dict(self) -> dict[str, Any]:
+        """The message as a JSON-RPC dict."""
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
         if self.params is not None:
             msg["params"] = self.params
@@ -63,6 +64,7 @@ class JsonRpcNotification:
         self.params = params
 
     def to_dict(self) -> dict[str, Any]:
+        """The message as a JSON-RPC dict."""
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": self.method}
         if self.params is not None:
             msg["params"] = self.params
@@ -82,6 +84,7 @@ class JsonRpcResponse:
         self.result = result
 
     def to_dict(self) -> dict[str, Any]:
+        """The message as a JSON-RPC dict."""
         return {"jsonrpc": "2.0", "id": self.id, "result": self.result}
 
     def __repr__(self) -> str:
@@ -99,10 +102,12 @@ class JsonRpcErrorResponse:
 
     @property
     def code(self) -> int:
+        """The error's JSON-RPC code."""
         return int(self.error.get("code", 0))
 
     def to_dict(self) -> dict[str, Any]:
         # As error_response(): no id member at all when it is unknown, never null.
+        """The message as a JSON-RPC dict (no ``id`` member when the id is unknown)."""
         if self.id is None:
             return {"jsonrpc": "2.0", "error": self.error}
         return {"jsonrpc": "2.0", "id": self.id, "error": self.error}

@@ -13,8 +13,11 @@ class MessageStream(Protocol):
     ``MessageTooLargeError`` for a frame past the transport's bound (the stream stays usable).
     """
 
-    async def send(self, frame: bytes) -> None: ...
+    async def send(self, frame: bytes) -> None:
+        """Write one whole frame."""
 
-    async def receive(self) -> bytes | None: ...
+    async def receive(self) -> bytes | None:
+        """The next whole frame, or None once the stream has ended."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Close the stream; later sends fail and ``receive`` returns None."""

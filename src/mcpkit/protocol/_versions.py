@@ -22,6 +22,9 @@ LATEST_VERSION = SUPPORTED_VERSIONS[-1]
 
 
 class Era(Enum):
+    """The two protocol eras: the handshake era (2024-11-05 to 2025-11-25) and the stateless
+    modern one (2026-07-28)."""
+
     HANDSHAKE = "handshake"
     MODERN = "modern"
 

@@ -65,6 +65,7 @@ class MessageBus(ABC):
         self._handlers.setdefault(channel, []).append(handler)
 
     def unsubscribe(self, channel: str, handler: BusHandler) -> None:
+        """Stop calling ``handler`` for messages on ``channel``."""
         handlers = self._handlers.get(channel)
         if handlers and handler in handlers:
             handlers.remove(handler)
@@ -73,6 +74,7 @@ class MessageBus(ABC):
 
     @property
     def channels(self) -> list[str]:
+        """The channels something listens on."""
         return list(self._handlers)
 
     async def dispatch(self, channel: str, message: dict[str, Any]) -> None:

@@ -98,6 +98,7 @@ class RedisHub:
         self.healthy = True
 
     def key(self, *parts: str) -> str:
+        """A Redis key under this hub's prefix: ``prefix:part:part``."""
         return ":".join((self.prefix, *parts))
 
     async def call(self, awaitable: Awaitable[T]) -> T:
@@ -119,6 +120,7 @@ class RedisHub:
         return run
 
     async def ping(self) -> bool:
+        """Whether Redis answers (False rather than an error when it cannot be reached)."""
         try:
             return bool(await self.call(self.client.ping()))
         except StoreUnavailableError:
@@ -164,6 +166,7 @@ class RedisHub:
             raise
 
     async def unsubscribe(self, channel: str, callback: Callback) -> None:
+        """Stop calling ``callback`` for ``channel``; the last one leaves the channel."""
         if not self._drop(channel, callback) or self._pubsub is None:
             return
         try:

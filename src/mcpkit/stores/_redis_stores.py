@@ -133,6 +133,7 @@ class RedisEventStore(EventStore):
         return base, base + ":seq"
 
     def channel(self, session_id: str) -> str:
+        """The Redis pub/sub channel that carries a session's new events."""
         return self.hub.key("ev", session_id)
 
     async def store_event(

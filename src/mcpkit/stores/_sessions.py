@@ -51,10 +51,12 @@ class SessionRecord:
     owner: str | None = None
 
     def to_json(self) -> bytes:
+        """The record as JSON bytes (what ``from_json`` reads back)."""
         return msgspec.json.encode(asdict(self))
 
     @classmethod
     def from_json(cls, data: bytes | str) -> SessionRecord:
+        """A record from ``to_json``'s output, or from an older version's (``from_dict``)."""
         return cls.from_dict(msgspec.json.decode(data))
 
     @classmethod

@@ -158,6 +158,7 @@ class FileEventStore(EventStore):
 
     @property
     def path(self) -> str:
+        """The SQLite file's path."""
         return self._db.path
 
     async def store_event(
@@ -281,6 +282,7 @@ class FileSessionStore(SessionStore):
 
     @property
     def path(self) -> str:
+        """The SQLite file's path."""
         return self._db.path
 
     async def create(

@@ -83,21 +83,26 @@ class TaskRecord:
 
     @property
     def terminal(self) -> bool:
+        """Whether the task has reached a final status (completed, failed, cancelled)."""
         return self.status in TERMINAL_STATUSES
 
     @property
     def expires_at(self) -> float | None:
+        """When the task's record may be dropped (epoch seconds), None without a TTL."""
         return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
 
     def expired(self, now: float | None = None) -> bool:
+        """Whether the task's TTL has run out at ``now`` (default: the current time)."""
         expires = self.expires_at
         return expires is not None and (time.time() if now is None else now) >= expires
 
     def to_json(self) -> bytes:
+        """The record as JSON bytes (what ``from_json`` reads back)."""
         return msgspec.json.encode(asdict(self))
 
     @classmethod
     def from_json(cls, data: bytes | str) -> TaskRecord:
+        """A record from ``to_json``'s output; members it does not know are ignored."""
         raw = msgspec.json.decode(data)
         known = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in raw.items() if key in known})

@@ -45,15 +45,18 @@ class AuthorizationServerMetadata:
     url: str | None = None
 
     def get(self, name: str, default: Any = None) -> Any:
+        """A metadata member by its RFC 8414 name, else ``default``."""
         return self.raw.get(name, default)
 
     @property
     def code_challenge_methods(self) -> list[str]:
+        """The PKCE methods the server supports (``S256`` is required by MCP)."""
         methods = self.raw.get("code_challenge_methods_supported")
         return [m for m in methods if isinstance(m, str)] if isinstance(methods, list) else []
 
     @property
     def token_auth_methods(self) -> list[str]:
+        """The token endpoint's client authentication methods (RFC 8414's default when omitted)."""
         methods = self.raw.get("token_endpoint_auth_methods_supported")
         if isinstance(methods, list):
             return [m for m in methods if isinstance(m, str)]
@@ -61,15 +64,19 @@ class AuthorizationServerMetadata:
 
     @property
     def scopes_supported(self) -> list[str]:
+        """The scopes the server advertises (none when it does not say)."""
         scopes = self.raw.get("scopes_supported")
         return [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else []
 
     @property
     def iss_parameter_supported(self) -> bool:
+        """Whether authorization responses carry ``iss`` (RFC 9207), which the client then
+        checks."""
         return self.raw.get("authorization_response_iss_parameter_supported") is True
 
     @property
     def supports_cimd(self) -> bool:
+        """Whether the server accepts client ID metadata documents (a URL as ``client_id``)."""
         return self.raw.get("client_id_metadata_document_supported") is True
 
 

@@ -37,6 +37,8 @@ class OAuthToken:
     def from_response(
         cls, body: dict[str, Any], *, issuer: str | None, resource: str | None, now: float
     ) -> OAuthToken:
+        """The tokens of a token endpoint's JSON answer, with ``expires_in`` turned into an
+        absolute time from ``now``."""
         expires_in = body.get("expires_in")
         expires_at = None
         if (
@@ -60,22 +62,27 @@ class OAuthToken:
 
     @property
     def is_dpop(self) -> bool:
+        """Whether the access token is DPoP-bound (``token_type`` ``DPoP``)."""
         return self.token_type.lower() == "dpop"
 
     @property
     def scheme(self) -> str:
+        """The ``Authorization`` scheme to send it with: ``DPoP`` or ``Bearer``."""
         return "DPoP" if self.is_dpop else "Bearer"
 
     def expired(self, now: float | None = None, margin: float = 30.0) -> bool:
+        """Whether the access token has expired, or will within ``margin`` seconds."""
         if self.expires_at is None:
             return False
         return (time.time() if now is None else now) >= self.expires_at - margin
 
     def to_dict(self) -> dict[str, Any]:
+        """The tokens as a JSON-ready dict (what ``from_dict`` reads back)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> OAuthToken:
+        """Tokens from ``to_dict``'s output; unknown members are ignored."""
         return _from_dict(cls, data)
 
     def __repr__(self) -> str:
@@ -95,10 +102,12 @@ class OAuthClientInformation:
     registration: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The registration as a JSON-ready dict (what ``from_dict`` reads back)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> OAuthClientInformation:
+        """A registration from ``to_dict``'s output; unknown members are ignored."""
         return _from_dict(cls, data)
 
     def __repr__(self) -> str:
@@ -109,10 +118,17 @@ class OAuthClientInformation:
 class TokenStorage(Protocol):
     """Where ``OAuthClientProvider`` keeps tokens and client registrations."""
 
-    async def get_tokens(self, key: str) -> OAuthToken | None: ...
-    async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None: ...
-    async def get_client(self, issuer: str) -> OAuthClientInformation | None: ...
-    async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None: ...
+    async def get_tokens(self, key: str) -> OAuthToken | None:
+        """The tokens kept under ``key`` (a server's resource), if any."""
+
+    async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None:
+        """Keep ``tokens`` under ``key``; None forgets them."""
+
+    async def get_client(self, issuer: str) -> OAuthClientInformation | None:
+        """The client registration kept for the authorization server ``issuer``, if any."""
+
+    async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None:
+        """Keep the client registration for ``issuer``; None forgets it."""
 
 
 class MemoryTokenStorage:
@@ -123,18 +139,22 @@ class MemoryTokenStorage:
         self.clients: dict[str, OAuthClientInformation] = {}
 
     async def get_tokens(self, key: str) -> OAuthToken | None:
+        """The tokens kept under ``key``, if any."""
         return self.tokens.get(key)
 
     async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None:
+        """Keep ``tokens`` under ``key``; None forgets them."""
         if tokens is None:
             self.tokens.pop(key, None)
         else:
             self.tokens[key] = tokens
 
     async def get_client(self, issuer: str) -> OAuthClientInformation | None:
+        """The client registration kept for ``issuer``, if any."""
         return self.clients.get(issuer)
 
     async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None:
+        """Keep the client registration for ``issuer``; None forgets it."""
         if client is None:
             self.clients.pop(issuer, None)
         else:
@@ -181,10 +201,12 @@ class JsonFileTokenStorage:
             raise
 
     async def get_tokens(self, key: str) -> OAuthToken | None:
+        """The tokens the file keeps under ``key``, if any."""
         entry = self._load()["tokens"].get(key)
         return OAuthToken.from_dict(entry) if isinstance(entry, dict) else None
 
     async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None:
+        """Write ``tokens`` under ``key`` to the file (None removes them)."""
         async with self._lock:
             data = self._load()
             if tokens is None:
@@ -194,10 +216,12 @@ class JsonFileTokenStorage:
             self._save(data)
 
     async def get_client(self, issuer: str) -> OAuthClientInformation | None:
+        """The client registration the file keeps for ``issuer``, if any."""
         entry = self._load()["clients"].get(issuer)
         return OAuthClientInformation.from_dict(entry) if isinstance(entry, dict) else None
 
     async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None:
+        """Write the client registration for ``issuer`` to the file (None removes it)."""
         async with self._lock:
             data = self._load()
             if client is None:
