@@ -306,7 +306,7 @@ def main() -> None:
     if args.serve:
         serve(args.port, args.redis_url)
         return
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard < args.streams + 256:
         sys.exit(
             f"--streams {args.streams} needs {args.streams + 256} file descriptors; the limit is {hard}"
