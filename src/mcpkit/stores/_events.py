@@ -118,7 +118,8 @@ class InMemoryEventStore(EventStore):
     ) -> None:
         self.max_events = max_events
         self.max_sessions = max_sessions
-        self._events: dict[str, deque[tuple[int, StoredEvent]]] = {}
+        # Lists, not deques: an empty deque takes ~600 bytes, and most sessions keep a few events.
+        self._events: dict[str, list[tuple[int, StoredEvent]]] = {}
         self._seq: dict[str, int] = {}
         self._deliveries: dict[str, deque[str]] = {}
 
@@ -135,9 +136,11 @@ class InMemoryEventStore(EventStore):
             if len(self._events) >= self.max_sessions:
                 oldest = next(iter(self._events))
                 self._forget(oldest)
-            ring = self._events[session_id] = deque(maxlen=self.max_events)
+            ring = self._events[session_id] = []
         event = StoredEvent(f"{session_id}:{seq}", stream_id, message)
         ring.append((seq, event))
+        if len(ring) > self.max_events:
+            del ring[0]
         if self._listeners:
             self._announce(session_id, event)
         return event.event_id

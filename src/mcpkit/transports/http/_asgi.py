@@ -80,6 +80,47 @@ _SWEEPER_LINGER = 50
 _DEADLINES = _BodyDeadlines()
 
 
+class _Waker:
+    """Cancels a task waiting on ``receive`` once what it also waits for is done (a slotted
+    object rather than a closure: this lives as long as an open stream)."""
+
+    __slots__ = ("task", "waiting", "woke")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.waiting = True
+        self.woke = False
+
+    def __call__(self, _done: Any) -> None:
+        if self.waiting:
+            self.woke = True
+            self.task.cancel()
+
+
+async def disconnected_before(done: asyncio.Future[Any], receive: Receive) -> bool:
+    """Wait, in the caller's own task, until the client disconnects (True) or ``done``
+    completes (False). No second task per open response: a waiting GET stream costs its
+    request's task alone. ``done`` completing cancels the wait on ``receive``; a
+    cancellation from outside still propagates."""
+    if done.done():
+        return False
+    task = asyncio.current_task()
+    assert task is not None, "waited for inside a task"
+    waker = _Waker(task)
+    done.add_done_callback(waker)
+    try:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        return True
+    except asyncio.CancelledError:
+        if waker.woke and task.uncancel() == 0:
+            return False
+        raise
+    finally:
+        waker.waiting = False
+        done.remove_done_callback(waker)
+
+
 def header_map(scope: Scope) -> dict[str, str]:
     """Request headers by lower-case name (ASGI already lower-cases them); last wins."""
     return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}

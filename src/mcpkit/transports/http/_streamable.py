@@ -44,6 +44,7 @@ from mcpkit.transports.http._asgi import (
     BodyTooLarge,
     Receive,
     Send,
+    disconnected_before,
     encode_headers,
     error_body,
     json_response,
@@ -669,21 +670,12 @@ class StreamableHttpHandler:
             stream.detach(response)  # still attached: the client left, or this was cancelled
             await response.wait()
 
-    async def _wait_finished_or_gone(self, response: SseResponse, receive: Receive) -> None:
+    @staticmethod
+    async def _wait_finished_or_gone(response: SseResponse, receive: Receive) -> None:
         """Until ``response`` is complete (its stream ended it, or it was dropped) or the
         client leaves (then it is dropped)."""
-        gone = asyncio.ensure_future(self._until_disconnect(receive))
-        try:
-            await asyncio.wait({response.task, gone}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            gone.cancel()
-        if not response.task.done():
+        if await disconnected_before(response.task, receive) and not response.task.done():
             response.drop()  # the client left
-
-    @staticmethod
-    async def _until_disconnect(receive: Receive) -> None:
-        while (await receive())["type"] != "http.disconnect":
-            pass
 
     # DELETE -------------------------------------------------------------------------------
 

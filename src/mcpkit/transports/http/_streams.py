@@ -18,7 +18,6 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import deque
 from typing import Any
 
 from mcpkit._exceptions import StoreUnavailableError
@@ -39,15 +38,16 @@ def _bound(seconds: float) -> float | None:
 
 
 class SseResponse:
-    """One SSE HTTP response (its start already sent), written by a task of its own from a
-    queue of at most ``max_queued`` chunks, so a writer never waits on the client.
+    """One SSE HTTP response (its start already sent), written from a queue of at most
+    ``max_queued`` chunks by a writer task that exists only while there is something to
+    write, so a writer never waits on the client and an idle response costs no task.
 
     ``end()`` ends it once what is queued is written. It is *dropped* (``drop()``: what is
     queued is discarded, then it ends) when its client left, or stopped reading: the queue
     is full, or one write has stayed blocked ``write_timeout`` seconds (``stalled``). The
     end of body (an ``http.response.body`` with ``more_body`` false) is always sent, once,
     unless the client is still not reading ``write_timeout`` seconds after the end began:
-    then the writer gives up and the server closes the connection.
+    then the writer gives up (``task`` is cancelled) and the server closes the connection.
 
     ``keep_alive``: seconds of silence before a keep-alive comment (0: none). No timer per
     chunk: one timer per response, the keep-alive's while it runs, then the end's.
@@ -56,10 +56,11 @@ class SseResponse:
     __slots__ = (
         "_blocked_since",
         "_chunks",
+        "_done",
         "_last_write",
-        "_task",
+        "_loop",
         "_timer",
-        "_wake",
+        "_writer",
         "dropped",
         "ending",
         "keep_alive",
@@ -84,8 +85,8 @@ class SseResponse:
         self.keep_alive = keep_alive
         #: Names the response in logs (its stream's id).
         self.label = label
-        self._chunks: deque[bytes] = deque()
-        self._wake = asyncio.Event()
+        # A list, not a deque: an empty deque takes ~600 bytes, and the queue is short.
+        self._chunks: list[bytes] = []
         #: Takes no more chunks: its end of body follows what is queued.
         self.ending = False
         #: Ended early: its client left or stopped reading.
@@ -93,12 +94,12 @@ class SseResponse:
         #: When the write in progress began (0: none in progress), and the last one did.
         self._blocked_since = 0.0
         self._last_write = time.monotonic()
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = (
             loop.call_later(keep_alive, self._tick) if keep_alive > 0 else None
         )
-        self._task = loop.create_task(self._pump())
-        self._task.add_done_callback(self._over)
+        self._done: asyncio.Future[None] = loop.create_future()
+        self._writer: asyncio.Task[None] | None = None
 
     @property
     def backlog(self) -> int:
@@ -114,9 +115,9 @@ class SseResponse:
         )
 
     @property
-    def task(self) -> asyncio.Task[None]:
-        """The writer: done once the response is complete (or can never be)."""
-        return self._task
+    def task(self) -> asyncio.Future[None]:
+        """Done once the response is complete; cancelled when the writer gave up on it."""
+        return self._done
 
     def offer(self, data: bytes) -> bool:
         """Queue one chunk; never waits. False when the response takes no more: it is
@@ -130,7 +131,7 @@ class SseResponse:
             self.drop(f"a write stayed blocked for {self.write_timeout} s")
             return False
         self._chunks.append(data)
-        self._wake.set()
+        self._kick()
         return True
 
     def end(self) -> None:
@@ -138,10 +139,10 @@ class SseResponse:
         if self.ending:
             return
         self.ending = True
-        self._wake.set()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self._kick()
         self._watch()
 
     def drop(self, reason: str | None = None) -> None:
@@ -156,11 +157,11 @@ class SseResponse:
         self.end()
 
     async def wait(self) -> None:
-        """Until the response is complete; cancelled, this cancels the writer too."""
+        """Until the response is complete; cancelled, this gives up on the response."""
         try:
-            await asyncio.wait((self._task,))
+            await asyncio.wait((self._done,))
         except asyncio.CancelledError:
-            self._task.cancel()
+            self._abandon()
             raise
 
     async def aclose(self) -> None:
@@ -168,29 +169,45 @@ class SseResponse:
         self.end()
         await self.wait()
 
-    async def _pump(self) -> None:
+    def _kick(self) -> None:
+        """Start the writer, unless it runs or the response is over."""
+        if self._writer is None and not self._done.done():
+            self._writer = self._loop.create_task(self._flush())
+
+    async def _flush(self) -> None:
+        """Write what is queued; after the end, the end of body. Then the task is over."""
         chunks = self._chunks
         try:
-            while True:
-                if chunks:
-                    if not await self._write(chunks.popleft(), True):
-                        break
-                elif self.ending:
-                    break
-                else:
-                    self._wake.clear()
-                    await self._wake.wait()
-            await self._write(b"", False)
+            while chunks:
+                if not await self._write(chunks.pop(0), True):
+                    break  # dropped: the end of body follows
+            if self.ending:
+                await self._write(b"", False)
+                self._finish()
+        except asyncio.CancelledError:
+            self._finish(gave_up=True)
+            raise
         finally:
-            chunks.clear()
+            self._writer = None
 
-    def _over(self, _task: asyncio.Task[None]) -> None:
-        """The writer is done (or was cancelled, maybe before it ran): nothing stays armed."""
+    def _finish(self, gave_up: bool = False) -> None:
+        """The response is complete (or given up on): nothing stays armed."""
         self.ending = True
         self._chunks.clear()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if not self._done.done():
+            if gave_up:
+                self._done.cancel()
+            else:
+                self._done.set_result(None)
+
+    def _abandon(self) -> None:
+        """Give up on the response now: cancel a write in progress."""
+        if self._writer is not None:
+            self._writer.cancel()
+        self._finish(gave_up=True)
 
     async def _write(self, data: bytes, more: bool) -> bool:
         """Send one body message; False when the response cannot go on."""
@@ -211,27 +228,27 @@ class SseResponse:
         if silent >= self.keep_alive:
             if not self._chunks and not self._blocked_since:
                 self._chunks.append(_KEEP_ALIVE)
-                self._wake.set()
+                self._kick()
             delay = self.keep_alive
         else:
             delay = self.keep_alive - silent
-        self._timer = asyncio.get_running_loop().call_later(delay, self._tick)
+        self._timer = self._loop.call_later(delay, self._tick)
 
     def _watch(self) -> None:
         """While ending: give up on a client that does not read (the writer is cancelled
         once one write has been blocked ``write_timeout`` seconds), so nobody waits on it."""
-        if self.write_timeout > 0 and not self._task.done():
-            self._timer = asyncio.get_running_loop().call_later(self.write_timeout, self._check)
+        if self.write_timeout > 0 and not self._done.done():
+            self._timer = self._loop.call_later(self.write_timeout, self._check)
 
     def _check(self) -> None:
         self._timer = None
-        if self._task.done():
+        if self._done.done():
             return
         if self.stalled:
             logger.warning(
                 "SSE response of stream %s abandoned: its client is not reading", self.label
             )
-            self._task.cancel()
+            self._abandon()
         else:
             self._watch()  # still writing what was queued to a client that reads
 
