@@ -28,7 +28,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     "transports": frozenset({"protocol", "stores", "auth", "server"}),
     "client": frozenset({"protocol", "transports", "auth"}),
     "openapi": frozenset({"protocol", "server", "client"}),
-    "cli": frozenset({"protocol", "stores", "auth", "server", "transports", "client", "openapi"}),
+    # traces the engine's dispatcher and the client's session, from above both
+    "otel": frozenset({"protocol", "server", "client"}),
+    # serves a backend, reached through the client, as an app of the server engine
+    "proxy": frozenset({"protocol", "server", "client"}),
+    # what users' test suites import: the client wired to an app in memory
+    "testing": frozenset({"protocol", "server", "transports", "client"}),
+    "cli": frozenset(
+        {"protocol", "stores", "auth", "server", "transports", "client", "openapi", "proxy"}
+    ),
 }
 
 #: Arrows against the rules that are wanted, each with its reason.

@@ -28,6 +28,7 @@ PUBLIC_PACKAGES = (
     "mcpkit.openapi",
     "mcpkit.protocol",
     "mcpkit.server",
+    "mcpkit.server.interceptors",
     "mcpkit.stores",
     "mcpkit.transports",
     "mcpkit.transports.http",

@@ -47,15 +47,21 @@ if TYPE_CHECKING:
     from mcpkit.server import (
         CURRENT_BINDING,
         Audio,
+        Depends,
+        DirectoryResource,
         ElicitResult,
+        FileResource,
+        Header,
         Image,
         McpCatalogManager,
         McpConnectionRegistry,
         McpDispatcher,
         McpExecutionContext,
+        McpRequestScope,
         McpServerApp,
         McpToolContext,
         ResourceSubscriptionManager,
+        State,
         TransportBinding,
         mcp_completion,
         mcp_lifespan,
@@ -104,15 +110,21 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "mcpkit.server": (
         "CURRENT_BINDING",
         "Audio",
+        "Depends",
+        "DirectoryResource",
         "ElicitResult",
+        "FileResource",
+        "Header",
         "Image",
         "McpCatalogManager",
         "McpConnectionRegistry",
         "McpDispatcher",
         "McpExecutionContext",
+        "McpRequestScope",
         "McpServerApp",
         "McpToolContext",
         "ResourceSubscriptionManager",
+        "State",
         "TransportBinding",
         "mcp_completion",
         "mcp_lifespan",
@@ -131,7 +143,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (``mcpkit.server``) without importing them first.
 _SUBPACKAGES = frozenset(
-    {"auth", "cli", "client", "openapi", "protocol", "server", "stores", "transports"}
+    {"auth", "cli", "client", "openapi", "protocol", "server", "stores", "testing", "transports"}
 )
 
 
@@ -155,7 +167,11 @@ __all__ = [
     "CURRENT_BINDING",
     "Audio",
     "ConnectionClosedError",
+    "Depends",
+    "DirectoryResource",
     "ElicitResult",
+    "FileResource",
+    "Header",
     "HttpClientTransportOptions",
     "HttpRedirectPolicy",
     "HttpTransportMode",
@@ -172,6 +188,7 @@ __all__ = [
     "McpDispatcher",
     "McpExecutionContext",
     "McpForbiddenError",
+    "McpRequestScope",
     "McpServerApp",
     "McpToolContext",
     "MessageTooDeepError",
@@ -184,6 +201,7 @@ __all__ = [
     "ResourceNotFoundError",
     "ResourceSubscriptionManager",
     "RouteMap",
+    "State",
     "StdioClientTransportOptions",
     "StreamableHttpServerOptions",
     "TransportBinding",

@@ -26,19 +26,34 @@ def mcpkit(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_call_runs_a_tool_of_a_file():
     done = mcpkit(
-        "call", "examples/everything.py", "calculate", '{"a": 6, "b": 7, "operation": "multiply"}'
+        "call",
+        "examples/everything.py",
+        "calculate",
+        '{"a": 6, "b": 7, "operation": "multiply"}',
+        "--json",
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["structuredContent"] == {"result": 42.0}
 
 
+def test_call_prints_text_content_as_text_by_default():
+    done = mcpkit(
+        "call", "examples/everything.py", "calculate", '{"a": 6, "b": 7, "operation": "multiply"}'
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42.0\n"
+
+
 def test_call_exits_non_zero_when_the_tool_fails():
-    done = mcpkit("call", "examples/everything.py", "test_error_handling")
+    done = mcpkit("call", "examples/everything.py", "test_error_handling", "--json")
     assert done.returncode == 1 and json.loads(done.stdout)["isError"] is True
+    done = mcpkit("call", "examples/everything.py", "test_error_handling")
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == "error: the tool 'test_error_handling' reported an error"
 
 
 def test_inspect_lists_a_file():
-    done = mcpkit("inspect", "examples/everything.py")
+    done = mcpkit("inspect", "examples/everything.py", "--json")
     listing = json.loads(done.stdout)
     assert {"test_simple_text", "calculate"} <= {tool["name"] for tool in listing["tools"]}
     assert listing["resourceTemplates"][0]["uriTemplate"] == "test://template/{id}/data"
@@ -50,13 +65,15 @@ def test_inspect_lists_a_file():
 def test_call_and_inspect_reach_a_running_server(suffix):
     with running_server() as url:
         target = (url.replace("http://", "ws://") if suffix == "/ws" else url) + suffix
-        done = mcpkit("call", target, "test_simple_text")
+        done = mcpkit("call", target, "test_simple_text", "--json")
         assert done.returncode == 0, done.stderr
         assert (
             json.loads(done.stdout)["content"][0]["text"]
             == "This is a simple text response for testing."
         )
-        listing = json.loads(mcpkit("inspect", target).stdout)
+        done = mcpkit("call", target, "test_simple_text")
+        assert done.stdout == "This is a simple text response for testing.\n"
+        listing = json.loads(mcpkit("inspect", target, "--json").stdout)
         assert listing["server"]["serverInfo"]["name"] == "mcpkit-everything"
 
 

@@ -88,22 +88,12 @@ def run_client_scenario(
 
 
 @contextmanager
-def running_server(target: str = "examples/everything.py", *extra: str) -> Iterator[str]:
-    """``mcpkit run TARGET --transport http`` on a free port; yields the endpoint URL."""
+def running_mcpkit(command: str, *arguments: str) -> Iterator[str]:
+    """``mcpkit COMMAND --port P ARGUMENTS`` serving HTTP on a free port P (the arguments
+    say ``--transport http``); yields the endpoint URL once it accepts."""
     port = free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcpkit",
-            "run",
-            target,
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-            *extra,
-        ],
+        [sys.executable, "-m", "mcpkit", command, "--port", str(port), *arguments],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -115,7 +105,7 @@ def running_server(target: str = "examples/everything.py", *extra: str) -> Itera
                 if sock.connect_ex(("127.0.0.1", port)) == 0:
                     break
             if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "server exited")
+                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "it exited")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -124,6 +114,13 @@ def running_server(target: str = "examples/everything.py", *extra: str) -> Itera
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@contextmanager
+def running_server(target: str = "examples/everything.py", *extra: str) -> Iterator[str]:
+    """``mcpkit run TARGET --transport http`` on a free port; yields the endpoint URL."""
+    with running_mcpkit("run", target, "--transport", "http", *extra) as url:
+        yield url
 
 
 _SUMMARY = re.compile(r"^[✓✗] (\S+): (\d+) passed, (\d+) failed", re.MULTILINE)
@@ -158,4 +155,11 @@ def list_scenarios(version: str, kind: str) -> list[str]:
     return names
 
 
-__all__ = ["json", "list_scenarios", "run_suite", "running_server", "suite_command"]
+__all__ = [
+    "json",
+    "list_scenarios",
+    "run_suite",
+    "running_mcpkit",
+    "running_server",
+    "suite_command",
+]

@@ -287,11 +287,13 @@ def test_extras_name_themselves(venv: Venv) -> None:
 
         print(extra_error(lambda: RedisHub("redis://127.0.0.1:9/0")))
         print(extra_error(lambda: asyncio.run(websocket())))
+        print(extra_error(lambda: __import__("mcpkit.otel")))
         """
     )
-    redis, websocket = out.strip().split("\n")
+    redis, websocket, otel = out.strip().split("\n")
     assert "pip install 'mcpkit[redis]'" in redis, redis
     assert "pip install 'mcpkit[ws]'" in websocket, websocket
+    assert "pip install 'mcpkit[otel]'" in otel, otel
 
 
 def test_sdist_holds_the_sources_only(built: Built) -> None:

@@ -2,8 +2,10 @@
 
 Server side: ``BearerAuthConfig`` (set as ``StreamableHttpServerOptions.bearer_auth``)
 gates every HTTP transport and serves the protected-resource metadata; ``JwtVerifier`` is
-a ready token verifier; DPoP (RFC 9449) proofs and nonces are checked when enabled. The
-identity of an accepted request is an ``AuthInfo``.
+a ready token verifier, ``IntrospectionVerifier`` (RFC 7662) and ``OidcVerifier`` (keys
+found by OpenID discovery) two more; DPoP (RFC 9449) proofs and nonces are checked when enabled. The
+identity of an accepted request is an ``AuthInfo``. ``HostAuth`` puts a host application's
+own check (FastAPI, Starlette, Lauren) in front of a mounted MCP app instead.
 
 Client side: ``mcpkit.auth.client.OAuthClientProvider``.
 """
@@ -35,7 +37,11 @@ _LAZY = {
         "access_token_hash",
         "jwk_thumbprint",
     ),
+    "mcpkit.auth._host": ("HostAuth", "HostVerifier"),
     "mcpkit.auth._jwt": ("JwksCache", "JwksError", "JwtVerifier"),
+    "mcpkit.auth._introspection": ("IntrospectionVerifier",),
+    "mcpkit.auth._oidc": ("OidcVerifier",),
+    "mcpkit.auth._unavailable": ("VerifierUnavailableError",),
     "mcpkit.auth._server": ("WELL_KNOWN_PRM", "BearerAuthConfig", "BearerAuthGate"),
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
@@ -51,8 +57,12 @@ if TYPE_CHECKING:
         access_token_hash,
         jwk_thumbprint,
     )
+    from mcpkit.auth._host import HostAuth, HostVerifier
+    from mcpkit.auth._introspection import IntrospectionVerifier
     from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
+    from mcpkit.auth._oidc import OidcVerifier
     from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthConfig, BearerAuthGate
+    from mcpkit.auth._unavailable import VerifierUnavailableError
 
 __all__ = [
     "CURRENT_AUTH",
@@ -68,10 +78,15 @@ __all__ = [
     "DPoPProof",
     "DPoPProofFactory",
     "DPoPProofVerifier",
+    "HostAuth",
+    "HostVerifier",
+    "IntrospectionVerifier",
     "JwksCache",
     "JwksError",
     "JwtVerifier",
     "OAuthError",
+    "OidcVerifier",
+    "VerifierUnavailableError",
     "access_token_hash",
     "build_challenge",
     "current_auth",

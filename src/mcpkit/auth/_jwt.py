@@ -56,6 +56,15 @@ class _TokenRegistry(JWSRegistry):
     max_signature_length = 2048
 
 
+def claim_audiences(aud: Any) -> tuple[str, ...]:
+    """The audiences of an ``aud`` claim (RFC 7519: one string or a list of them)."""
+    if isinstance(aud, str):
+        return (aud,)
+    if isinstance(aud, list):
+        return tuple(a for a in aud if isinstance(a, str))
+    return ()
+
+
 class JwksError(AuthError):
     """The JWKS could not be fetched or was not a valid key set."""
 
@@ -307,14 +316,7 @@ class JwtVerifier:
             return AuthResult.reject("the access token was issued in the future")
         if self.issuers and claims.get("iss") not in self.issuers:
             return AuthResult.reject("the access token was issued by another authorization server")
-        aud = claims.get("aud")
-        audiences = (
-            (aud,)
-            if isinstance(aud, str)
-            else tuple(a for a in aud if isinstance(a, str))
-            if isinstance(aud, list)
-            else ()
-        )
+        audiences = claim_audiences(claims.get("aud"))
         if self.audiences and not set(audiences).intersection(self.audiences):
             return AuthResult.reject("the access token was not issued for this resource")
         scope = claims.get("scope", claims.get("scp"))

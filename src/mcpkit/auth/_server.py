@@ -9,7 +9,10 @@ WebSocket upgrade) is checked before any session handling:
 * ``verify`` says ``ok=False``, or the token's audience is not ``expected_resource`` →
   401 ``error="invalid_token"``;
 * the token lacks one of ``required_scopes`` → 403 ``error="insufficient_scope"`` with
-  ``scope`` listing them all.
+  ``scope`` listing them all;
+* ``verify`` raises ``VerifierUnavailableError`` (it could not reach its authorization
+  server) → 503 ``error="temporarily_unavailable"`` with ``Retry-After``; any other
+  exception it raises → 401.
 
 With ``enable_dpop`` the token must come as ``Authorization: DPoP <token>`` with a ``DPoP``
 proof (RFC 9449) bound to it; the challenge scheme is ``DPoP`` and carries ``algs``; every
@@ -55,6 +58,7 @@ from mcpkit.auth._dpop import (
     DPoPProofVerifier,
 )
 from mcpkit.auth._types import AuthInfo, AuthResult
+from mcpkit.auth._unavailable import VerifierUnavailableError
 from mcpkit.protocol._jsonrpc import encode_json
 
 logger = logging.getLogger("mcpkit.auth")
@@ -398,7 +402,17 @@ class BearerAuthGate:
                 # Accepted with the previous nonce: hand out the current one.
                 response_headers.append((b"dpop-nonce", self.nonces.current().encode()))
 
-        result = await self._verify(token)
+        try:
+            result = await self._verify(token)
+        except VerifierUnavailableError as exc:
+            # Not the token's fault: 503, so the client retries rather than re-authorizes.
+            logger.warning("cannot check access tokens now: %s", exc)
+            return Denial(
+                503,
+                "temporarily_unavailable",
+                "the access token cannot be checked now; retry later",
+                [("retry-after", str(exc.retry_after))],
+            )
         if not result.ok:
             return self._deny(
                 scope,
@@ -472,6 +486,8 @@ class BearerAuthGate:
             result = self.config.verify(token)
             if inspect.isawaitable(result):
                 result = await result
+        except VerifierUnavailableError:
+            raise
         except Exception:
             logger.exception("the token verifier raised; refusing the token")
             return AuthResult.reject("the access token could not be verified")

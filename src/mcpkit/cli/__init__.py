@@ -14,7 +14,7 @@ from typing import Any
 
 def main(argv: list[str] | None = None) -> None:
     """The ``mcpkit`` command on ``argv`` (default: ``sys.argv[1:]``); exits with its code."""
-    from mcpkit.cli._errors import debug_requested, report
+    from mcpkit.cli._errors import debug_requested, json_requested, report
 
     args = sys.argv[1:] if argv is None else list(argv)
     debug = debug_requested(args)
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit:
         raise
     except BaseException as exc:  # KeyboardInterrupt included: 130, quietly
-        code = report(exc, debug=debug)
+        code = report(exc, debug=debug, as_json=json_requested(args))
     raise SystemExit(code)
 
 

@@ -31,29 +31,36 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     return headers
 
 
-def _client_for(target: str, headers: dict[str, str]) -> Any:
+def _client_for(target: str, headers: dict[str, str], **client_options: Any) -> Any:
     """A client for a URL (HTTP: Streamable HTTP or legacy SSE, detected; ws: WebSocket) or
-    for a file, served in-process."""
+    for a file, served in-process; ``client_options`` go to ``McpClient`` (handlers)."""
     from mcpkit.client import HttpClientTransportOptions, McpClient, WebSocketClientTransportOptions
 
     if target.startswith(("http://", "https://")):
         return McpClient.http(
-            HttpClientTransportOptions(endpoint=target, additional_headers=headers)
+            HttpClientTransportOptions(endpoint=target, additional_headers=headers),
+            **client_options,
         )
     if target.startswith(("ws://", "wss://")):
         return McpClient.websocket(
-            WebSocketClientTransportOptions(url=target, additional_headers=headers)
+            WebSocketClientTransportOptions(url=target, additional_headers=headers),
+            **client_options,
         )
     if headers:
         raise CliError("--header is for a server URL, not a file", code=EXIT_USAGE)
     from mcpkit.cli._loader import load_app
 
-    return McpClient.in_memory(load_app(target))
+    return McpClient.in_memory(load_app(target), **client_options)
 
 
-def _with_client(target: str, headers: list[str], action: Callable[[Any], Awaitable[Any]]) -> Any:
+def _with_client(
+    target: str,
+    headers: list[str],
+    action: Callable[[Any], Awaitable[Any]],
+    **client_options: Any,
+) -> Any:
     parsed = parse_headers(headers)
-    client = _client_for(target, parsed)
+    client = _client_for(target, parsed, **client_options)
 
     async def main() -> Any:
         async with client:
@@ -74,7 +81,8 @@ def _print_json(value: Any) -> None:
     sys.stdout.flush()
 
 
-def inspect_target(target: str, headers: list[str]) -> int:
+def inspect_target(target: str, headers: list[str], json_output: bool = False) -> int:
+    """``mcpkit inspect``: tables of what the server offers, or (``json_output``) JSON."""
     import msgspec
 
     async def action(client: Any) -> dict[str, Any]:
@@ -86,21 +94,40 @@ def inspect_target(target: str, headers: list[str]) -> int:
             "prompts": msgspec.to_builtins(await client.list_prompts()),
         }
 
-    _print_json(_with_client(target, headers, action))
+    listing = _with_client(target, headers, action)
+    if json_output:
+        _print_json(listing)
+    else:
+        from mcpkit.cli._output import print_listing
+
+        print_listing(listing)
     return 0
 
 
-def call_tool(target: str, tool: str, arguments: str | None, headers: list[str]) -> int:
+def call_tool(
+    target: str,
+    tool: str,
+    arguments: str | None,
+    headers: list[str],
+    json_output: bool = False,
+    interactive: bool | None = None,
+) -> int:
+    """``mcpkit call``: the result as text (``json_output``: the raw result). Progress and log
+    notifications go to stderr as they come; the server's sampling and elicitation requests
+    are asked on the terminal, or refused when ``interactive`` is False (None: ask when
+    stdin is a terminal)."""
     import msgspec
 
     from mcpkit._codes import ErrorCode
     from mcpkit._exceptions import McpCallError
+    from mcpkit.cli._output import CallDisplay, print_result
+    from mcpkit.cli._prompts import UserPrompts
 
     args = parse_arguments(arguments)
 
     async def action(client: Any) -> Any:
         try:
-            result = await client.call_tool(tool, args)
+            result = await client.call_tool(tool, args, progress=display.progress)
         except McpCallError as exc:
             if exc.code != ErrorCode.INVALID_PARAMS:
                 raise
@@ -111,6 +138,37 @@ def call_tool(target: str, tool: str, arguments: str | None, headers: list[str])
             raise invalid_arguments(tool, exc.message) from exc
         return msgspec.to_builtins(result)
 
-    result = _with_client(target, headers, action)
-    _print_json(result)
-    return 1 if result.get("isError") else 0
+    stdin_terminal = sys.stdin is not None and sys.stdin.isatty()
+    ask = stdin_terminal if interactive is None else interactive
+    reason = (
+        "--no-input" if interactive is False else "stdin is not a terminal; --input asks anyway"
+    )
+    display = CallDisplay(sys.stderr)
+    prompts = UserPrompts(
+        interactive=ask,
+        source=sys.stdin,
+        output=sys.stderr,
+        pause=display.paused,
+        refusal_reason=reason,
+    )
+    try:
+        result = _with_client(
+            target,
+            headers,
+            action,
+            sampling_handler=prompts.sampling,
+            elicitation_handler=prompts.elicitation,
+            logging_handler=display.log,
+        )
+    finally:
+        display.close()
+    if json_output:
+        _print_json(result)
+    else:
+        print_result(result)
+    if result.get("isError"):
+        if not json_output:
+            sys.stderr.write(f"error: the tool {tool!r} reported an error\n")
+            sys.stderr.flush()
+        return 1
+    return 0

@@ -67,6 +67,7 @@ def _global_options(
 
 @app.command()
 def run(
+    ctx: typer.Context,
     target: Annotated[
         str, typer.Argument(help="FILE[:OBJECT] holding an McpServerApp or @mcp_server class")
     ],
@@ -100,21 +101,42 @@ def run(
             help="Seconds running calls get to finish at shutdown (stdin closed, SIGTERM, SIGINT) before they are cancelled, each answered with an error [default: the app's shutdown_grace, 5]",
         ),
     ] = DEFAULTS["shutdown_grace"],
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Announce the HTTP server as one JSON line on stdout"),
+    ] = DEFAULTS["json_output"],
 ) -> int:
     """Run a server. The network transports share one HTTP server: Streamable HTTP at
     /mcp, legacy SSE at /mcp/sse, WebSocket at /mcp/ws."""
     from mcpkit.cli._run import run_server
+    from mcpkit.cli._settings import with_env
 
-    return run_server(
-        target,
-        transport.value,
-        host,
-        port,
-        endpoint,
-        stateless,
-        redis_url,
-        shutdown_grace=shutdown_grace,
+    values = with_env(
+        {
+            "transport": transport.value,
+            "host": host,
+            "port": port,
+            "endpoint": endpoint,
+            "stateless": stateless,
+            "redis_url": redis_url,
+            "shutdown_grace": shutdown_grace,
+            "json_output": json_output,
+        },
+        _given_on_command_line(ctx),
     )
+    return run_server(target, **values)
+
+
+def _given_on_command_line(ctx: typer.Context) -> set[str]:
+    """The parameters the command line set (the rest may come from ``MCPKIT_*``)."""
+    try:  # typer carrying its own copy of click (0.2x)
+        from typer._click.core import ParameterSource
+    except ImportError:  # pragma: no cover - older typer, on click
+        from click.core import ParameterSource  # type: ignore[assignment]
+
+    return {
+        name for name in ctx.params if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+    }
 
 
 Target = Annotated[str, typer.Argument(help="FILE[:OBJECT] or a server URL (http://…, ws://…)")]
@@ -128,12 +150,18 @@ Headers = Annotated[
 ]
 
 
+JsonOutput = Annotated[bool, typer.Option("--json", help="Print JSON (machine output)")]
+
+
 @app.command()
-def inspect(target: Target, header: Headers = None) -> int:
-    """List a server's tools, resources, templates and prompts as JSON."""
+def inspect(target: Target, header: Headers = None, json_output: JsonOutput = False) -> int:
+    """List a server's tools, resources, templates and prompts.
+
+    Tables by default (each tool's parameters, * marking the required ones); --json prints
+    the listing as JSON."""
     from mcpkit.cli._client import inspect_target
 
-    return inspect_target(target, header or [])
+    return inspect_target(target, header or [], json_output)
 
 
 @app.command()
@@ -142,11 +170,121 @@ def call(
     tool: Annotated[str, typer.Argument(help="Tool name")],
     arguments: Annotated[str | None, typer.Argument(help="Arguments as a JSON object")] = None,
     header: Headers = None,
+    json_output: JsonOutput = False,
+    interactive: Annotated[
+        bool | None,
+        typer.Option(
+            "--input/--no-input",
+            help="Answer the server's sampling and elicitation requests on the terminal, or refuse them (default: ask when stdin is a terminal)",
+            show_default=False,
+        ),
+    ] = None,
 ) -> int:
-    """Call one tool and print its result as JSON (exit code 1 when the tool fails)."""
+    """Call one tool and print its result (exit code 1 when the tool fails).
+
+    Text content prints as text; --json prints the raw result. Progress and log messages
+    show on stderr as they come; the server's sampling and elicitation requests are asked on
+    the terminal, or refused (--no-input, or stdin not a terminal)."""
     from mcpkit.cli._client import call_tool
 
-    return call_tool(target, tool, arguments, header or [])
+    return call_tool(target, tool, arguments, header or [], json_output, interactive)
+
+
+@app.command()
+def dev(
+    ctx: typer.Context,
+    target: Annotated[
+        str, typer.Argument(help="FILE[:OBJECT] or MODULE:OBJECT holding the server")
+    ],
+    host: Annotated[str, typer.Option("--host", help="Address to bind")] = DEFAULTS["host"],
+    port: Annotated[
+        int, typer.Option("--port", help="Port to bind (0: a free one, kept across restarts)")
+    ] = DEFAULTS["port"],
+    endpoint: Annotated[
+        str, typer.Option("--endpoint", help="Path of the MCP endpoint")
+    ] = DEFAULTS["endpoint"],
+    inspector: Annotated[
+        bool,
+        typer.Option(
+            "--inspector/--no-inspector",
+            help="Open the MCP Inspector (npx @modelcontextprotocol/inspector) against the server",
+        ),
+    ] = True,
+    watch: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--watch",
+            help="A folder (or file) whose *.py changes restart the server (repeatable; default: the server's folder)",
+        ),
+    ] = None,
+    polling: Annotated[
+        bool,
+        typer.Option("--polling", help="Scan the files for changes instead of the OS's events"),
+    ] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print events as JSON lines on stdout")
+    ] = False,
+) -> int:
+    """Serve over HTTP, restarting on change, with the MCP Inspector.
+
+    The server restarts when a *.py file under its folder (or --watch) changes, on the same
+    port; the MCP Inspector (npx @modelcontextprotocol/inspector) opens against it."""
+    from mcpkit.cli._dev import run_dev
+    from mcpkit.cli._settings import with_env
+
+    values = with_env(
+        {"host": host, "port": port, "endpoint": endpoint}, _given_on_command_line(ctx)
+    )
+    return run_dev(
+        target,
+        inspector=inspector,
+        watch=watch or [],
+        json_output=json_output,
+        polling=polling,
+        **values,
+    )
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def proxy(
+    target: Annotated[
+        list[str],
+        typer.Argument(help="A backend command line, a server URL, or an mcpServers JSON file"),
+    ],
+    transport: Annotated[
+        Transport, typer.Option("--transport", "-t", help="How clients connect")
+    ] = _DEFAULT_TRANSPORT,
+    host: Annotated[str, typer.Option("--host", help="Address to bind")] = DEFAULTS["host"],
+    port: Annotated[int, typer.Option("--port", help="Port to bind")] = DEFAULTS["port"],
+    endpoint: Annotated[
+        str, typer.Option("--endpoint", help="Path of the MCP endpoint")
+    ] = DEFAULTS["endpoint"],
+    stateless: Annotated[
+        bool, typer.Option("--stateless/--no-stateless", help="Streamable HTTP without sessions")
+    ] = DEFAULTS["stateless"],
+    header: Headers = None,
+    backend_transport: Annotated[
+        str, typer.Option("--backend-transport", help="For a URL: auto, http, sse or ws")
+    ] = "auto",
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Announce the HTTP server as one JSON line on stdout")
+    ] = False,
+) -> int:
+    """Serve another MCP server (a command over stdio, or a URL) over any transport; bearer
+    auth and the other HTTP settings come from MCPKIT_* as for 'mcpkit run'."""
+    from mcpkit.cli._proxy import run_proxy
+
+    return run_proxy(
+        target,
+        headers=header or [],
+        backend_transport=backend_transport,
+        transport=transport.value,
+        host=host,
+        port=port,
+        endpoint=endpoint,
+        stateless=stateless,
+        json_output=json_output,
+    )
 
 
 def _register_install_and_config() -> None:

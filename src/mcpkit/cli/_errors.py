@@ -61,8 +61,21 @@ def one_line(text: str) -> str:
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
-def report(exc: BaseException, *, debug: bool) -> int:
-    """Print ``exc`` the command's way; the exit code."""
+def json_requested(argv: list[str]) -> bool:
+    """``--json`` is on the command line (before any ``--``), or ``MCPKIT_JSON`` is on."""
+    if os.environ.get("MCPKIT_JSON", "").strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
+
+
+def report(exc: BaseException, *, debug: bool, as_json: bool = False) -> int:
+    """Print ``exc`` the command's way; the exit code. ``as_json``: one JSON line on stderr,
+    ``{"error": MESSAGE, "hint": HINT or null, "exit_code": CODE}``."""
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED
     if isinstance(exc, BrokenPipeError):  # ``mcpkit inspect x | head``: the reader is done
@@ -78,6 +91,17 @@ def report(exc: BaseException, *, debug: bool) -> int:
         hint = f"{hint}; {DEBUG_HINT}" if hint else DEBUG_HINT
     stderr = sys.stderr
     try:
+        if as_json:
+            import json
+
+            line = {
+                "error": one_line(error.message),
+                "hint": one_line(hint) if hint else None,
+                "exit_code": error.code,
+            }
+            stderr.write(json.dumps(line) + "\n")
+            stderr.flush()
+            return error.code
         stderr.write(f"error: {one_line(error.message)}\n")
         if hint:
             stderr.write(f"hint: {one_line(hint)}\n")

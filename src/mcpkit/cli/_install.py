@@ -538,6 +538,7 @@ def install_server(
     with_: list[str] | None = None,
     python: str | None = None,
     dry_run: bool = False,
+    json_output: bool = False,
 ) -> int:
     spec = CLIENTS[client]
     if scope not in spec.scopes:
@@ -565,8 +566,14 @@ def install_server(
     change = plan_change(
         path, spec.servers_key, server.name, entry, by_hand=_by_hand(target, client, server)
     )
+    summary: dict[str, Any] = {"client": client, "name": server.name, "path": str(path)}
     if change.new_text == change.old_text:
         _note(f"{path} already holds this entry {server.name!r}; nothing was written")
+        if json_output:
+            _print_summary({**summary, "action": "unchanged"})
+        return 0
+    if dry_run and json_output:
+        _print_summary({**summary, "action": "dry-run", "change": render_change(change, str(path))})
         return 0
     if dry_run:
         sys.stdout.write(render_change(change, str(path)))
@@ -582,7 +589,18 @@ def install_server(
     if backup is not None:
         _note(f"the previous file is kept as {backup}")
     _note(f"restart {spec.title} (or reload its MCP servers) to start it")
+    if json_output:
+        action = "replaced" if change.replaced else "added"
+        _print_summary(
+            {**summary, "action": action, "backup": str(backup) if backup is not None else None}
+        )
     return 0
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    """``install --json``: what was done, one JSON object on stdout."""
+    sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
 
 
 def print_config(
@@ -683,6 +701,10 @@ def install(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the change to the file and write nothing")
     ] = False,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print what was done as JSON (client, name, path, action)"),
+    ] = False,
 ) -> int:
     """Add a server to an AI client's configuration file (merged: other entries are kept,
     the old file backed up)."""
@@ -696,6 +718,7 @@ def install(
         with_=with_,
         python=python,
         dry_run=dry_run,
+        json_output=json_output,
     )
 
 
@@ -713,8 +736,12 @@ def config(
             help="Print in this client's shape (VS Code: servers; default: the common mcpServers)",
         ),
     ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Accepted for symmetry: the entry is always JSON")
+    ] = False,
 ) -> int:
     """Print a server's entry as JSON ({"mcpServers": {NAME: ENTRY}}) to paste into any client."""
+    del json_output  # the entry is JSON either way
     return print_config(
         target,
         client=client.value if client else None,

@@ -17,6 +17,7 @@ from mcpkit.server._app import McpServerApp, _is_member
 from mcpkit.server._decorators import SERVER_ATTR
 
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 
 
 def split_target(target: str) -> tuple[str, str]:
@@ -69,6 +70,32 @@ def _import_file(path: Path) -> Any:
         sys.modules.pop(name, None)
         raise UserCodeError(path, exc) from exc
     return module
+
+
+def _import_module(name: str, tried: Path) -> tuple[Any, Path]:
+    """The module ``name`` (a ``MODULE:OBJECT`` target), imported as ``python -m`` would
+    find it from the working directory, and its file."""
+    import importlib
+
+    cwd = str(Path.cwd())
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        spec = importlib.util.find_spec(name)
+    except ModuleNotFoundError:
+        spec = None
+    except Exception as exc:  # importing its parent package raised
+        raise UserCodeError(tried, exc) from exc
+    if spec is None:
+        missing = TargetNotFoundError(name, tried)
+        missing.args = (f"no such file or module: {name}",)
+        raise missing
+    origin = Path(spec.origin).resolve() if spec.has_location and spec.origin else tried
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:
+        raise UserCodeError(origin, exc) from exc
+    return module, origin
 
 
 def _is_server_class(value: Any, module: Any) -> bool:
@@ -133,11 +160,14 @@ def load_app(target: str) -> McpServerApp:
     the file's ``@mcp_server`` classes and decorated module-level functions together."""
     file_part, object_name = split_target(target)
     path = Path(file_part).resolve()
-    if not path.exists():
-        raise TargetNotFoundError(file_part, path)
-    if path.is_dir():
-        raise AppNotFoundError(f"{file_part} is a directory, not a Python file", file_part, [])
-    module = _import_file(path)
+    if not path.exists() and _MODULE_NAME.match(file_part) and not file_part.endswith(".py"):
+        module, path = _import_module(file_part, path)
+    else:
+        if not path.exists():
+            raise TargetNotFoundError(file_part, path)
+        if path.is_dir():
+            raise AppNotFoundError(f"{file_part} is a directory, not a Python file", file_part, [])
+        module = _import_file(path)
     if object_name:
         if not hasattr(module, object_name):
             raise AppNotFoundError(

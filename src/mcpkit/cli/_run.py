@@ -10,6 +10,7 @@ options' names and defaults live here once; the typer command is built from them
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -23,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "stateless": False,
     "redis_url": None,
     "shutdown_grace": None,
+    "json_output": False,
 }
 
 #: option -> parameter, for the options that take a value
@@ -36,7 +38,11 @@ VALUE_OPTIONS = {
     "--shutdown-grace": "shutdown_grace",
 }
 #: flag -> (parameter, value)
-FLAGS = {"--stateless": ("stateless", True), "--no-stateless": ("stateless", False)}
+FLAGS = {
+    "--stateless": ("stateless", True),
+    "--no-stateless": ("stateless", False),
+    "--json": ("json_output", True),
+}
 #: the global options that may stand before the command name
 GLOBAL_FLAGS = ("--debug",)
 
@@ -49,6 +55,7 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     if start >= len(argv) or argv[start] != "run":
         return None
     values = dict(DEFAULTS)
+    given: set[str] = set()  # set on the command line: these win over MCPKIT_* variables
     target: str | None = None
     rest = argv[start + 1 :]
     index = 0
@@ -65,6 +72,7 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
         elif arg in FLAGS:
             name, flag = FLAGS[arg]
             values[name] = flag
+            given.add(name)
         else:
             if arg.startswith("--"):  # --port 3001, --port=3001
                 option, has_value, value = arg.partition("=")
@@ -81,6 +89,7 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             if value.startswith("-"):
                 return None
             values[VALUE_OPTIONS[option]] = value
+            given.add(VALUE_OPTIONS[option])
     if target is None or values["transport"] not in TRANSPORTS:
         return None
     port = values["port"]
@@ -96,6 +105,10 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             return None
         if not values["shutdown_grace"] >= 0:  # NaN too
             return None
+    if any(name.startswith("MCPKIT_") for name in os.environ):
+        from mcpkit.cli._settings import with_env
+
+        values = with_env(values, given)
     return {"target": target, **values}
 
 
@@ -108,13 +121,16 @@ def run_server(
     stateless: bool = DEFAULTS["stateless"],
     redis_url: str | None = DEFAULTS["redis_url"],
     shutdown_grace: float | None = DEFAULTS["shutdown_grace"],
+    json_output: bool = DEFAULTS["json_output"],
 ) -> int:
     """Serve the app of ``target`` until stdin closes (stdio) or until interrupted (HTTP:
     Streamable HTTP at ENDPOINT, legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws).
 
     Either way it shuts down gracefully and exits 0: calls still running get
     ``shutdown_grace`` seconds (None: the app's own, 5 by default) to finish, then are
-    cancelled, each answered with a JSON-RPC error."""
+    cancelled, each answered with a JSON-RPC error. ``json_output``: the HTTP banner is one
+    JSON line on stdout (``{"event": "serving", "server": ..., "url": ...}``); the other
+    ``StreamableHttpServerOptions`` fields come from ``MCPKIT_*`` variables (docs/settings.md)."""
     from mcpkit.cli._loader import load_app
 
     if transport != "stdio" and not 0 <= port <= 65535:
@@ -134,8 +150,8 @@ def run_server(
         run_async(serve_stdio(server))
         return 0
     from mcpkit.cli._errors import bind_error
+    from mcpkit.cli._settings import server_options
     from mcpkit.transports.http._app import bind_http_socket, run_http_server
-    from mcpkit.transports.http._options import StreamableHttpServerOptions
 
     shared: dict[str, Any] = {}
     if redis_url:
@@ -144,9 +160,7 @@ def run_server(
         hub = RedisHub(redis_url)
         shared = redis_options(hub)
         server.tasks.store = RedisTaskStore(hub)
-    options = StreamableHttpServerOptions(
-        host=host, port=port, endpoint=endpoint, stateless=stateless, **shared
-    )
+    options = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)
     try:
         sock = bind_http_socket(host, port)
     except OSError as exc:
@@ -155,9 +169,15 @@ def run_server(
     def banner() -> None:
         bound_port = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
-        sys.stderr.write(
-            f"mcpkit: serving {server.name} on http://{shown}:{bound_port}{endpoint}\n"
-        )
+        url = f"http://{shown}:{bound_port}{endpoint}"
+        if json_output:
+            import json
+
+            line = {"event": "serving", "server": server.name, "url": url}
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+            return
+        sys.stderr.write(f"mcpkit: serving {server.name} on {url}\n")
         sys.stderr.flush()
 
     run_http_server(server, options, sock=sock, on_started=banner)

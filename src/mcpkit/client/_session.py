@@ -93,6 +93,36 @@ class ClientSession:
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: BaseException | None = None
+        self._telemetry: Any = None
+
+    @property
+    def telemetry(self) -> Any:
+        """What traces and measures each request (``mcpkit.otel.instrument_client``); None,
+        the default, costs nothing: ``request`` is then the plain method, with no check."""
+        return self._telemetry
+
+    @telemetry.setter
+    def telemetry(self, telemetry: Any) -> None:
+        self._telemetry = telemetry
+        if telemetry is None:
+            self.__dict__.pop("request", None)
+            return
+        untraced = type(self).request.__get__(self)
+
+        async def traced(
+            method: str,
+            params: dict[str, Any] | None = None,
+            *,
+            timeout: float | None = None,
+            progress: ProgressCallback | None = None,
+            request_id: RequestId | None = None,
+        ) -> Any:
+            return await telemetry.around_request(
+                untraced, method, params, timeout, progress, request_id
+            )
+
+        # An instance attribute shadows the method: only a traced client pays for tracing.
+        self.__dict__["request"] = traced
 
     def start(self) -> None:
         """Begin routing inbound frames: pushed by the stream when it offers ``bind``,

@@ -21,7 +21,10 @@ from mcpkit.server._decorators import (
 from mcpkit.server._dispatcher import McpDispatcher
 from mcpkit.server._elicitation import ElicitResult
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
+from mcpkit.server._files import DirectoryResource, FileResource
+from mcpkit.server._inject_markers import Depends, Header, State
 from mcpkit.server._registry import McpConnectionRegistry
+from mcpkit.server._request_scope import McpRequestScope
 from mcpkit.server._results import Audio, Image
 from mcpkit.server._session import McpSession
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
@@ -33,12 +36,17 @@ __all__ = [
     "DEFAULT_MAX_SYNC_WORKERS",
     "TASKS_EXTENSION",
     "Audio",
+    "Depends",
+    "DirectoryResource",
     "ElicitResult",
+    "FileResource",
+    "Header",
     "Image",
     "McpCatalogManager",
     "McpConnectionRegistry",
     "McpDispatcher",
     "McpExecutionContext",
+    "McpRequestScope",
     "McpServerApp",
     "McpSession",
     "McpToolContext",
@@ -47,6 +55,7 @@ __all__ = [
     "ResourceSubscriptionManager",
     "ResourceTemplateEntry",
     "ServerConnection",
+    "State",
     "ToolEntry",
     "TransportBinding",
     "current_task_id",

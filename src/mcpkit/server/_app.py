@@ -188,6 +188,8 @@ class McpServerApp:
         self.lifespan_context: Any = None
         self._lifespans: list[Callable[[], Any]] = []
         self._exit_stack: contextlib.AsyncExitStack | None = None
+        #: The apps mounted or imported into this one (``mount``, ``import_app``).
+        self.mounts: list[Mount] = []
         served = [self._served(server) for server in servers]
         self.instances = [
             self._instantiate(server) for server, is_function in served if not is_function
@@ -430,6 +432,19 @@ class McpServerApp:
         self._register_live(fn, LIFESPAN_ATTR, _spec_of(mcp_lifespan, LIFESPAN_ATTR, fn))
         return fn
 
+    def add_resource(self, resource: Any) -> Any:
+        """Serve a ready-made resource, such as ``FileResource`` or ``DirectoryResource``
+        (docs/files.md): it registers its entries (live: clients hear list_changed) and
+        follows subscriptions. Returns it; ``resource.detach()`` takes it away again."""
+        attach = getattr(resource, "attach", None)
+        if not callable(attach):
+            raise TypeError(
+                f"app.add_resource() takes a FileResource, a DirectoryResource or another "
+                f"object with attach(app), not {_describe(resource)}"
+            )
+        attach(self)
+        return resource
+
     def _register_live(self, fn: Any, attr: str, spec: Any) -> None:
         owner = type(fn.__self__) if inspect.ismethod(fn) else None
         self._register(fn, getattr(fn, "__func__", fn), owner, only=attr, given=spec)
@@ -480,7 +495,7 @@ class McpServerApp:
     def needs_startup(self) -> bool:
         """True when ``start()`` has work to do (an ``@mcp_lifespan`` is registered): a
         transport must then not serve requests before it."""
-        return bool(self._lifespans)
+        return bool(self._lifespans) or any(m.app.needs_startup for m in self.mounts)
 
     async def start(self) -> None:
         """Run the lifespans' start-up halves (idempotent)."""
@@ -492,6 +507,8 @@ class McpServerApp:
         for lifespan in self._lifespans:
             manager = contextlib.asynccontextmanager(lifespan)()
             contexts.append(await stack.enter_async_context(manager))
+        for mount in self.mounts:  # after this app's own; stopped before them
+            await stack.enter_async_context(mount.running())
         self.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
         self._exit_stack = stack
 
@@ -511,6 +528,59 @@ class McpServerApp:
             yield self
         finally:
             await self.stop()
+
+    # composition (docs/composition.md) ------------------------------------------------
+
+    def mount(
+        self,
+        other: McpServerApp,
+        prefix: str | None = None,
+        *,
+        on_conflict: OnConflict = "replace",
+        guards: Iterable[Any] = (),
+        interceptors: Iterable[Any] = (),
+        exception_handlers: Iterable[Any] = (),
+    ) -> Mount:
+        """Serve ``other``'s tools, prompts, resources, templates and completions live
+        under ``prefix`` (``prefix_name``; ``scheme://prefix/path``), following its later
+        changes; ``guards``, ``interceptors`` and ``exception_handlers`` wrap every mounted
+        call, outside ``other``'s own. See ``mcpkit.server._compose``."""
+        from mcpkit.server._compose import mount_app
+
+        return mount_app(
+            self,
+            other,
+            prefix,
+            live=True,
+            on_conflict=on_conflict,
+            guards=guards,
+            interceptors=interceptors,
+            exception_handlers=exception_handlers,
+        )
+
+    def import_app(
+        self,
+        other: McpServerApp,
+        prefix: str | None = None,
+        *,
+        on_conflict: OnConflict = "replace",
+        guards: Iterable[Any] = (),
+        interceptors: Iterable[Any] = (),
+        exception_handlers: Iterable[Any] = (),
+    ) -> Mount:
+        """``mount``, but a snapshot: what ``other`` offers now, not its later changes."""
+        from mcpkit.server._compose import mount_app
+
+        return mount_app(
+            self,
+            other,
+            prefix,
+            live=False,
+            on_conflict=on_conflict,
+            guards=guards,
+            interceptors=interceptors,
+            exception_handlers=exception_handlers,
+        )
 
     # built from an HTTP API (mcpkit.openapi, docs/openapi.md) ---------------------------
 
@@ -596,4 +666,6 @@ if TYPE_CHECKING:
     import httpx
 
     from mcpkit.openapi import AsgiApp, OpenApiDocument, OpenApiOptions, OpenApiSource
+    from mcpkit.server._catalog import OnConflict
+    from mcpkit.server._compose import Mount
     from mcpkit.server._connection import ServerConnection

@@ -9,11 +9,20 @@ from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._decorators import Pipeline, PromptSpec, ResourceSpec, ToolSpec
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
+from mcpkit.server._inject import InjectionPlan, plan_injection
 from mcpkit.server._schema import inspect_callable
 
 
 def _name_of(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def _injected(context_params: dict[str, type], injection: InjectionPlan | None) -> dict[str, type]:
+    """The injected parameters of an entry: its ``McpToolContext`` ones, and with a plan
+    every parameter the plan fills (a non-empty map keeps the call off the plain path)."""
+    if injection is None:
+        return context_params
+    return {**context_params, **dict.fromkeys(injection.names, InjectionPlan)}
 
 
 class EntryBuilder:
@@ -33,6 +42,7 @@ class EntryBuilder:
     ) -> ToolEntry:
         spec = spec or ToolSpec(**{**options, "icons": tuple(options.get("icons") or ())})
         signature = inspect_callable(fn, injectable=self.injectable)
+        injection = plan_injection(fn, signature.injected)
         verbatim = spec.input_schema is not None
         output_schema = spec.output_schema
         if output_schema is None and spec.structured_output is not False:
@@ -56,7 +66,8 @@ class EntryBuilder:
             meta=spec.meta,
             timeout=spec.timeout,
             signature=None if verbatim else signature,
-            injected=signature.injected,
+            injected=_injected(signature.injected, injection),
+            injection=injection,
             pipeline=pipeline or Pipeline(),
             method_name=_name_of(fn),
             server_class=server_class,
@@ -78,6 +89,7 @@ class EntryBuilder:
             options["icons"] = tuple(options.get("icons") or ())
             spec = ResourceSpec(**options)
         signature = inspect_callable(fn, injectable=self.injectable)
+        injection = plan_injection(fn, signature.injected)
         common: dict[str, Any] = dict(
             fn=fn,
             name=spec.name or _name_of(fn),
@@ -87,7 +99,8 @@ class EntryBuilder:
             annotations=spec.annotations,
             icons=spec.icons,
             meta=spec.meta,
-            injected=signature.injected,
+            injected=_injected(signature.injected, injection),
+            injection=injection,
             pipeline=pipeline or Pipeline(),
             method_name=_name_of(fn),
             server_class=server_class,
@@ -108,6 +121,7 @@ class EntryBuilder:
     ) -> PromptEntry:
         spec = spec or PromptSpec(**{**options, "icons": tuple(options.get("icons") or ())})
         signature = inspect_callable(fn, injectable=self.injectable)
+        injection = plan_injection(fn, signature.injected)
         required = set(signature.input_schema.get("required", ()))
         arguments = []
         for name in signature.input_schema.get("properties", {}):
@@ -124,7 +138,8 @@ class EntryBuilder:
             icons=spec.icons,
             meta=spec.meta,
             signature=signature,
-            injected=signature.injected,
+            injected=_injected(signature.injected, injection),
+            injection=injection,
             pipeline=pipeline or Pipeline(),
             method_name=_name_of(fn),
             server_class=server_class,

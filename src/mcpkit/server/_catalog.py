@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, Literal
 
 from mcpkit.server._entries import (
@@ -25,6 +25,11 @@ from mcpkit.server._entries import (
 logger = logging.getLogger("mcpkit.server")
 
 BroadcastFn = Callable[[str], Coroutine[Any, Any, object]]
+#: Told the method of every change (``notifications/tools/list_changed`` ..., or
+#: ``COMPLETIONS_CHANGED``) in the thread that made it: how a mounting app follows it.
+ChangeListener = Callable[[str], None]
+#: What change listeners hear when a completion is added or removed (no notification).
+COMPLETIONS_CHANGED = "completions"
 OnConflict = Literal["replace", "error", "ignore"]
 
 
@@ -43,6 +48,21 @@ class McpCatalogManager:
         self._entry_builder: Any = None
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._listeners: list[ChangeListener] = []
+
+    def add_change_listener(self, listener: ChangeListener) -> None:
+        """Call ``listener(method)`` after every change, broadcasting or not."""
+        self._listeners = [*self._listeners, listener]
+
+    def remove_change_listener(self, listener: ChangeListener) -> None:
+        self._listeners = [fn for fn in self._listeners if fn != listener]  # bound methods: ==
+
+    def _tell_listeners(self, method: str) -> None:
+        for listener in self._listeners:
+            try:
+                listener(method)
+            except Exception:  # one broken follower must not undo the change
+                logger.warning("a catalog change listener failed", exc_info=True)
 
     def set_broadcast_fn(self, fn: BroadcastFn | None) -> None:
         self._broadcast = fn
@@ -56,6 +76,7 @@ class McpCatalogManager:
         self._loop = loop
 
     def _changed(self, method: str) -> None:
+        self._tell_listeners(method)
         if self._broadcast is None:
             return
         try:
@@ -152,6 +173,21 @@ class McpCatalogManager:
             self._changed("notifications/resources/list_changed")
         return entry
 
+    def replace_resources(
+        self, remove: Iterable[str] = (), add: Iterable[ResourceEntry] = ()
+    ) -> bool:
+        """Drop the resources at the URIs in ``remove`` and add (or replace) ``add``, as one
+        change: a single ``list_changed`` however many there are. True if anything changed."""
+        with self._lock:
+            removed = [self._resources.pop(uri, None) for uri in remove]
+            added = list(add)
+            for entry in added:
+                self._resources[entry.uri] = entry
+        changed = bool(added) or any(entry is not None for entry in removed)
+        if changed:
+            self._changed("notifications/resources/list_changed")
+        return changed
+
     def unregister_resource(self, name: str) -> bool:
         """Remove a resource or template by URI, URI template or name."""
         for table in (self._resources, self._templates):
@@ -218,6 +254,20 @@ class McpCatalogManager:
     def register_completion(self, entry: CompletionEntry) -> None:
         with self._lock:
             self._completions = [*self._completions, entry]
+        self._tell_listeners(COMPLETIONS_CHANGED)
+
+    def unregister_completion(self, entry: CompletionEntry) -> bool:
+        """Remove a completion provider (the entry ``register_completion`` was given)."""
+        with self._lock:
+            kept = [known for known in self._completions if known is not entry]
+            removed = len(kept) != len(self._completions)
+            self._completions = kept
+        if removed:
+            self._tell_listeners(COMPLETIONS_CHANGED)
+        return removed
+
+    def list_completions(self) -> list[CompletionEntry]:
+        return list(self._completions)
 
     def find_completion(self, ref_type: str, ref: str, argument: str) -> CompletionEntry | None:
         for entry in self._completions:

@@ -221,13 +221,14 @@ class ServerConnection:
         self.closed = True
         self.app.open_connections.discard(self)
         self.app.dispatcher.cancel_connection(self.key)
+        # Before the await below: a close that is itself cancelled there still forgets us.
+        self.app.connections.unregister(self.key)
+        self.app.subscriptions.unsubscribe_all(self.session.key)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self.session.close()
-        self.app.connections.unregister(self.key)
-        self.app.subscriptions.unsubscribe_all(self.session.key)
 
 
 async def serve_stream(

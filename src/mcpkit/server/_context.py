@@ -28,6 +28,7 @@ from mcpkit.server._mrtr import (
     checked_answer,
     round_inputs,
 )
+from mcpkit.server._request_scope import McpRequestScope
 from mcpkit.server._session import LOG_LEVELS
 
 if TYPE_CHECKING:
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class McpExecutionContext:
-    """Built once per call, passed to every guard and interceptor."""
+    """Built once per call, passed to every guard and interceptor; for a connection check
+    (``kind == "connection"``) built once per HTTP request or WebSocket upgrade, with no
+    tool, arguments or binding."""
 
     tool_name: str
     method_name: str
@@ -50,6 +53,15 @@ class McpExecutionContext:
     kind: str = "tool"
     arguments: dict[str, Any] = field(default_factory=dict)
     binding: TransportBinding | None = None
+    #: The HTTP request the call (or connection) came on: path, query, client, headers;
+    #: None over stdio and in memory.
+    request: McpRequestScope | None = None
+
+    @property
+    def is_connection(self) -> bool:
+        """True for a connection check (``kind == "connection"``: an HTTP request or
+        WebSocket upgrade before any MCP message is read), False for a call."""
+        return self.kind == "connection"
 
     def get_metadata(self, key: str, default: Any = None) -> Any:
         return self.metadata.get(key, default)

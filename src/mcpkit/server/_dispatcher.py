@@ -64,8 +64,36 @@ class McpDispatcher:
         self._aborted: dict[_InFlightKey, ProtocolError] = {}
         #: The 2026-07-28 era (``ModernEra``), installed by the app; None serves only the handshake era.
         self.modern: Any = None
+        self._telemetry: Any = None
         self.on_notification("notifications/cancelled", self._on_cancelled)
         self.on_notification("$/cancelRequest", self._on_cancelled)
+
+    # telemetry --------------------------------------------------------------------------
+
+    @property
+    def telemetry(self) -> Any:
+        """What traces and measures each request (``mcpkit.otel.instrument``); None, the
+        default, costs nothing: ``dispatch`` is then the plain method, with no check."""
+        return self._telemetry
+
+    @telemetry.setter
+    def telemetry(self, telemetry: Any) -> None:
+        self._telemetry = telemetry
+        if telemetry is None:
+            self.__dict__.pop("dispatch", None)
+            return
+        untraced = type(self).dispatch.__get__(self)
+
+        async def traced(
+            request: JsonRpcRequest, binding: TransportBinding | None = None
+        ) -> dict[str, Any] | None:
+            response: dict[str, Any] | None = await telemetry.around_dispatch(
+                untraced, request, binding
+            )
+            return response
+
+        # An instance attribute shadows the method: only a traced app pays for tracing.
+        self.__dict__["dispatch"] = traced
 
     # registration -----------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ class ToolEntry(_Callable):
     timeout: float | None = None
     signature: Any = None  # CallableSignature; None when the input schema was given verbatim
     injected: dict[str, type] = field(default_factory=dict)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
@@ -86,6 +87,7 @@ class ResourceEntry(_Callable):
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     injected: dict[str, type] = field(default_factory=dict)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
@@ -120,6 +122,7 @@ class ResourceTemplateEntry(_Callable):
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     injected: dict[str, type] = field(default_factory=dict)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
@@ -156,6 +159,7 @@ class PromptEntry(_Callable):
     meta: dict[str, Any] | None = None
     signature: Any = None
     injected: dict[str, type] = field(default_factory=dict)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None

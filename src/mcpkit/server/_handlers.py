@@ -26,9 +26,11 @@ from mcpkit.protocol._versions import (
 from mcpkit.server import _downgrade
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._inject import CallScope
 from mcpkit.server._mrtr import InputRequired
 from mcpkit.server._pagination import paginate
 from mcpkit.server._pipeline import run_pipeline
+from mcpkit.server._request_scope import current_request_scope
 from mcpkit.server._results import (
     error_result,
     is_call_tool_result,
@@ -171,12 +173,28 @@ class MethodHandlers:
         binding: TransportBinding,
     ) -> Any:
         """Call an entry's function with its injected context, through its pipeline."""
-        if entry.injected:
-            ctx = McpToolContext(binding, request, self.app.dispatcher, self.app.lifespan_context)
-            for name in entry.injected:
-                kwargs[name] = ctx
-        if entry.pipeline.empty:
-            return await call_entry(entry, kwargs, self.workers)
+        plan = entry.injection
+        if plan is not None:  # Header / State / Depends: filled after the guards (_inject)
+            scope = CallScope(self.app, binding, request, plan.owner)
+
+            async def call() -> Any:
+                return await plan.call(entry, kwargs, scope, self.workers)
+
+            if entry.pipeline.empty:
+                return await call()
+        else:
+            if entry.injected:
+                ctx = McpToolContext(
+                    binding, request, self.app.dispatcher, self.app.lifespan_context
+                )
+                for name in entry.injected:
+                    kwargs[name] = ctx
+            if entry.pipeline.empty:
+                return await call_entry(entry, kwargs, self.workers)
+
+            async def call() -> Any:
+                return await call_entry(entry, kwargs, self.workers)
+
         exec_ctx = McpExecutionContext(
             tool_name=target,
             method_name=entry.method_name,
@@ -189,11 +207,8 @@ class MethodHandlers:
             kind=kind,
             arguments=kwargs,
             binding=binding,
+            request=current_request_scope(),
         )
-
-        async def call() -> Any:
-            return await call_entry(entry, kwargs, self.workers)
-
         return await run_pipeline(entry.pipeline, exec_ctx, call)
 
     # tools ------------------------------------------------------------------------------

@@ -32,6 +32,22 @@ class McpConnectionRegistry:
         self._ids = itertools.count(1)
         self.broadcast_timeout = broadcast_timeout
         self._bus: MessageBus | None = None
+        self._count_listeners: list[Callable[[int], None]] = []
+
+    def add_count_listener(self, listener: Callable[[int], None]) -> None:
+        """Call ``listener(count)`` whenever a connection comes or goes (a file watcher
+        refreshes a directory listing only while someone can hear ``list_changed``)."""
+        self._count_listeners = [*self._count_listeners, listener]
+
+    def remove_count_listener(self, listener: Callable[[int], None]) -> None:
+        self._count_listeners = [fn for fn in self._count_listeners if fn != listener]
+
+    def _tell_count(self) -> None:
+        for listener in self._count_listeners:
+            try:
+                listener(len(self._connections))
+            except Exception:  # a broken listener must not undo the registration
+                logger.warning("a connection count listener failed", exc_info=True)
 
     def set_bus(self, bus: MessageBus) -> None:
         """Broadcast through ``bus`` too: every instance delivers to its own connections."""
@@ -41,11 +57,15 @@ class McpConnectionRegistry:
     def register(self, send_fn: SendFn, key: str | None = None) -> str:
         """Add a connection; returns its opaque key."""
         key = key or f"c{next(self._ids)}"
+        known = key in self._connections
         self._connections[key] = send_fn
+        if not known and self._count_listeners:
+            self._tell_count()
         return key
 
     def unregister(self, key: str) -> None:
-        self._connections.pop(key, None)
+        if self._connections.pop(key, None) is not None and self._count_listeners:
+            self._tell_count()
 
     def __len__(self) -> int:
         return len(self._connections)

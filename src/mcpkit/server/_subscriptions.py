@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.server._registry import SendFn
@@ -29,6 +30,31 @@ class ResourceSubscriptionManager:
         self._by_session: dict[str, set[str]] = {}
         self.max_per_session = max_per_session
         self._bus: MessageBus | None = None
+        self._forwarders: list[Callable[[str], Awaitable[object]]] = []
+        self._watchers: list[Callable[[str, bool], None]] = []
+
+    def add_watch_listener(self, listener: Callable[[str, bool], None]) -> None:
+        """Call ``listener(uri, True)`` when ``uri`` gains its first subscriber and
+        ``listener(uri, False)`` when it loses its last (a file watcher polls only then)."""
+        self._watchers = [*self._watchers, listener]
+
+    def remove_watch_listener(self, listener: Callable[[str, bool], None]) -> None:
+        self._watchers = [fn for fn in self._watchers if fn != listener]
+
+    def _tell_watchers(self, uri: str, watched: bool) -> None:
+        for listener in self._watchers:
+            try:
+                listener(uri, watched)
+            except Exception:  # a broken watcher must not undo the subscription
+                logger.warning("a subscription watch listener failed", exc_info=True)
+
+    def add_update_forwarder(self, forward: Callable[[str], Awaitable[object]]) -> None:
+        """Also hand every ``notify_updated`` URI to ``forward`` (an app this one is
+        mounted in re-announces it under its own URI)."""
+        self._forwarders = [*self._forwarders, forward]
+
+    def remove_update_forwarder(self, forward: Callable[[str], Awaitable[object]]) -> None:
+        self._forwarders = [fn for fn in self._forwarders if fn != forward]
 
     def set_bus(self, bus: MessageBus) -> None:
         """Fan updates out through ``bus`` too: every instance notifies its own subscribers."""
@@ -40,7 +66,10 @@ class ResourceSubscriptionManager:
         if uri not in uris and len(uris) >= self.max_per_session:
             raise ValueError(f"a session may hold at most {self.max_per_session} subscriptions")
         uris.add(uri)
+        first = uri not in self._by_uri
         self._by_uri.setdefault(uri, {})[session_key] = send_fn
+        if first and self._watchers:
+            self._tell_watchers(uri, True)
 
     def unsubscribe(self, uri: str, session_key: str) -> None:
         subscribers = self._by_uri.get(uri)
@@ -48,6 +77,8 @@ class ResourceSubscriptionManager:
             subscribers.pop(session_key, None)
             if not subscribers:
                 del self._by_uri[uri]
+                if self._watchers:
+                    self._tell_watchers(uri, False)
         uris = self._by_session.get(session_key)
         if uris is not None:
             uris.discard(uri)
@@ -67,6 +98,11 @@ class ResourceSubscriptionManager:
     async def notify_updated(self, uri: str) -> int:
         """Send ``notifications/resources/updated`` to every subscriber of ``uri`` (of every
         instance, with a bus); returns how many of this instance's subscribers took it."""
+        for forward in self._forwarders:
+            try:
+                await forward(uri)
+            except Exception:
+                logger.warning("could not forward the update of %s", uri, exc_info=True)
         bus = self._bus
         if bus is None:
             return await self._notify_local(uri)

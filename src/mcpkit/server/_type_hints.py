@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
 
+from mcpkit.server._inject_markers import is_marked
+
 _EMPTY = inspect.Parameter.empty
 _NONE_TYPE = type(None)
 
@@ -265,6 +267,8 @@ def _collect_params(
         if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             continue
         hint = hints.get(parameter.name, parameter.annotation)
+        if is_marked(hint, parameter.default):
+            continue  # Header / State / Depends: filled by the server (_inject)
         kind = _injected_type(hint, injectable)
         if kind is not None:
             injected[parameter.name] = kind

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from mcpkit._codes import ErrorCode
 from mcpkit._runtime import freeze_startup_objects
 from mcpkit.protocol._jsonrpc import error_response
+from mcpkit.server._request_scope import CURRENT_REQUEST_SCOPE
 from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
 from mcpkit.server._unexpected import internal_error
 from mcpkit.transports.http._asgi import (
@@ -43,6 +44,7 @@ from mcpkit.transports.http._asgi import (
     send_json,
     send_text,
 )
+from mcpkit.transports.http._connection_guards import ConnectionGate
 from mcpkit.transports.http._header_guard import guarded_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
@@ -94,6 +96,11 @@ class McpAsgiApp:
             self.routes[f"{base}/sse"] = legacy.get
             self.routes[f"{base}/messages"] = legacy.post
         self.websocket_path = f"{base}/ws"
+        #: Connection guards (``_connection_guards``); None: no route is wrapped.
+        self.connection_gate = ConnectionGate.for_app(app, self.options)
+        if self.connection_gate is not None:
+            gate = self.connection_gate
+            self.routes = {path: gate.wrap(handler) for path, handler in self.routes.items()}
         self.auth: Any = None
         if self.options.bearer_auth is not None:
             from mcpkit.auth._server import BearerAuthGate
@@ -112,6 +119,7 @@ class McpAsgiApp:
         kind = scope["type"]
         if kind != "http":
             if kind == "websocket":
+                token = CURRENT_REQUEST_SCOPE.set(scope)  # guards and tools read the upgrade
                 try:
                     await self._websocket(scope, receive, send)
                 except Exception as exc:  # the safety net, as for HTTP: logged, closed 1011
@@ -123,6 +131,8 @@ class McpAsgiApp:
                     )
                     with contextlib.suppress(Exception):
                         await send({"type": "websocket.close", "code": 1011})
+                finally:
+                    CURRENT_REQUEST_SCOPE.reset(token)
             elif kind == "lifespan":
                 await self._lifespan(receive, send)
             return
@@ -148,6 +158,7 @@ class McpAsgiApp:
             return
         if not self._ready and not await self._ensure_started(send):
             return
+        token = CURRENT_REQUEST_SCOPE.set(scope)  # McpRequestScope, read only on demand
         try:
             if auth is None or scope["method"] == "OPTIONS":
                 await handler(scope, receive, send, headers)
@@ -161,6 +172,8 @@ class McpAsgiApp:
             await self._body_timeout(send)
         except Exception as exc:  # the safety net: a bug, or a store failing unforeseen
             await self._failed(send, exc)
+        finally:
+            CURRENT_REQUEST_SCOPE.reset(token)
 
     async def _failed(self, send: Send, exc: Exception) -> None:
         """An exception no handler caught: logged once (with its traceback and an error id),
@@ -226,7 +239,9 @@ class McpAsgiApp:
         from mcpkit.transports.http._websocket import serve_websocket
 
         if self.auth is None:
-            await serve_websocket(self.app, scope, receive, send, headers, self.options)
+            await serve_websocket(
+                self.app, scope, receive, send, headers, self.options, self.connection_gate
+            )
             return
         # The upgrade is authorized like any request; a refusal is a real HTTP answer
         # (401/403 with its challenge) where the server can send one, else close 1008.
@@ -260,7 +275,9 @@ class McpAsgiApp:
         scope[SCOPE_KEY] = outcome.auth
         token = CURRENT_AUTH.set(outcome.auth)
         try:
-            await serve_websocket(self.app, scope, replay, send, headers, self.options)
+            await serve_websocket(
+                self.app, scope, replay, send, headers, self.options, self.connection_gate
+            )
         finally:
             CURRENT_AUTH.reset(token)
 

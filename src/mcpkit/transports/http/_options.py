@@ -91,6 +91,11 @@ class StreamableHttpServerOptions:
     #: Connection-level check on a WebSocket upgrade, ``(headers) -> bool`` (or awaitable);
     #: False refuses before the handshake.
     websocket_guard: Any = None
+    #: Guards run on every HTTP request to an MCP endpoint and every WebSocket upgrade,
+    #: before any MCP message: each a callable or has ``can_connect(ctx)`` /
+    #: ``can_activate(ctx)``, given an ``McpExecutionContext`` with ``kind == "connection"``;
+    #: False refuses (403, WebSocket close 1008). See docs/injection.md.
+    connection_guards: tuple[Any, ...] = ()
     #: At lifespan startup, move what start-up created (modules, the catalog, schemas) out of
     #: the garbage collector's reach (``gc.freeze``): otherwise every full collection rescans
     #: it, a pause of milliseconds under load. Turn off when the host app manages the collector.

@@ -40,6 +40,7 @@ from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
+    from mcpkit.transports.http._connection_guards import ConnectionGate
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -79,12 +80,16 @@ async def serve_websocket(
     send: Send,
     headers: Mapping[str, str],
     options: StreamableHttpServerOptions,
+    connection_gate: ConnectionGate | None = None,
 ) -> None:
-    """Serve one ASGI ``websocket`` scope until either side closes it."""
+    """Serve one ASGI ``websocket`` scope until either side closes it; ``connection_gate``
+    (the app's connection guards) may refuse it first, as ``websocket_guard`` may."""
     first = await receive()
     if first["type"] != "websocket.connect":  # disconnected before the handshake
         return
-    if not await _guard_allows(options, headers):
+    if not await _guard_allows(options, headers) or (
+        connection_gate is not None and await connection_gate.refusal(scope, dict(headers))
+    ):
         await send(
             {"type": "websocket.close", "code": POLICY_VIOLATION, "reason": "connection refused"}
         )

@@ -1,0 +1,48 @@
+"""The ``OAuthClientProvider`` settings its parts read.
+
+The parts read them at each use, so that one changed on the provider after construction
+applies at once. Types only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import httpx
+
+    from mcpkit.auth._dpop import DPoPProofFactory
+    from mcpkit.auth.client._authorization_code import AuthorizeCallback
+    from mcpkit.auth.client._registration import OAuthClientMetadata
+    from mcpkit.auth.client._storage import TokenStorage
+
+
+class ProviderSettings(Protocol):
+    """What ``OAuthClientProvider`` was configured with (see its docstring)."""
+
+    server_url: str
+    client_metadata: OAuthClientMetadata
+    authorize_callback: AuthorizeCallback | None
+    client_id: str | None
+    client_secret: str | None
+    client_issuer: str | None
+    token_endpoint_auth_method: str | None
+    client_metadata_url: str | None
+    grant_type: str
+    assertion: Any
+    private_key: Any
+    signing_algorithm: str | None
+    scopes: list[str] | None
+    storage: TokenStorage
+    dpop: DPoPProofFactory | None
+    max_authorizations_per_scope: int
+    request_offline_access: bool
+    clock: Callable[[], float]
+    #: Every authorization URL handed to ``authorize`` (newest last).
+    authorization_requests: list[str]
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The HTTP client for discovery, registration and the token endpoint."""
+        ...

@@ -1,0 +1,83 @@
+"""``mcpkit proxy TARGET``: serve a backend (a command, a URL, or an ``mcpServers`` config
+file) with ``mcpkit run``'s serving options."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcpkit.server._app import McpServerApp
+
+
+def proxy_app(target: list[str], headers: list[str], backend_transport: str) -> McpServerApp:
+    """The app for ``target``: a config file (``*.json``), a URL, or a command line."""
+    from mcpkit.proxy._backend import HttpBackend
+    from mcpkit.proxy._config import proxy_servers
+    from mcpkit.proxy._proxy import McpProxy
+
+    if len(target) == 1 and target[0].endswith(".json") and Path(target[0]).is_file():
+        return proxy_servers(target[0])
+    if len(target) == 1 and target[0].startswith(("http://", "https://", "ws://", "wss://")):
+        parsed: dict[str, str] = {}
+        for header in headers:
+            name, sep, value = header.partition(":")
+            if not sep or not name.strip():
+                raise ValueError(f"a header is 'Name: value', not {header!r}")
+            parsed[name.strip()] = value.strip()
+        return McpProxy(HttpBackend(target[0], parsed, backend_transport)).app
+    command = shlex.split(target[0]) if len(target) == 1 else list(target)
+    return McpProxy(command).app
+
+
+def run_proxy(
+    target: list[str],
+    *,
+    headers: list[str],
+    backend_transport: str,
+    transport: str,
+    host: str,
+    port: int,
+    endpoint: str,
+    stateless: bool,
+    json_output: bool,
+) -> int:
+    """Serve the proxy until stdin closes (stdio) or until interrupted (HTTP)."""
+    from mcpkit.cli._errors import EXIT_USAGE, CliError
+    from mcpkit.cli._run import run_async
+
+    try:
+        server = proxy_app(target, headers, backend_transport)
+    except ValueError as exc:
+        raise CliError(str(exc), "see 'mcpkit proxy --help'", code=EXIT_USAGE) from exc
+    if transport == "stdio":
+        from mcpkit.transports._stdio import serve_stdio
+
+        run_async(serve_stdio(server))
+        return 0
+    from mcpkit.cli._errors import bind_error
+    from mcpkit.cli._settings import server_options
+    from mcpkit.transports.http._app import bind_http_socket, run_http_server
+
+    options: Any = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless)
+    try:
+        sock = bind_http_socket(host, port)
+    except OSError as exc:
+        raise bind_error(host, port, exc) from exc
+
+    def banner() -> None:
+        url = f"http://{host}:{sock.getsockname()[1]}{endpoint}"
+        if json_output:
+            import json
+
+            sys.stdout.write(
+                json.dumps({"event": "serving", "server": server.name, "url": url}) + "\n"
+            )
+            sys.stdout.flush()
+        else:
+            sys.stderr.write(f"mcpkit: proxying {server.name} on {url}\n")
+            sys.stderr.flush()
+
+    run_http_server(server, options, sock=sock, on_started=banner)
+    return 0

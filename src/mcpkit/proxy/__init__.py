@@ -1,0 +1,24 @@
+"""Serve any MCP server (a command over stdio, or a URL) over any mcpkit transport:
+``McpProxy(backend).app`` is an ``McpServerApp`` forwarding to the backend; see
+docs/proxy.md."""
+
+from mcpkit.proxy._backend import (
+    DEFAULT_BACKEND_IDLE_TIMEOUT,
+    DEFAULT_BACKEND_REQUEST_TIMEOUT,
+    DEFAULT_MAX_BACKEND_SESSIONS,
+    BackendUnavailableError,
+    HttpBackend,
+)
+from mcpkit.proxy._config import load_servers_config, proxy_servers
+from mcpkit.proxy._proxy import McpProxy
+
+__all__ = [
+    "DEFAULT_BACKEND_IDLE_TIMEOUT",
+    "DEFAULT_BACKEND_REQUEST_TIMEOUT",
+    "DEFAULT_MAX_BACKEND_SESSIONS",
+    "BackendUnavailableError",
+    "HttpBackend",
+    "McpProxy",
+    "load_servers_config",
+    "proxy_servers",
+]

@@ -1,0 +1,69 @@
+"""Many backends behind one endpoint: a config file in the common ``mcpServers`` shape,
+each server proxied and mounted under its name as prefix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcpkit.client import StdioClientTransportOptions
+from mcpkit.proxy._backend import HttpBackend
+from mcpkit.proxy._proxy import McpProxy
+from mcpkit.server._app import McpServerApp
+
+
+def load_servers_config(
+    source: str | Path | dict[str, Any],
+) -> dict[str, HttpBackend | StdioClientTransportOptions]:
+    """The backends of ``{"mcpServers": {name: {"command", "args", "env"} | {"url",
+    "headers", "transport"}}}`` (a path, or the parsed dict); ``ValueError`` naming what is
+    wrong."""
+    if isinstance(source, dict):
+        data: Any = source
+    else:
+        try:
+            data = json.loads(Path(source).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}: not JSON ({exc})") from None
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict) or not servers:
+        raise ValueError('a servers config needs a non-empty "mcpServers" object')
+    backends: dict[str, HttpBackend | StdioClientTransportOptions] = {}
+    for name, entry in servers.items():
+        if not isinstance(entry, dict):
+            raise ValueError(f"mcpServers.{name} must be an object")
+        if isinstance(entry.get("url"), str):
+            headers = entry.get("headers") or {}
+            if not isinstance(headers, dict):
+                raise ValueError(f"mcpServers.{name}.headers must be an object")
+            backends[name] = HttpBackend(
+                entry["url"],
+                {str(k): str(v) for k, v in headers.items()},
+                str(entry.get("transport") or "auto"),
+            )
+        elif isinstance(entry.get("command"), str):
+            args = entry.get("args") or []
+            env = entry.get("env") or {}
+            if not isinstance(args, list) or not isinstance(env, dict):
+                raise ValueError(f"mcpServers.{name}: args must be a list and env an object")
+            backends[name] = StdioClientTransportOptions(
+                command=entry["command"],
+                arguments=[str(a) for a in args],
+                name=name,
+                environment_variables={str(k): str(v) for k, v in env.items()},
+            )
+        else:
+            raise ValueError(f'mcpServers.{name} needs a "command" or a "url"')
+    return backends
+
+
+def proxy_servers(source: str | Path | dict[str, Any], **proxy_options: Any) -> McpServerApp:
+    """One app serving every server of a config, each mounted under its name as prefix
+    (tool ``name_tool``, resource ``scheme://name/path``); ``proxy_options`` go to each
+    ``McpProxy``."""
+    front = McpServerApp(name="mcpkit-proxy")
+    for name, backend in load_servers_config(source).items():
+        proxy = McpProxy(backend, name=name, **proxy_options)
+        front.mount(proxy.app, name)
+    return front

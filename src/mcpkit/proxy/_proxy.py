@@ -1,0 +1,501 @@
+"""``McpProxy``: an ``McpServerApp`` whose catalog is the backend's and whose handlers
+forward to it through ``McpClient``; whatever the backend sends back (progress, logs,
+sampling, elicitation, roots, list changes, resource updates) goes to the front client."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+from typing import Any
+
+from mcpkit._exceptions import InvalidRequestError, McpCallError, ProtocolError
+from mcpkit.client import McpClient
+from mcpkit.protocol._uri_template import UriTemplate
+from mcpkit.proxy._backend import (
+    DEFAULT_BACKEND_IDLE_TIMEOUT,
+    DEFAULT_BACKEND_REQUEST_TIMEOUT,
+    DEFAULT_MAX_BACKEND_SESSIONS,
+    BackendConnection,
+    BackendPool,
+    BackendSpec,
+    HttpBackend,
+    client_factory,
+)
+from mcpkit.proxy._parked import (
+    DEFAULT_MAX_PARKED_CALLS,
+    DEFAULT_PARKED_CALL_TIMEOUT,
+    ParkedCall,
+    ParkedCalls,
+)
+from mcpkit.server._app import McpServerApp
+from mcpkit.server._context import McpToolContext
+from mcpkit.server._entries import (
+    CompletionEntry,
+    PromptEntry,
+    ResourceEntry,
+    ResourceTemplateEntry,
+    ToolEntry,
+)
+from mcpkit.server._mrtr import InputRequired
+
+logger = logging.getLogger("mcpkit.proxy")
+
+#: Pages of one backend list read before the proxy stops (a backend looping its cursor).
+DEFAULT_MAX_BACKEND_PAGES = 1000
+_CONTEXT = "_mcpkit_context"
+#: Front requests whose 2026-07-28 rounds may ask the client for input.
+_ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+_INJECTED: dict[str, type] = {_CONTEXT: McpToolContext}
+#: What a 2026-07-28 backend adds to every result, which the front engine adds anew.
+_MODERN_RESULT_KEYS = ("resultType", "ttlMs", "cacheScope")
+
+
+class _Verbatim:
+    """Arguments passed on as given: the backend checks them against its own schema."""
+
+    @staticmethod
+    def validate(arguments: Any) -> dict[str, Any]:
+        return dict(arguments or {})
+
+
+async def _request(client: McpClient, *, method: str, params: dict[str, Any]) -> Any:
+    return await client.request(method, params)
+
+
+def _clean(result: Any) -> Any:
+    """A backend result without the 2026-07-28 dressing (the front adds its own)."""
+    if not isinstance(result, dict):
+        return result
+    cleaned = {key: value for key, value in result.items() if key not in _MODERN_RESULT_KEYS}
+    meta = cleaned.get("_meta")
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if meta:
+            cleaned["_meta"] = meta
+        else:
+            cleaned.pop("_meta")
+    return cleaned
+
+
+class McpProxy:
+    """Serve a backend MCP server (a command, a URL, or an ``McpClient`` factory) as an
+    ``McpServerApp`` (``proxy.app``), over any transport and in either era.
+
+    ``backend``: ``StdioClientTransportOptions``, a command line (``["python", "srv.py"]``),
+    a URL (``http(s)://`` or ``ws(s)://``), an ``HttpBackend`` (URL, headers, transport), or
+    a function returning an unconnected ``McpClient`` given the client's keyword arguments.
+    ``max_parked_calls`` / ``parked_call_timeout`` bound the backend calls kept running
+    while a 2026-07-28 front client answers an ``input_required`` round. ``backend_protocol_mode`` is the era spoken to the backend ("auto", "legacy" for the
+    handshake era, "modern" for 2026-07-28). Handshake-era front sessions get a backend connection each (at most
+    ``max_backend_sessions``, closed after ``backend_idle_timeout`` seconds unused); the
+    catalog and stateless (2026-07-28) front traffic share one more.
+    """
+
+    def __init__(
+        self,
+        backend: BackendSpec | HttpBackend,
+        *,
+        name: str | None = None,
+        max_backend_sessions: int = DEFAULT_MAX_BACKEND_SESSIONS,
+        backend_idle_timeout: float = DEFAULT_BACKEND_IDLE_TIMEOUT,
+        backend_request_timeout: float = DEFAULT_BACKEND_REQUEST_TIMEOUT,
+        backend_protocol_mode: str = "auto",
+        max_parked_calls: int = DEFAULT_MAX_PARKED_CALLS,
+        parked_call_timeout: float = DEFAULT_PARKED_CALL_TIMEOUT,
+        **app_options: Any,
+    ) -> None:
+        #: 2026-07-28 front calls waiting for the client's next round (bounded, expiring).
+        self.parked = ParkedCalls(max_calls=max_parked_calls, timeout=parked_call_timeout)
+        self.backend_protocol_mode = backend_protocol_mode
+        self._factory = client_factory(backend)
+        self.request_timeout = backend_request_timeout
+        self.pool = BackendPool(
+            self._new_client, max_sessions=max_backend_sessions, idle_timeout=backend_idle_timeout
+        )
+        self._fixed_name = name
+        #: The front side: serve it like any app (``serve_stdio(proxy.app)``, HTTP, ...).
+        self.app = McpServerApp(name=name or "mcpkit-proxy", **app_options)
+        self.app.lifespan(self._lifespan)
+        self._background: set[asyncio.Task[Any]] = set()
+        #: The URIs each backend connection was subscribed to.
+        self._backend_subscriptions: dict[BackendConnection, set[str]] = {}
+        subscribe = self.app.subscriptions.subscribe
+
+        def subscribe_and_forward(uri: str, session_key: str, send_fn: Any) -> None:
+            subscribe(uri, session_key, send_fn)
+            connection = self.pool.existing(session_key) or self.pool.shared
+            uris = self._backend_subscriptions.setdefault(connection, set())
+            if uri not in uris:
+                uris.add(uri)
+                self._spawn(self._subscribe_backend(connection, uri))
+
+        # Both eras' subscriptions (resources/subscribe, subscriptions/listen) end here:
+        # the front session's backend connection (else the shared one) is subscribed once
+        # per URI, and its updates are fanned out by the engine.
+        self.app.subscriptions.subscribe = subscribe_and_forward  # type: ignore[method-assign]
+
+    # backend clients --------------------------------------------------------------------
+
+    def _new_client(self, connection: BackendConnection) -> McpClient:
+        async def ask(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+            return await self._ask_front(connection, method, params)
+
+        async def sampling(params: dict[str, Any]) -> dict[str, Any]:
+            return await ask("sampling/createMessage", params)
+
+        async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+            return await ask("elicitation/create", params)
+
+        async def roots() -> list[dict[str, Any]]:
+            return list((await ask("roots/list", None)).get("roots", []))
+
+        async def log(params: dict[str, Any]) -> None:
+            await self._forward_log(connection, params)
+
+        def list_changed(kind: str) -> None:
+            # Read from the connection that announced it: a stdio backend is one process
+            # per connection, and only that one has changed.
+            self._spawn(self._refresh(kind, connection))
+
+        async def resource_updated(uri: Any) -> None:
+            if isinstance(uri, str):
+                await self.app.subscriptions.notify_updated(uri)
+
+        return self._factory(
+            client_name="mcpkit-proxy",
+            sampling_handler=sampling,
+            elicitation_handler=elicitation,
+            roots=roots,
+            logging_handler=log,
+            on_list_changed=list_changed,
+            on_resource_updated=resource_updated,
+            log_level="debug",  # the front engine filters by each front session's level
+            request_timeout=self.request_timeout,
+            protocol_mode=self.backend_protocol_mode,
+        )
+
+    @staticmethod
+    async def _ask_front(
+        connection: BackendConnection, method: str, params: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Put the backend's own request to the front client of the newest call."""
+        if not connection.active:
+            raise InvalidRequestError(f"{method} outside a call: no front client to ask")
+        owner = connection.active[-1]
+        if isinstance(owner, ParkedCall):  # a 2026-07-28 front: asked in its next round
+            return await owner.ask(method, params)
+        ctx: McpToolContext = owner
+        try:
+            answers = await ctx.gather_inputs({"proxy": (method, params)})
+        except InputRequired:  # a 2026-07-28 round of a call that is not parked
+            raise InvalidRequestError(f"{method}: this call cannot be suspended") from None
+        if "proxy" not in answers:
+            raise InvalidRequestError(f"The client does not support {method}")
+        return answers["proxy"]
+
+    @staticmethod
+    async def _forward_log(connection: BackendConnection, params: dict[str, Any]) -> None:
+        if not connection.active:
+            return
+        owner = connection.active[-1]
+        ctx = owner.ctx if isinstance(owner, ParkedCall) else owner
+        if ctx is None:
+            return
+        session = ctx.binding.session
+        level = params.get("level")
+        if session is not None and isinstance(level, str) and not session.should_log(level):
+            return
+        await ctx.binding.send_notification("notifications/message", params)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _subscribe_backend(self, connection: BackendConnection, uri: str) -> None:
+        try:
+            await connection.run(lambda c: c.request("resources/subscribe", {"uri": uri}))
+        except Exception:
+            self._backend_subscriptions.get(connection, set()).discard(uri)
+            logger.warning("could not subscribe the backend to %s", uri, exc_info=True)
+
+    async def _connection_for(self, ctx: McpToolContext | None) -> BackendConnection:
+        session = ctx.binding.session if ctx is not None else None
+        if session is None or session.modern or session.ephemeral:
+            return self.pool.shared
+        return await self.pool.for_session(session.key)
+
+    async def forward(
+        self,
+        ctx: McpToolContext | None,
+        method: str,
+        params: dict[str, Any],
+    ) -> Any:
+        """Send ``method`` to the backend connection of ``ctx``'s front session, progress
+        and the backend's own requests relayed; a backend error is re-raised as is. A
+        2026-07-28 front call the backend asks input of stays running between the rounds
+        (``ParkedCalls``)."""
+        connection = await self._connection_for(ctx)
+        if ctx is None:
+            return await self._call_backend(connection, None, method, params, None)
+        if not ctx.binding.extras.get("modern") or method not in _ROUND_TRIP_METHODS:
+            front = ctx
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                await front.report_progress(value, total, message)
+
+            wanted = progress if ctx.progress_token is not None else None
+            return await self._call_backend(connection, ctx, method, params, wanted)
+        state = ctx.request_state
+        if state is not None:
+            return await self.parked.run_round(self.parked.resume(state), ctx)
+        holder: list[ParkedCall] = []
+
+        async def parked_progress(value: float, total: float | None, message: str | None) -> None:
+            current = holder[0].ctx
+            if current is not None:
+                await current.report_progress(value, total, message)
+
+        async def work() -> Any:
+            return await self._call_backend(
+                connection,
+                holder[0],
+                method,
+                params,
+                parked_progress if ctx.progress_token is not None else None,
+            )
+
+        call = self.parked.start(work())
+        holder.append(call)
+        return await self.parked.run_round(call, ctx)
+
+    @staticmethod
+    async def _call_backend(
+        connection: BackendConnection,
+        owner: McpToolContext | ParkedCall | None,
+        method: str,
+        params: dict[str, Any],
+        progress: Any,
+    ) -> Any:
+        if owner is not None:
+            connection.active.append(owner)
+        try:
+            raw = await connection.run(
+                lambda client: client.request(method, params, progress=progress)
+            )
+        except McpCallError as exc:
+            raise ProtocolError(exc.message, exc.data, code=exc.code) from None
+        finally:
+            if owner is not None:
+                connection.active.remove(owner)
+        return _clean(raw)
+
+    # the catalog ------------------------------------------------------------------------
+
+    async def _lifespan(self) -> AsyncIterator[None]:
+        client = await self.pool.shared.client()
+        info = client.server_info
+        if info is not None and self._fixed_name is None:
+            self.app.name = info.server_info.name
+            self.app.version = info.server_info.version
+            self.app.instructions = info.instructions
+        for kind in ("tools", "prompts", "resources"):
+            await self._refresh(kind)
+        try:
+            yield
+        finally:
+            for task in list(self._background):
+                task.cancel()
+            self.parked.drop_all()
+            await self.pool.aclose()
+
+    async def _list(
+        self, method: str, key: str, connection: BackendConnection
+    ) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(DEFAULT_MAX_BACKEND_PAGES):
+            params = {"cursor": cursor} if cursor else {}
+            page = await connection.run(partial(_request, method=method, params=params))
+            items.extend(item for item in page.get(key, []) if isinstance(item, dict))
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        return items
+
+    async def _refresh(self, kind: str, connection: BackendConnection | None = None) -> None:
+        """Re-read one of the backend's lists (from ``connection``, the shared one by
+        default) into the front catalog."""
+        source = connection or self.pool.shared
+        try:
+            if kind == "tools":
+                self._set_tools(await self._list("tools/list", "tools", source))
+            elif kind == "prompts":
+                self._set_prompts(await self._list("prompts/list", "prompts", source))
+            elif kind == "resources":
+                resources = await self._list("resources/list", "resources", source)
+                templates = await self._list(
+                    "resources/templates/list", "resourceTemplates", source
+                )
+                self._set_resources(resources, templates)
+        except ProtocolError as exc:
+            logger.warning("could not read the backend's %s: %s", kind, exc.message)
+
+    def _set_tools(self, tools: list[dict[str, Any]]) -> None:
+        catalog = self.app.catalog
+        wanted = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
+        for entry in catalog.list_tools():
+            if entry.name not in wanted:
+                catalog.unregister_tool(entry.name)
+        for name, tool in wanted.items():
+            existing = catalog.get_tool(name)
+            entry = ToolEntry(
+                name=name,
+                fn=self._tool_fn(name),
+                input_schema=tool.get("inputSchema") or {"type": "object"},
+                description=tool.get("description"),
+                title=tool.get("title"),
+                output_schema=tool.get("outputSchema"),
+                annotations=tool.get("annotations"),
+                icons=tuple(tool.get("icons") or ()),
+                meta=tool.get("_meta"),
+                injected=dict(_INJECTED),
+            )
+            if existing is None or existing.to_wire() != entry.to_wire():
+                catalog.register_tool(entry)
+
+    def _tool_fn(self, name: str) -> Callable[..., Any]:
+        async def call_backend_tool(_mcpkit_context: McpToolContext, **arguments: Any) -> Any:
+            return await self.forward(
+                _mcpkit_context, "tools/call", {"name": name, "arguments": arguments}
+            )
+
+        return call_backend_tool
+
+    def _set_prompts(self, prompts: list[dict[str, Any]]) -> None:
+        catalog = self.app.catalog
+        wanted = {p["name"]: p for p in prompts if isinstance(p.get("name"), str)}
+        for entry in catalog.list_prompts():
+            if entry.name not in wanted:
+                catalog.unregister_prompt(entry.name)
+        for completion in list(catalog.list_completions()):
+            if completion.ref_type == "ref/prompt":
+                catalog.unregister_completion(completion)
+        for name, prompt in wanted.items():
+
+            async def get_backend_prompt(
+                _mcpkit_context: McpToolContext, _name: str = name, **arguments: Any
+            ) -> Any:
+                params: dict[str, Any] = {"name": _name}
+                if arguments:
+                    params["arguments"] = arguments
+                return await self.forward(_mcpkit_context, "prompts/get", params)
+
+            entry = PromptEntry(
+                name=name,
+                fn=get_backend_prompt,
+                arguments=list(prompt.get("arguments") or []),
+                title=prompt.get("title"),
+                description=prompt.get("description"),
+                icons=tuple(prompt.get("icons") or ()),
+                meta=prompt.get("_meta"),
+                signature=_Verbatim(),
+                injected=dict(_INJECTED),
+            )
+            existing = catalog.get_prompt(name)
+            if existing is None or existing.to_wire() != entry.to_wire():
+                catalog.register_prompt(entry)
+            catalog.register_completion(self._completion("ref/prompt", name, "name"))
+
+    def _completion(self, ref_type: str, ref: str, key: str) -> CompletionEntry:
+        async def complete_on_backend(
+            value: str, argument: str, context: dict[str, str]
+        ) -> list[str]:
+            params: dict[str, Any] = {
+                "ref": {"type": ref_type, key: ref},
+                "argument": {"name": argument, "value": value},
+            }
+            if context:
+                params["context"] = {"arguments": context}
+            result = await self.forward(None, "completion/complete", params)
+            return list((result.get("completion") or {}).get("values") or [])
+
+        return CompletionEntry(
+            ref_type,
+            ref,
+            None,
+            complete_on_backend,
+            accepts=frozenset({"value", "argument", "context"}),
+        )
+
+    def _set_resources(
+        self, resources: list[dict[str, Any]], templates: list[dict[str, Any]]
+    ) -> None:
+        catalog = self.app.catalog
+        by_uri = {r["uri"]: r for r in resources if isinstance(r.get("uri"), str)}
+        by_template = {
+            t["uriTemplate"]: t for t in templates if isinstance(t.get("uriTemplate"), str)
+        }
+        for entry in catalog.list_resources():
+            if entry.uri not in by_uri:
+                catalog.unregister_resource(entry.uri)
+        for template_entry in catalog.list_resource_templates():
+            if template_entry.uri_template not in by_template:
+                catalog.unregister_resource(template_entry.uri_template)
+
+        async def read_backend_resource(_mcpkit_context: McpToolContext, uri: str) -> Any:
+            result = await self.forward(_mcpkit_context, "resources/read", {"uri": uri})
+            return list(result.get("contents") or [])
+
+        async def read_backend_template(
+            _mcpkit_context: McpToolContext, uri: str, **_values: Any
+        ) -> Any:
+            return await read_backend_resource(_mcpkit_context, uri)
+
+        for uri, resource in by_uri.items():
+
+            async def read_listed(_mcpkit_context: McpToolContext, _uri: str = uri) -> Any:
+                return await read_backend_resource(_mcpkit_context, _uri)
+
+            catalog.register_resource(
+                ResourceEntry(
+                    uri=uri,
+                    name=str(resource.get("name") or uri),
+                    fn=read_listed,
+                    title=resource.get("title"),
+                    description=resource.get("description"),
+                    mime_type=resource.get("mimeType"),
+                    size=resource.get("size"),
+                    annotations=resource.get("annotations"),
+                    icons=tuple(resource.get("icons") or ()),
+                    meta=resource.get("_meta"),
+                    injected=dict(_INJECTED),
+                )
+            )
+        for uri_template, template in by_template.items():
+            try:
+                parsed = UriTemplate(uri_template)
+            except ValueError:
+                logger.warning("backend resource template %r left out", uri_template)
+                continue
+            catalog.register_resource(
+                ResourceTemplateEntry(
+                    template=parsed,
+                    name=str(template.get("name") or uri_template),
+                    fn=read_backend_template,
+                    title=template.get("title"),
+                    description=template.get("description"),
+                    mime_type=template.get("mimeType"),
+                    annotations=template.get("annotations"),
+                    icons=tuple(template.get("icons") or ()),
+                    meta=template.get("_meta"),
+                    injected=dict(_INJECTED),
+                )
+            )
+        for completion in list(catalog.list_completions()):
+            if completion.ref_type == "ref/resource":
+                catalog.unregister_completion(completion)
+        for uri_template in by_template:
+            catalog.register_completion(self._completion("ref/resource", uri_template, "uri"))

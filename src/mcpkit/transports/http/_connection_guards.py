@@ -1,0 +1,125 @@
+"""Connection guards: checks run on every HTTP request to an MCP endpoint (Streamable HTTP
+POST, GET and DELETE, legacy SSE GET and POST) and on every WebSocket upgrade, before any
+MCP message is read. A refusal is 403 (HTTP) or close 1008 before the handshake (WebSocket).
+
+Which guards run:
+
+* every guard of ``StreamableHttpServerOptions.connection_guards``: a callable, or an
+  object with ``can_connect(ctx)`` or ``can_activate(ctx)``;
+* every ``@use_guards`` guard of an ``@mcp_server`` class of the app that has a
+  ``can_connect(ctx)`` method (one with only ``can_activate`` stays a per-call guard).
+
+Each gets an ``McpExecutionContext`` with ``kind == "connection"`` (``ctx.is_connection``),
+``ctx.request`` (path, query, client, headers), ``ctx.headers`` and ``ctx.auth``; there is
+no tool, no arguments and no binding. It returns (or awaits) a bool; False, or an
+exception, refuses. Without any guard nothing is wrapped: requests pay nothing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from mcpkit._exceptions import McpForbiddenError
+from mcpkit.protocol._jsonrpc import error_response
+from mcpkit.server._context import McpExecutionContext
+from mcpkit.server._decorators import GUARDS_ATTR, METADATA_ATTR
+from mcpkit.server._request_scope import request_scope_of
+from mcpkit.transports.http._asgi import Receive, Send, send_json
+
+if TYPE_CHECKING:
+    from mcpkit.server._app import McpServerApp
+    from mcpkit.transports.http._options import StreamableHttpServerOptions
+
+logger = logging.getLogger("mcpkit.http")
+
+Handler = Callable[[dict[str, Any], Receive, Send, dict[str, str]], Awaitable[None]]
+
+#: What the refusal names as its target (``McpForbiddenError``'s "denied the call for").
+CONNECTION_TARGET = "connection"
+
+
+def _name_of(guard: Any) -> str:
+    if isinstance(guard, type):
+        return guard.__name__
+    return getattr(guard, "__name__", None) or type(guard).__name__
+
+
+class ConnectionGate:
+    """The connection guards of one ASGI app, as ``(guard, check, server class)``."""
+
+    def __init__(self, guards: list[tuple[Any, Callable[..., Any], type | None]]) -> None:
+        self.guards = guards
+
+    @classmethod
+    def for_app(
+        cls, app: McpServerApp, options: StreamableHttpServerOptions
+    ) -> ConnectionGate | None:
+        """The gate for ``app`` served with ``options``; None when there is no guard."""
+        guards: list[tuple[Any, Callable[..., Any], type | None]] = []
+        for guard in options.connection_guards:
+            check = getattr(guard, "can_connect", None) or getattr(guard, "can_activate", guard)
+            guards.append((guard, check, None))
+        for instance in app.instances:
+            server_class = type(instance)
+            for declared in vars(server_class).get(GUARDS_ATTR, ()):
+                if getattr(declared, "can_connect", None) is None:
+                    continue
+                guard = app._instantiate(declared)
+                guards.append((guard, guard.can_connect, server_class))
+        return cls(guards) if guards else None
+
+    def context(
+        self, scope: dict[str, Any], headers: dict[str, str], server_class: type | None
+    ) -> McpExecutionContext:
+        metadata = dict(vars(server_class).get(METADATA_ATTR) or {}) if server_class else {}
+        return McpExecutionContext(
+            tool_name="",
+            method_name="",
+            server_class=server_class,
+            headers=headers,
+            execution_context=None,
+            session_id=headers.get("mcp-session-id"),
+            metadata=metadata,
+            tool_use_id=None,
+            kind="connection",
+            request=request_scope_of(scope),
+        )
+
+    async def refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> str | None:
+        """The name of the first guard that refuses this connection, else None."""
+        for guard, check, server_class in self.guards:
+            try:
+                verdict = check(self.context(scope, headers, server_class))
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except McpForbiddenError:
+                verdict = False
+            except Exception:
+                logger.exception("connection guard %s raised; refusing", _name_of(guard))
+                verdict = False
+            if not verdict:
+                return _name_of(guard)
+        return None
+
+    def wrap(self, handler: Handler) -> Handler:
+        """``handler`` behind the gate: a refused request is answered 403 (a JSON-RPC error
+        without id, ``data.type == "FORBIDDEN"``); CORS preflights pass unchecked."""
+
+        async def gated(
+            scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
+        ) -> None:
+            if scope.get("method") != "OPTIONS":
+                refused = await self.refusal(scope, headers)
+                if refused is not None:
+                    error = McpForbiddenError(refused, CONNECTION_TARGET)
+                    await send_json(send, 403, error_response(None, error))
+                    return
+            await handler(scope, receive, send, headers)
+
+        return gated
+
+
+__all__ = ["CONNECTION_TARGET", "ConnectionGate"]
