@@ -222,3 +222,52 @@ def test_a_bad_config_is_a_clear_error(tmp_path):
     config.write_text(json.dumps({"mcpServers": {"x": {"args": []}}}))
     with pytest.raises(ValueError, match='needs a "command" or a "url"'):
         proxy_servers(config)
+
+
+async def test_the_front_checks_the_backends_mcp_param_headers():
+    """A backend tool's ``x-mcp-header`` parameters are checked on the 2026-07-28 front as the
+    direct server checks them (SEP-2243): a header that disagrees with the body is refused
+    400 with a header-mismatch error before the backend is called; a matching one passes."""
+    import httpx
+
+    from mcpkit._codes import ErrorCode
+
+    proxy = McpProxy(everything())
+
+    def request(region_header: str) -> tuple[dict[str, str], dict[str, Any]]:
+        headers = {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "test_custom_header",
+            "mcp-param-region": region_header,
+        }
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "test_custom_header",
+                "arguments": {"region": "eu-west-1"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        }
+        return headers, body
+
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(url, protocol_version="2026-07-28") as client:
+            tools = {tool.name: tool for tool in await client.list_tools()}
+            assert "test_custom_header" in tools
+        async with httpx.AsyncClient(timeout=20) as http:
+            headers, body = request("us-east-1")
+            refused = await http.post(url, json=body, headers=headers)
+            assert refused.status_code == 400, refused.text
+            assert refused.json()["error"]["code"] == ErrorCode.HEADER_MISMATCH
+            headers, body = request("eu-west-1")
+            served = await http.post(url, json=body, headers=headers)
+            assert served.status_code == 200, served.text
+            assert "region=eu-west-1" in served.text

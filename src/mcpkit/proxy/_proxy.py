@@ -10,8 +10,14 @@ from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Any
 
-from mcpkit._exceptions import InvalidRequestError, McpCallError, ProtocolError
+from mcpkit._exceptions import (
+    InvalidRequestError,
+    McpCallError,
+    MissingCapabilityError,
+    ProtocolError,
+)
 from mcpkit.client import McpClient
+from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.proxy._backend import (
     DEFAULT_BACKEND_IDLE_TIMEOUT,
@@ -79,6 +85,14 @@ def _clean(result: Any) -> Any:
     return cleaned
 
 
+#: The client capability each request the backend may send to the front client needs.
+_CAPABILITY_OF = {
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+    "roots/list": "roots",
+}
+
+
 class McpProxy:
     """Serve a backend MCP server (a command, a URL, or an ``McpClient`` factory) as an
     ``McpServerApp`` (``proxy.app``), over any transport and in either era.
@@ -119,6 +133,8 @@ class McpProxy:
         self.app = McpServerApp(name=name or "mcpkit-proxy", **app_options)
         self.app.lifespan(self._lifespan)
         self._background: set[asyncio.Task[Any]] = set()
+        #: Calls whose front client lacked a capability the backend asked for, by owner.
+        self._refusals: dict[int, MissingCapabilityError] = {}
         #: The URIs each backend connection was subscribed to.
         self._backend_subscriptions: dict[BackendConnection, set[str]] = {}
         subscribe = self.app.subscriptions.subscribe
@@ -176,14 +192,21 @@ class McpProxy:
             protocol_mode=self.backend_protocol_mode,
         )
 
-    @staticmethod
     async def _ask_front(
-        connection: BackendConnection, method: str, params: dict[str, Any] | None
+        self, connection: BackendConnection, method: str, params: dict[str, Any] | None
     ) -> dict[str, Any]:
-        """Put the backend's own request to the front client of the newest call."""
+        """Put the backend's own request to the front client of the newest call. A front
+        client without the capability it needs gets -32021 for its call, as from a direct
+        server (the backend hears the same refusal, whatever it then makes of it)."""
         if not connection.active:
             raise InvalidRequestError(f"{method} outside a call: no front client to ask")
         owner = connection.active[-1]
+        front = owner.ctx if isinstance(owner, ParkedCall) else owner
+        capability = _CAPABILITY_OF.get(method)
+        if front is not None and capability and capability not in front.client_capabilities:
+            refusal = MissingCapabilityError(capability)
+            self._refusals[id(owner)] = refusal
+            raise refusal
         if isinstance(owner, ParkedCall):  # a 2026-07-28 front: asked in its next round
             return await owner.ask(method, params)
         ctx: McpToolContext = owner
@@ -271,8 +294,8 @@ class McpProxy:
         holder.append(call)
         return await self.parked.run_round(call, ctx)
 
-    @staticmethod
     async def _call_backend(
+        self,
         connection: BackendConnection,
         owner: McpToolContext | ParkedCall | None,
         method: str,
@@ -286,10 +309,14 @@ class McpProxy:
                 lambda client: client.request(method, params, progress=progress)
             )
         except McpCallError as exc:
+            refusal = self._refusals.pop(id(owner), None)
+            if refusal is not None:  # the backend failed because the front client could not
+                raise refusal from None
             raise ProtocolError(exc.message, exc.data, code=exc.code) from None
         finally:
             if owner is not None:
                 connection.active.remove(owner)
+                self._refusals.pop(id(owner), None)
         return _clean(raw)
 
     # the catalog ------------------------------------------------------------------------
@@ -351,10 +378,17 @@ class McpProxy:
                 catalog.unregister_tool(entry.name)
         for name, tool in wanted.items():
             existing = catalog.get_tool(name)
+            input_schema = tool.get("inputSchema") or {"type": "object"}
+            try:  # the backend's x-mcp-header parameters: the front checks their headers
+                header_params = header_annotations(input_schema)
+            except ValueError as exc:
+                logger.warning("backend tool %r: %s; its headers are not checked", name, exc)
+                header_params = []
             entry = ToolEntry(
                 name=name,
                 fn=self._tool_fn(name),
-                input_schema=tool.get("inputSchema") or {"type": "object"},
+                input_schema=input_schema,
+                header_params=header_params,
                 description=tool.get("description"),
                 title=tool.get("title"),
                 output_schema=tool.get("outputSchema"),
