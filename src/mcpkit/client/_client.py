@@ -199,6 +199,7 @@ class McpClient(
         return value if isinstance(value, str) else None
 
     async def aclose(self) -> None:
+        """Close the session and what the client started (its server process, in-memory app)."""
         await self.session.aclose()
         for stop in reversed(self._owned):
             await stop()
@@ -273,6 +274,7 @@ class McpClient(
         return convert(raw, t.CallToolResult)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
+        """Every resource the server lists (all pages)."""
         return [
             convert(item, t.Resource)
             async for item in self._paged("resources/list", "resources", timeout=timeout)
@@ -281,6 +283,7 @@ class McpClient(
     async def list_resource_templates(
         self, *, timeout: float | None = None
     ) -> list[t.ResourceTemplate]:
+        """Every resource template the server lists (all pages)."""
         return [
             convert(item, t.ResourceTemplate)
             async for item in self._paged(
@@ -291,6 +294,7 @@ class McpClient(
     async def read_resource(
         self, uri: str, *, timeout: float | None = None
     ) -> t.ReadResourceResult:
+        """Read one resource (``resources/read``)."""
         raw = await self._rpc("resources/read", {"uri": uri}, timeout=timeout)
         return read_resource_result(raw)
 
@@ -304,6 +308,8 @@ class McpClient(
         await self.session.request("resources/subscribe", {"uri": uri})
 
     async def unsubscribe_resource(self, uri: str) -> None:
+        """Stop the updates of a resource (handshake era; 2026-07-28 has
+        ``subscriptions/listen``)."""
         if self.era is Era.MODERN:
             raise ProtocolEraError(
                 "resources/unsubscribe is not part of 2026-07-28: leave the listen() block"
@@ -339,6 +345,7 @@ class McpClient(
         return Listening(self, notifications)
 
     async def list_prompts(self, *, timeout: float | None = None) -> list[t.Prompt]:
+        """Every prompt the server lists (all pages)."""
         return [
             convert(item, t.Prompt)
             async for item in self._paged("prompts/list", "prompts", timeout=timeout)
@@ -347,6 +354,7 @@ class McpClient(
     async def get_prompt(
         self, name: str, arguments: dict[str, str] | None = None, *, timeout: float | None = None
     ) -> t.GetPromptResult:
+        """A prompt's messages for ``arguments`` (``prompts/get``)."""
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = arguments

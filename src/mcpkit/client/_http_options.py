@@ -134,10 +134,12 @@ class HttpClientTransportOptions:
 
     @property
     def display_name(self) -> str:
+        """The name in logs and errors: ``name``, else the endpoint."""
         return self.name or self.endpoint
 
     @property
     def listen_stream_enabled(self) -> bool:
+        """Whether the GET listen stream is opened (default: with a session, not stateless)."""
         if self.enable_listen_stream is None:
             return not self.stateless
         return self.enable_listen_stream

@@ -45,6 +45,7 @@ class ServerDiscovery(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     @classmethod
     def from_result(cls, raw: dict[str, Any]) -> ServerDiscovery:
+        """What a ``server/discover`` result says (versions, capabilities, server info)."""
         meta = raw.get("_meta") if isinstance(raw.get("_meta"), dict) else None
         info = (meta or {}).get(SERVER_INFO_KEY) or raw.get("serverInfo")
         ttl = raw.get("ttlMs")

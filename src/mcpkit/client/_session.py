@@ -136,6 +136,7 @@ class ClientSession:
     # outbound ---------------------------------------------------------------------------
 
     async def send(self, message: dict[str, Any]) -> None:
+        """Write one message to the server (``ConnectionClosedError`` once closed)."""
         if self._closed is not None:
             if isinstance(self._closed, SessionExpiredError):
                 raise self._closed.renewed() from self._closed
@@ -143,6 +144,7 @@ class ClientSession:
         await self.stream.send(encode_message(message))
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification."""
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
@@ -326,9 +328,11 @@ class ClientSession:
 
     @property
     def closed(self) -> bool:
+        """Whether the session has ended."""
         return self._closed is not None
 
     async def aclose(self) -> None:
+        """End the session: pending requests fail, the stream closes."""
         if self._closed is None:
             self._fail_all(ConnectionClosedError("client closed"))
         await self.stream.aclose()

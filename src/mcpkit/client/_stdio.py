@@ -36,6 +36,7 @@ class StdioClientTransportOptions:
 
     @property
     def display_name(self) -> str:
+        """The name in logs and errors: ``name``, else ``stdio``."""
         return self.name or "stdio"
 
 
@@ -81,6 +82,7 @@ class StdioClientTransport:
         self._is_closed = False
 
     async def start(self) -> None:
+        """Start the server process and read its stdout."""
         opts = self.options
         env = dict(os.environ) if opts.inherit_environment_variables else {}
         env.update(opts.environment_variables)
@@ -100,9 +102,12 @@ class StdioClientTransport:
 
     @property
     def pid(self) -> int | None:
+        """The server process's id, None before start."""
         return self._transport.get_pid() if self._transport is not None else None
 
     def bind(self, on_frame: Callable[[bytes], None], on_close: Callable[[], None]) -> None:
+        """Push inbound frames to ``on_frame`` (and the end to ``on_close``) instead of
+        ``receive``."""
         self._on_frame, self._on_close = on_frame, on_close
 
     def _deliver(self, frame: bytes) -> None:
@@ -132,6 +137,7 @@ class StdioClientTransport:
             stdout.pause_reading()
 
     async def send(self, frame: bytes) -> None:
+        """Write one frame (a line) to the server's stdin."""
         if self._transport is None or self._is_closed:
             raise ConnectionClosedError("server process is not running")
         stdin: Any = self._transport.get_pipe_transport(0)
@@ -140,9 +146,11 @@ class StdioClientTransport:
         stdin.write(frame + b"\n")
 
     async def receive(self) -> bytes | None:
+        """The next frame from the server's stdout, None at its end."""
         return await self._queue.get()
 
     async def aclose(self) -> None:
+        """Close stdin, then end the process (terminate, kill) if it does not exit."""
         transport = self._transport
         if transport is None:
             return

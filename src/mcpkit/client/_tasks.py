@@ -170,10 +170,12 @@ class ToolTask:
 
     @property
     def is_task(self) -> bool:
+        """Whether the server ran the call as a task (else the result is here)."""
         return self.state is not None
 
     @property
     def task_id(self) -> str | None:
+        """The task's id, None when the call was not run as a task."""
         return self.state.task_id if self.state is not None else None
 
     def __repr__(self) -> str:

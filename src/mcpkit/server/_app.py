@@ -464,6 +464,7 @@ class McpServerApp:
         return _downgrade.server_info(info, version)
 
     def capabilities(self, version: str | None = None) -> dict[str, Any]:
+        """The server capabilities announced to a client of ``version``."""
         caps: dict[str, Any] = {
             "tools": {"listChanged": True},
             "resources": {"subscribe": True, "listChanged": True},
@@ -523,6 +524,7 @@ class McpServerApp:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[McpServerApp]:
+        """``async with app.running():`` starts the app (its lifespans) and stops it on exit."""
         await self.start()
         try:
             yield self

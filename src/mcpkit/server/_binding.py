@@ -38,10 +38,12 @@ class TransportBinding:
 
     @property
     def session_id(self) -> str | None:
+        """The session's id, None without a session."""
         return self.session.session_id if self.session is not None else None
 
     @property
     def client_capabilities(self) -> dict[str, Any] | None:
+        """The capabilities the session's client declared, None without a session."""
         return self.session.client_capabilities if self.session is not None else None
 
     async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:

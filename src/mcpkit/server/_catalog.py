@@ -55,6 +55,7 @@ class McpCatalogManager:
         self._listeners = [*self._listeners, listener]
 
     def remove_change_listener(self, listener: ChangeListener) -> None:
+        """Stop telling ``listener`` of changes."""
         self._listeners = [fn for fn in self._listeners if fn != listener]  # bound methods: ==
 
     def _tell_listeners(self, method: str) -> None:
@@ -65,6 +66,7 @@ class McpCatalogManager:
                 logger.warning("a catalog change listener failed", exc_info=True)
 
     def set_broadcast_fn(self, fn: BroadcastFn | None) -> None:
+        """Where list_changed notifications go (the app's connections); None: nowhere."""
         self._broadcast = fn
 
     def set_entry_builder(self, builder: Any) -> None:
@@ -128,6 +130,7 @@ class McpCatalogManager:
         return entry
 
     def unregister_tool(self, name: str) -> bool:
+        """Remove a tool; False when there was none of that name. Clients hear list_changed."""
         with self._lock:
             if self._tools.pop(name, None) is None:
                 return False
@@ -136,9 +139,11 @@ class McpCatalogManager:
         return True
 
     def get_tool(self, name: str) -> ToolEntry | None:
+        """The tool of that name, if any."""
         return self._tools.get(name)
 
     def list_tools(self) -> list[ToolEntry]:
+        """Every tool, in registration order."""
         return list(self._tools.values())
 
     def tool_wire_list(self) -> list[dict[str, Any]]:
@@ -205,9 +210,12 @@ class McpCatalogManager:
         return False
 
     def get_resource(self, uri: str) -> ResourceEntry | None:
+        """The resource of that exact URI, if any."""
         return self._resources.get(uri)
 
     def match_template(self, uri: str) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None:
+        """The first template matching ``uri``, with its variables' values; None when none
+        matches."""
         for entry in list(self._templates.values()):
             values = entry.template.match(uri)
             if values is not None:
@@ -215,9 +223,11 @@ class McpCatalogManager:
         return None
 
     def list_resources(self) -> list[ResourceEntry]:
+        """Every resource, in registration order."""
         return list(self._resources.values())
 
     def list_resource_templates(self) -> list[ResourceTemplateEntry]:
+        """Every resource template, in registration order."""
         return list(self._templates.values())
 
     # prompts ----------------------------------------------------------------------------
@@ -229,6 +239,8 @@ class McpCatalogManager:
         on_conflict: OnConflict = "replace",
         **spec: Any,
     ) -> PromptEntry:
+        """Register a prompt (an entry, or a function built into one); ``on_conflict`` decides
+        about a name already taken. Clients hear list_changed."""
         entry = meta if isinstance(meta, PromptEntry) else self._entry_builder.prompt(meta, **spec)
         with self._lock:
             added = self._put(self._prompts, entry.name, entry, on_conflict)
@@ -237,6 +249,7 @@ class McpCatalogManager:
         return entry
 
     def unregister_prompt(self, name: str) -> bool:
+        """Remove a prompt; False when there was none of that name. Clients hear list_changed."""
         with self._lock:
             if self._prompts.pop(name, None) is None:
                 return False
@@ -244,14 +257,17 @@ class McpCatalogManager:
         return True
 
     def get_prompt(self, name: str) -> PromptEntry | None:
+        """The prompt of that name, if any."""
         return self._prompts.get(name)
 
     def list_prompts(self) -> list[PromptEntry]:
+        """Every prompt, in registration order."""
         return list(self._prompts.values())
 
     # completions ------------------------------------------------------------------------
 
     def register_completion(self, entry: CompletionEntry) -> None:
+        """Add a completion provider (for a prompt's or a template's argument)."""
         with self._lock:
             self._completions = [*self._completions, entry]
         self._tell_listeners(COMPLETIONS_CHANGED)
@@ -267,9 +283,11 @@ class McpCatalogManager:
         return removed
 
     def list_completions(self) -> list[CompletionEntry]:
+        """Every completion provider, in registration order."""
         return list(self._completions)
 
     def find_completion(self, ref_type: str, ref: str, argument: str) -> CompletionEntry | None:
+        """The provider for ``argument`` of the prompt or template ``ref``, if any."""
         for entry in self._completions:
             if (
                 entry.ref_type == ref_type
@@ -281,4 +299,5 @@ class McpCatalogManager:
 
     @property
     def has_completions(self) -> bool:
+        """Whether any completion provider is registered (the ``completions`` capability)."""
         return bool(self._completions)

@@ -64,6 +64,7 @@ class McpExecutionContext:
         return self.kind == "connection"
 
     def get_metadata(self, key: str, default: Any = None) -> Any:
+        """A value ``set_metadata`` attached to the target, else ``default``."""
         return self.metadata.get(key, default)
 
     @property
@@ -106,10 +107,12 @@ class McpToolContext:
 
     @property
     def session_id(self) -> str | None:
+        """The session's id (Streamable HTTP, legacy SSE), None without one."""
         return self.binding.session_id
 
     @property
     def headers(self) -> Mapping[str, str] | None:
+        """The headers of the request's transport (HTTP), None without."""
         return self.binding.headers
 
     @property
@@ -126,29 +129,35 @@ class McpToolContext:
 
     @property
     def tracestate(self) -> str | None:
+        """The W3C ``tracestate`` the request carried in ``_meta``, if any."""
         value = self.meta.get("tracestate")
         return value if isinstance(value, str) else None
 
     @property
     def baggage(self) -> str | None:
+        """The W3C ``baggage`` the request carried in ``_meta``, if any."""
         value = self.meta.get("baggage")
         return value if isinstance(value, str) else None
 
     @property
     def progress_token(self) -> str | int | None:
+        """The request's progress token (what ``report_progress`` uses), if it has one."""
         return self.meta.get("progressToken")
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared (empty when it declared none)."""
         return self.binding.client_capabilities or {}
 
     @property
     def client_info(self) -> dict[str, Any] | None:
+        """The client's ``clientInfo`` (name, version), when it gave one."""
         session = self.binding.session
         return session.client_info if session is not None else None
 
     @property
     def protocol_version(self) -> str | None:
+        """The protocol version of the session (or of the 2026-07-28 request)."""
         session = self.binding.session
         return session.protocol_version if session is not None else None
 
@@ -189,15 +198,19 @@ class McpToolContext:
         await self.binding.send_notification("notifications/message", params)
 
     async def debug(self, data: Any, logger: str | None = None) -> None:
+        """Send a ``debug`` log message to the client (if its level lets it through)."""
         await self.log("debug", data, logger)
 
     async def info(self, data: Any, logger: str | None = None) -> None:
+        """Send an ``info`` log message to the client (if its level lets it through)."""
         await self.log("info", data, logger)
 
     async def warning(self, data: Any, logger: str | None = None) -> None:
+        """Send a ``warning`` log message to the client (if its level lets it through)."""
         await self.log("warning", data, logger)
 
     async def error(self, data: Any, logger: str | None = None) -> None:
+        """Send an ``error`` log message to the client (if its level lets it through)."""
         await self.log("error", data, logger)
 
     def _require(self, method: str, params: dict[str, Any] | None) -> None:

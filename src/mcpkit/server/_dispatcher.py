@@ -102,9 +102,11 @@ class McpDispatcher:
         self._handlers[method] = handler
 
     def on_notification(self, method: str, handler: NotificationHandler) -> None:
+        """Handle the client notification ``method`` with ``handler`` (replacing any)."""
         self._notification_handlers[method] = handler
 
     def has_method(self, method: str) -> bool:
+        """Whether a request handler is registered for ``method``."""
         return method in self._handlers
 
     # requests ---------------------------------------------------------------------------
@@ -245,9 +247,11 @@ class McpDispatcher:
         return count
 
     def is_cancel_requested(self, connection_key: str, request_id: RequestId) -> bool:
+        """Whether the client cancelled that request."""
         return (connection_key, request_id) in self._cancel_requested
 
     def in_flight_count(self, connection_key: str | None = None) -> int:
+        """Requests running (of one connection, else all)."""
         if connection_key is None:
             return len(self._in_flight)
         return self._per_connection.get(connection_key, 0)

@@ -26,10 +26,13 @@ class ElicitResult:
 
     @property
     def accepted(self) -> bool:
+        """Whether the user accepted (and ``content`` holds the answer)."""
         return self.action == "accept"
 
     @classmethod
     def from_wire(cls, raw: dict[str, Any], structured: Any) -> ElicitResult:
+        """The result of an ``elicitation/create`` answer, ``structured`` being its content as
+        the requested type."""
         content = raw.get("content")
         return cls(
             raw.get("action", "cancel"),

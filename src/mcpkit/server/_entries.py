@@ -55,6 +55,7 @@ class ToolEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
 
     def to_wire(self) -> dict[str, Any]:
+        """The tool as ``tools/list`` describes it (made once)."""
         if self._wire is None:
             wire = _drop_none(
                 {
@@ -95,6 +96,7 @@ class ResourceEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
 
     def to_wire(self) -> dict[str, Any]:
+        """The resource as ``resources/list`` describes it."""
         return _drop_none(
             {
                 "uri": self.uri,
@@ -131,9 +133,11 @@ class ResourceTemplateEntry(_Callable):
 
     @property
     def uri_template(self) -> str:
+        """The RFC 6570 template, as text."""
         return self.template.template
 
     def to_wire(self) -> dict[str, Any]:
+        """The template as ``resources/templates/list`` describes it."""
         return _drop_none(
             {
                 "uriTemplate": self.template.template,
@@ -167,6 +171,7 @@ class PromptEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
 
     def to_wire(self) -> dict[str, Any]:
+        """The prompt as ``prompts/list`` describes it."""
         return _drop_none(
             {
                 "name": self.name,

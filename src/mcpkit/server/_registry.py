@@ -40,6 +40,7 @@ class McpConnectionRegistry:
         self._count_listeners = [*self._count_listeners, listener]
 
     def remove_count_listener(self, listener: Callable[[int], None]) -> None:
+        """Stop telling ``listener`` the connection count."""
         self._count_listeners = [fn for fn in self._count_listeners if fn != listener]
 
     def _tell_count(self) -> None:
@@ -64,6 +65,7 @@ class McpConnectionRegistry:
         return key
 
     def unregister(self, key: str) -> None:
+        """Forget a connection (it closed)."""
         if self._connections.pop(key, None) is not None and self._count_listeners:
             self._tell_count()
 
@@ -71,9 +73,11 @@ class McpConnectionRegistry:
         return len(self._connections)
 
     def keys(self) -> list[str]:
+        """The keys of the open connections."""
         return list(self._connections)
 
     async def send_to(self, key: str, payload: dict[str, Any]) -> bool:
+        """Send ``payload`` to one connection; False when it is gone or the send failed."""
         send = self._connections.get(key)
         if send is None:
             return False

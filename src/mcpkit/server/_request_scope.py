@@ -47,6 +47,7 @@ class McpRequestScope:
 
     @property
     def path(self) -> str:
+        """The request's path (as the ASGI scope has it)."""
         return str(self._scope.get("path", ""))
 
     @property
@@ -56,6 +57,7 @@ class McpRequestScope:
 
     @property
     def query_string(self) -> str:
+        """The request's query string, undecoded."""
         raw = self._scope.get("query_string", b"")
         return raw.decode("latin-1") if isinstance(raw, bytes) else str(raw)
 

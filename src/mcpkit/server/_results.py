@@ -21,6 +21,7 @@ class Image:
     mime_type: str = "image/png"
 
     def to_content(self) -> dict[str, Any]:
+        """The MCP ``image`` content block."""
         return {
             "type": "image",
             "data": base64.b64encode(self.data).decode(),
@@ -36,6 +37,7 @@ class Audio:
     mime_type: str = "audio/wav"
 
     def to_content(self) -> dict[str, Any]:
+        """The MCP ``audio`` content block."""
         return {
             "type": "audio",
             "data": base64.b64encode(self.data).decode(),

@@ -155,6 +155,7 @@ class McpSession:
         return _LOG_RANK.get(level, 0) >= _LOG_RANK.get(self.log_level, 0)
 
     def client_supports(self, capability: str) -> bool:
+        """Whether the client declared ``capability``."""
         caps = self.client_capabilities or {}
         return caps.get(capability) is not None
 

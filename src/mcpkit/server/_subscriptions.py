@@ -39,6 +39,7 @@ class ResourceSubscriptionManager:
         self._watchers = [*self._watchers, listener]
 
     def remove_watch_listener(self, listener: Callable[[str, bool], None]) -> None:
+        """Stop telling ``listener`` when URIs gain or lose their subscribers."""
         self._watchers = [fn for fn in self._watchers if fn != listener]
 
     def _tell_watchers(self, uri: str, watched: bool) -> None:
@@ -54,6 +55,7 @@ class ResourceSubscriptionManager:
         self._forwarders = [*self._forwarders, forward]
 
     def remove_update_forwarder(self, forward: Callable[[str], Awaitable[object]]) -> None:
+        """Stop handing updates to ``forward``."""
         self._forwarders = [fn for fn in self._forwarders if fn != forward]
 
     def set_bus(self, bus: MessageBus) -> None:
@@ -62,6 +64,7 @@ class ResourceSubscriptionManager:
         bus.subscribe(UPDATED_CHANNEL, self._receive)
 
     def subscribe(self, uri: str, session_key: str, send_fn: SendFn) -> None:
+        """Subscribe a session to a URI (``ValueError`` past ``max_per_session``)."""
         uris = self._by_session.setdefault(session_key, set())
         if uri not in uris and len(uris) >= self.max_per_session:
             raise ValueError(f"a session may hold at most {self.max_per_session} subscriptions")
@@ -72,6 +75,7 @@ class ResourceSubscriptionManager:
             self._tell_watchers(uri, True)
 
     def unsubscribe(self, uri: str, session_key: str) -> None:
+        """Drop one subscription of a session."""
         subscribers = self._by_uri.get(uri)
         if subscribers is not None:
             subscribers.pop(session_key, None)
@@ -86,13 +90,16 @@ class ResourceSubscriptionManager:
                 del self._by_session[session_key]
 
     def unsubscribe_all(self, session_key: str) -> None:
+        """Drop every subscription of a session (it went away)."""
         for uri in list(self._by_session.get(session_key, ())):
             self.unsubscribe(uri, session_key)
 
     def get_subscribers(self, uri: str) -> dict[str, SendFn]:
+        """The subscribers of a URI, by session key, with their senders."""
         return dict(self._by_uri.get(uri, {}))
 
     def subscriptions_of(self, session_key: str) -> set[str]:
+        """The URIs a session is subscribed to."""
         return set(self._by_session.get(session_key, ()))
 
     async def notify_updated(self, uri: str) -> int:

@@ -34,16 +34,19 @@ class InMemoryTransport:
         return cls(a, b), cls(b, a)
 
     async def send(self, frame: bytes) -> None:
+        """Queue one frame for the other end (waits while its queue is full)."""
         if self._closed:
             raise ConnectionClosedError("in-memory transport is closed")
         await self._outbox.put(bytes(frame))
 
     async def receive(self) -> bytes | None:
+        """The next frame from the other end, or None once closed and drained."""
         if self._closed and self._inbox.empty():
             return None
         return await self._inbox.get()
 
     async def aclose(self) -> None:
+        """Close both directions; the other end's ``receive`` then returns None."""
         if not self._closed:
             self._closed = True
             try:

@@ -125,12 +125,14 @@ class FramedPipes:
         writer.set_write_buffer_limits(DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER)
 
     def write(self, frame: bytes) -> None:
+        """Write one frame and its newline (never waits: the transport buffers)."""
         writer = self._writer
         if writer is None or writer.is_closing():
             raise ConnectionResetError("pipe is closed")
         writer.write(frame + b"\n")
 
     async def send(self, frame: bytes) -> None:
+        """``write``, for the ``MessageStream`` contract."""
         self.write(frame)
 
     def _pause_reading(self) -> None:
@@ -162,6 +164,7 @@ class FramedPipes:
             reader.close()
 
     def close(self) -> None:
+        """Close both pipes."""
         for transport in (self._reader, self._writer):
             if transport is not None and not transport.is_closing():
                 transport.close()

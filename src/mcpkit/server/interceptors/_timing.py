@@ -27,6 +27,7 @@ class CallTiming:
 
     @property
     def duration_ms(self) -> float:
+        """The duration in milliseconds."""
         return self.duration * 1000.0
 
 
@@ -34,7 +35,8 @@ class DurationMetric(Protocol):
     """A histogram-like metric: ``record(seconds, attributes)`` (an OpenTelemetry
     ``Histogram`` has this shape; so does a small adapter around prometheus_client)."""
 
-    def record(self, amount: float, attributes: dict[str, str] | None = None) -> Any: ...
+    def record(self, amount: float, attributes: dict[str, str] | None = None) -> Any:
+        """Record one duration (seconds) with its attributes."""
 
 
 OnTiming = Callable[[CallTiming], "Awaitable[None] | None"]

@@ -103,4 +103,6 @@ class StreamableHttpServerOptions:
 
     @property
     def base_path(self) -> str:
+        """The endpoint without a trailing slash (the legacy SSE and WebSocket paths hang from
+        it)."""
         return self.endpoint.rstrip("/")

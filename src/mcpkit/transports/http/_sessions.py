@@ -89,10 +89,12 @@ class StreamableSession:
         self.calls = 0
 
     def touch(self) -> None:
+        """Mark the session used now (its idle timeout starts again)."""
         self.last_seen = time.monotonic()
 
     @property
     def protocol_version(self) -> str | None:
+        """The version the session negotiated."""
         return self.mcp.protocol_version
 
     @property
@@ -108,6 +110,7 @@ class StreamableSession:
         return (mcp.protocol_version, mcp.initialized, mcp.log_level, frozenset(subscriptions))
 
     def record(self, subscriptions: set[str]) -> SessionRecord:
+        """The session as a store keeps it (with its subscriptions)."""
         mcp = self.mcp
         return SessionRecord(
             self.session_id,
@@ -135,17 +138,20 @@ class StreamableSession:
         self.saved = self.state(set(record.subscriptions))
 
     def add_relay(self, relay: StreamRelay) -> None:
+        """Keep a relay (a GET of this session served from the shared store)."""
         if self.relays is None:
             self.relays = set()
         self.relays.add(relay)
 
     def discard_relay(self, relay: StreamRelay) -> None:
+        """Forget a relay that ended."""
         if self.relays is not None:
             self.relays.discard(relay)
         if self.listener is relay:
             self.listener = None
 
     def close_relays(self) -> None:
+        """Close every relay of the session."""
         for relay in list(self.relays or ()):
             relay.close()
 
@@ -189,12 +195,15 @@ class StreamableSessionStore:
 
     @property
     def shared(self) -> bool:
+        """Whether sessions live in a shared store (several instances)."""
         return self.backend is not None
 
     def on_remove(self, callback: OnRemove) -> None:
+        """Call ``callback`` when a session is removed."""
         self._on_remove.append(callback)
 
     def on_adopt(self, callback: OnAdopt) -> None:
+        """Call ``callback`` when a session held elsewhere is taken over here."""
         self._on_adopt.append(callback)
 
     def _new(
@@ -410,6 +419,7 @@ class StreamableSessionStore:
         return list(self._sessions.values())
 
     def close_all(self) -> None:
+        """Remove every session held here (shutdown)."""
         for sid in list(self._sessions):
             self.remove(sid, ended=not self.shared)
         if self._reaper is not None:
