@@ -198,25 +198,17 @@ class IntrospectionVerifier:
         elif self.client_auth_method == "client_secret_post":
             assert self.client_id is not None and self.client_secret is not None
             form.update(client_id=self.client_id, client_secret=self.client_secret)
-        client = self._http
-        own = client is None
-        if client is None:
-            client = httpx.AsyncClient(follow_redirects=False)
         self.requests += 1
-        try:
-            answer = await fetch_json(
-                client,
-                "POST",
-                self.endpoint,
-                timeout=self.timeout,
-                max_bytes=self.max_response_bytes,
-                unavailable=self._unavailable,
-                data=form,
-                auth=auth if auth is not None else httpx.USE_CLIENT_DEFAULT,
-            )
-        finally:
-            if own:
-                await client.aclose()
+        answer = await fetch_json(
+            self._http,
+            "POST",
+            self.endpoint,
+            timeout=self.timeout,
+            max_bytes=self.max_response_bytes,
+            unavailable=self._unavailable,
+            data=form,
+            auth=auth if auth is not None else httpx.USE_CLIENT_DEFAULT,
+        )
         if not isinstance(answer, dict) or not isinstance(answer.get("active"), bool):
             raise self._unavailable("answered without a boolean 'active'")
         return self._judge(answer)

@@ -181,23 +181,15 @@ class OidcVerifier:
         )
 
     async def _discover(self) -> dict[str, Any]:
-        client = self._http
-        own = client is None
-        if client is None:
-            client = httpx.AsyncClient(follow_redirects=False)
         self.discoveries += 1
-        try:
-            document = await fetch_json(
-                client,
-                "GET",
-                self.discovery_url,
-                timeout=self.timeout,
-                max_bytes=self.max_discovery_bytes,
-                unavailable=self._unavailable,
-            )
-        finally:
-            if own:
-                await client.aclose()
+        document = await fetch_json(
+            self._http,
+            "GET",
+            self.discovery_url,
+            timeout=self.timeout,
+            max_bytes=self.max_discovery_bytes,
+            unavailable=self._unavailable,
+        )
         if not isinstance(document, dict):
             raise self._unavailable("answered something that is not a JSON object")
         if document.get("issuer") != self.issuer:

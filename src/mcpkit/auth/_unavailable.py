@@ -35,11 +35,23 @@ async def fetch_json(
     **request: Any,
 ) -> Any:
     """The JSON of a 200 answer from an authorization server (``client``: an
-    ``httpx.AsyncClient``), read within ``timeout`` seconds and ``max_bytes``; anything
-    else (no answer in time, unreachable, another status, too big, not JSON) raises what
-    ``unavailable(reason)`` makes: the token cannot be judged."""
+    ``httpx.AsyncClient``; None: one made for this request, without redirects), read within
+    ``timeout`` seconds and ``max_bytes``; anything else (no answer in time, unreachable,
+    another status, too big, not JSON) raises what ``unavailable(reason)`` makes: the token
+    cannot be judged."""
     import httpx
 
+    if client is None:
+        async with httpx.AsyncClient(follow_redirects=False) as own:
+            return await fetch_json(
+                own,
+                method,
+                url,
+                timeout=timeout,
+                max_bytes=max_bytes,
+                unavailable=unavailable,
+                **request,
+            )
     try:
         async with asyncio.timeout(timeout):
             async with client.stream(

@@ -11,12 +11,9 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import context, metrics, propagate, trace
 
 from mcpkit._exceptions import McpCallError, RequestTimeoutError
-from mcpkit._version import __version__
 from mcpkit.otel._conventions import (
     CANCELLED,
     CLIENT_OPERATION_DURATION,
-    DURATION_BUCKETS,
-    ERROR_TYPE,
     JSONRPC_REQUEST_ID,
     MCP_PROTOCOL_VERSION,
     MCP_SESSION_ID,
@@ -29,6 +26,7 @@ from mcpkit.otel._conventions import (
     is_tool_error,
     metric_attributes,
 )
+from mcpkit.otel._instruments import instruments, mark_failed
 
 if TYPE_CHECKING:
     from mcpkit.client._client import McpClient
@@ -58,14 +56,12 @@ class McpClientTelemetry:
         meter_provider: metrics.MeterProvider | None = None,
     ) -> None:
         self.client = client
-        self._tracer = trace.get_tracer("mcpkit", __version__, tracer_provider)
-        meter = metrics.get_meter("mcpkit", __version__, meter_provider)
-        self._duration = meter.create_histogram(
+        self._tracer, _meter, self._duration = instruments(
             CLIENT_OPERATION_DURATION,
-            unit="s",
-            description="MCP request duration as observed on the sender, from the time it "
-            "was sent until the response is received.",
-            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+            "MCP request duration as observed on the sender, from the time it was sent until "
+            "the response is received.",
+            tracer_provider,
+            meter_provider,
         )
         stream = client.session.stream
         self._network = _TRANSPORTS.get(type(stream).__module__, _HTTP)
@@ -104,21 +100,21 @@ class McpClientTelemetry:
             code = str(exc.code)
             attributes[RPC_RESPONSE_STATUS_CODE] = code
             span.set_attribute(RPC_RESPONSE_STATUS_CODE, code)
-            _failed(span, attributes, code, exc.message)
+            mark_failed(span, attributes, code, exc.message)
             raise
         except RequestTimeoutError as exc:
-            _failed(span, attributes, TIMEOUT, str(exc))
+            mark_failed(span, attributes, TIMEOUT, str(exc))
             raise
         except asyncio.CancelledError:
-            _failed(span, attributes, CANCELLED, None)
+            mark_failed(span, attributes, CANCELLED, None)
             raise
         except BaseException as exc:
             span.record_exception(exc)
-            _failed(span, attributes, type(exc).__qualname__, str(exc))
+            mark_failed(span, attributes, type(exc).__qualname__, str(exc))
             raise
         else:
             if is_tool_error(method, result):
-                _failed(span, attributes, TOOL_ERROR, None)
+                mark_failed(span, attributes, TOOL_ERROR, None)
         finally:
             context.detach(token)
             span.end()
@@ -137,11 +133,3 @@ def _with_trace_context(params: dict[str, Any] | None) -> dict[str, Any] | None:
     meta = params.get("_meta")
     params["_meta"] = {**meta, **carrier} if type(meta) is dict else carrier
     return params
-
-
-def _failed(
-    span: trace.Span, attributes: dict[str, Any], error_type: str, message: str | None
-) -> None:
-    attributes[ERROR_TYPE] = error_type
-    span.set_attribute(ERROR_TYPE, error_type)
-    span.set_status(trace.StatusCode.ERROR, message)

@@ -11,11 +11,8 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import context, metrics, propagate, trace
 from opentelemetry.context import Context
 
-from mcpkit._version import __version__
 from mcpkit.otel._conventions import (
     CANCELLED,
-    DURATION_BUCKETS,
-    ERROR_TYPE,
     JSONRPC_REQUEST_ID,
     MCP_PROTOCOL_VERSION,
     MCP_SESSION_ID,
@@ -32,6 +29,7 @@ from mcpkit.otel._conventions import (
     is_tool_error,
     metric_attributes,
 )
+from mcpkit.otel._instruments import instruments, mark_failed
 from mcpkit.protocol._modern import PROTOCOL_VERSION_KEY
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 
@@ -85,14 +83,12 @@ class McpServerTelemetry:
             raise ValueError("max_tracked_sessions must be at least 1")
         self.app = app
         self.max_tracked_sessions = max_tracked_sessions
-        self._tracer = trace.get_tracer("mcpkit", __version__, tracer_provider)
-        meter = metrics.get_meter("mcpkit", __version__, meter_provider)
-        self._duration = meter.create_histogram(
+        self._tracer, meter, self._duration = instruments(
             SERVER_OPERATION_DURATION,
-            unit="s",
-            description="MCP request duration as observed on the receiver, from the time it "
-            "was received until the result is sent.",
-            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+            "MCP request duration as observed on the receiver, from the time it was received "
+            "until the result is sent.",
+            tracer_provider,
+            meter_provider,
         )
         self._streams = meter.create_up_down_counter(
             SERVER_OPEN_STREAMS,
@@ -145,11 +141,11 @@ class McpServerTelemetry:
         try:
             response = await run(request, binding)
         except asyncio.CancelledError:
-            self._failed(span, attributes, CANCELLED, None)
+            mark_failed(span, attributes, CANCELLED, None)
             raise
         except BaseException as exc:
             span.record_exception(exc)
-            self._failed(span, attributes, type(exc).__qualname__, str(exc))
+            mark_failed(span, attributes, type(exc).__qualname__, str(exc))
             raise
         else:
             self._finish(span, request.method, attributes, response)
@@ -190,7 +186,7 @@ class McpServerTelemetry:
         response: dict[str, Any] | None,
     ) -> None:
         if response is None:  # the client cancelled it
-            self._failed(span, attributes, CANCELLED, None)
+            mark_failed(span, attributes, CANCELLED, None)
             return
         error = response.get("error")
         if type(error) is dict:
@@ -198,7 +194,7 @@ class McpServerTelemetry:
             attributes[RPC_RESPONSE_STATUS_CODE] = code
             span.set_attribute(RPC_RESPONSE_STATUS_CODE, code)
             message = error.get("message")
-            self._failed(span, attributes, code, message if type(message) is str else None)
+            mark_failed(span, attributes, code, message if type(message) is str else None)
             return
         result = response.get("result")
         if method == "initialize" and type(result) is dict:
@@ -207,15 +203,7 @@ class McpServerTelemetry:
                 attributes[MCP_PROTOCOL_VERSION] = version
                 span.set_attribute(MCP_PROTOCOL_VERSION, version)
         if is_tool_error(method, result):
-            self._failed(span, attributes, TOOL_ERROR, None)
-
-    @staticmethod
-    def _failed(
-        span: trace.Span, attributes: dict[str, Any], error_type: str, message: str | None
-    ) -> None:
-        attributes[ERROR_TYPE] = error_type
-        span.set_attribute(ERROR_TYPE, error_type)
-        span.set_status(trace.StatusCode.ERROR, message)
+            mark_failed(span, attributes, TOOL_ERROR, None)
 
     # sessions -------------------------------------------------------------------------------
 
