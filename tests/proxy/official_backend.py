@@ -52,6 +52,14 @@ async def ask_name(ctx: Context) -> str:
 
 
 @server.tool()
+async def my_capabilities(ctx: Context) -> str:
+    """The client capabilities this server was told at its handshake."""
+    params = ctx.session.client_params
+    declared = params.capabilities.model_dump(exclude_none=True) if params else {}
+    return ",".join(sorted(declared)) or "none"
+
+
+@server.tool()
 async def wait_forever() -> str:
     """Sleep until cancelled; the start and the cancellation leave marker files."""
     with open(CANCEL_MARKER + ".started", "w") as started:

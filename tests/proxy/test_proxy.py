@@ -271,3 +271,76 @@ async def test_the_front_checks_the_backends_mcp_param_headers():
             served = await http.post(url, json=body, headers=headers)
             assert served.status_code == 200, served.text
             assert "region=eu-west-1" in served.text
+
+
+async def roots() -> list[dict[str, Any]]:
+    return [{"uri": "file:///front", "name": "front"}]
+
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+
+
+async def test_a_modern_front_gets_a_modern_backends_input_requests_as_they_are():
+    """2026-07-28 on both sides: the backend's inputRequests (its keys, three in one round)
+    reach the front client unchanged, the front's answers reach the backend, and the
+    backend asks only for what the front client declared."""
+    proxy = McpProxy(everything())
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(
+            url,
+            protocol_version="2026-07-28",
+            sampling_handler=sample,
+            elicitation_handler=elicit,
+            roots=roots,
+        ) as client:
+            first = await client.session.request(
+                "tools/call",
+                {
+                    "name": "test_input_required_result_multiple_inputs",
+                    "arguments": {},
+                    "_meta": {
+                        **MODERN_META,
+                        "io.modelcontextprotocol/clientCapabilities": {
+                            "sampling": {},
+                            "elicitation": {},
+                            "roots": {},
+                        },
+                    },
+                },
+            )
+            assert first["resultType"] == "input_required"
+            assert set(first["inputRequests"]) == {"user_name", "greeting", "client_roots"}
+            answered = await client.call_tool("test_input_required_result_multiple_inputs", {})
+            assert text_of(answered) == "name=Ada greeting=echo of Write a short greeting roots=1"
+            sampling_only = await client.session.request(
+                "tools/call",
+                {
+                    "name": "test_input_required_result_capabilities",
+                    "arguments": {},
+                    "_meta": {
+                        **MODERN_META,
+                        "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+                    },
+                },
+            )
+            assert set(sampling_only["inputRequests"]) == {"capital_question"}
+            assert len(proxy.parked) == 0  # relayed, nothing kept running in the proxy
+
+
+async def test_a_modern_backend_asks_a_handshake_front_only_what_it_declared():
+    proxy = McpProxy(everything())
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(url, protocol_mode="legacy", sampling_handler=sample) as client:
+            answered = await client.call_tool("test_input_required_result_capabilities", {})
+            assert text_of(answered) == "answered: capital_question"
+
+
+async def test_a_handshake_backend_is_told_the_front_sessions_capabilities():
+    """Each front session's own backend connection declares at its handshake what that
+    front client declared (the shared one declares everything)."""
+    proxy = McpProxy(official(), backend_protocol_mode="legacy")
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(url, protocol_mode="legacy", sampling_handler=sample) as client:
+            assert text_of(await client.call_tool("my_capabilities", {})) == "sampling"
+        async with McpClient.http(url, protocol_mode="legacy") as bare:
+            assert text_of(await bare.call_tool("my_capabilities", {})) == "none"

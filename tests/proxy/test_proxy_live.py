@@ -47,12 +47,17 @@ async def test_backend_changes_reach_front_clients_and_pages_are_the_fronts_own(
             await wait_until(
                 lambda: any(
                     "test://watched-resource" in uris
-                    for uris in proxy._backend_subscriptions.values()
+                    for uris in proxy.subscriptions.by_connection.values()
                 ),
                 "the backend subscription",
             )
             await client.call_tool("update_watched_resource", {})
             await wait_until(lambda: updated == ["test://watched-resource"], "resources/updated")
+            await client.unsubscribe_resource("test://watched-resource")
+            await wait_until(
+                lambda: not proxy.subscriptions.by_connection and not proxy._background,
+                "the backend unsubscribed",
+            )
 
             completion = await client.complete(
                 {"type": "ref/resource", "uri": "test://template/{id}/data"}, "id", ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +98,10 @@ class BackendConnection:
         #: The front calls running on this connection, newest last: the backend's own
         #: requests (sampling, elicitation, roots) are put to the newest one's client.
         self.active: list[Any] = []
+        #: The capabilities (``sampling``, ``elicitation``, ``roots``) of the front client
+        #: this connection serves, declared to the backend as the proxy's own; None: all
+        #: (the shared connection serves every front client).
+        self.front_capabilities: frozenset[str] | None = None
 
     @property
     def connected(self) -> bool:
@@ -179,14 +183,19 @@ class BackendPool:
         """The connection of front session ``key``, if it has one now."""
         return self._sessions.get(key)
 
-    async def for_session(self, key: str | None) -> BackendConnection:
-        """The connection of front session ``key`` (the shared one for None)."""
+    async def for_session(
+        self, key: str | None, capabilities: Iterable[str] | None = None
+    ) -> BackendConnection:
+        """The connection of front session ``key`` (the shared one for None); a new one
+        declares the front client's ``capabilities`` to the backend."""
         if key is None:
             return self.shared
         await self._close_idle()
         connection = self._sessions.pop(key, None)
         if connection is None:
             connection = BackendConnection(self._make)
+            if capabilities is not None:
+                connection.front_capabilities = frozenset(capabilities)
             while len(self._sessions) >= self.max_sessions:
                 oldest = next(iter(self._sessions))
                 await self._sessions.pop(oldest).aclose()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Any
 
@@ -19,6 +19,7 @@ from mcpkit._exceptions import (
 from mcpkit.client import McpClient
 from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
+from mcpkit.protocol._versions import Era
 from mcpkit.proxy._backend import (
     DEFAULT_BACKEND_IDLE_TIMEOUT,
     DEFAULT_BACKEND_REQUEST_TIMEOUT,
@@ -35,6 +36,8 @@ from mcpkit.proxy._parked import (
     ParkedCall,
     ParkedCalls,
 )
+from mcpkit.proxy._rounds import relay_rounds
+from mcpkit.proxy._subscriptions import BackendSubscriptions
 from mcpkit.server._app import McpServerApp
 from mcpkit.server._context import McpToolContext
 from mcpkit.server._entries import (
@@ -68,6 +71,13 @@ class _Verbatim:
 
 async def _request(client: McpClient, *, method: str, params: dict[str, Any]) -> Any:
     return await client.request(method, params)
+
+
+def _request_of(
+    method: str, params: dict[str, Any], progress: Any
+) -> Callable[[McpClient], Awaitable[Any]]:
+    """The backend call of one front request, progress relayed when wanted."""
+    return lambda client: client.request(method, params, progress=progress)
 
 
 def _clean(result: Any) -> Any:
@@ -135,22 +145,8 @@ class McpProxy:
         self._background: set[asyncio.Task[Any]] = set()
         #: Calls whose front client lacked a capability the backend asked for, by owner.
         self._refusals: dict[int, MissingCapabilityError] = {}
-        #: The URIs each backend connection was subscribed to.
-        self._backend_subscriptions: dict[BackendConnection, set[str]] = {}
-        subscribe = self.app.subscriptions.subscribe
-
-        def subscribe_and_forward(uri: str, session_key: str, send_fn: Any) -> None:
-            subscribe(uri, session_key, send_fn)
-            connection = self.pool.existing(session_key) or self.pool.shared
-            uris = self._backend_subscriptions.setdefault(connection, set())
-            if uri not in uris:
-                uris.add(uri)
-                self._spawn(self._subscribe_backend(connection, uri))
-
-        # Both eras' subscriptions (resources/subscribe, subscriptions/listen) end here:
-        # the front session's backend connection (else the shared one) is subscribed once
-        # per URI, and its updates are fanned out by the engine.
-        self.app.subscriptions.subscribe = subscribe_and_forward  # type: ignore[method-assign]
+        #: Front subscriptions mirrored at the backend connections.
+        self.subscriptions = BackendSubscriptions(self.app.subscriptions, self.pool, self._spawn)
 
     # backend clients --------------------------------------------------------------------
 
@@ -179,11 +175,19 @@ class McpProxy:
             if isinstance(uri, str):
                 await self.app.subscriptions.notify_updated(uri)
 
+        handlers: dict[str, Any] = {
+            "sampling": ("sampling_handler", sampling),
+            "elicitation": ("elicitation_handler", elicitation),
+            "roots": ("roots", roots),
+        }
+        declared = connection.front_capabilities
         return self._factory(
             client_name="mcpkit-proxy",
-            sampling_handler=sampling,
-            elicitation_handler=elicitation,
-            roots=roots,
+            **{
+                option: handler
+                for capability, (option, handler) in handlers.items()
+                if declared is None or capability in declared
+            },
             logging_handler=log,
             on_list_changed=list_changed,
             on_resource_updated=resource_updated,
@@ -237,18 +241,11 @@ class McpProxy:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _subscribe_backend(self, connection: BackendConnection, uri: str) -> None:
-        try:
-            await connection.run(lambda c: c.request("resources/subscribe", {"uri": uri}))
-        except Exception:
-            self._backend_subscriptions.get(connection, set()).discard(uri)
-            logger.warning("could not subscribe the backend to %s", uri, exc_info=True)
-
     async def _connection_for(self, ctx: McpToolContext | None) -> BackendConnection:
         session = ctx.binding.session if ctx is not None else None
         if session is None or session.modern or session.ephemeral:
             return self.pool.shared
-        return await self.pool.for_session(session.key)
+        return await self.pool.for_session(session.key, ctx.client_capabilities if ctx else None)
 
     async def forward(
         self,
@@ -262,15 +259,21 @@ class McpProxy:
         (``ParkedCalls``)."""
         connection = await self._connection_for(ctx)
         if ctx is None:
-            return await self._call_backend(connection, None, method, params, None)
+            return await self._call_backend(connection, None, _request_of(method, params, None))
+        front = ctx
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            await front.report_progress(value, total, message)
+
+        wanted = progress if ctx.progress_token is not None else None
+        if method in _ROUND_TRIP_METHODS and (await connection.client()).era is Era.MODERN:
+            return await self._call_backend(
+                connection,
+                ctx,
+                partial(relay_rounds, ctx=ctx, method=method, params=params, progress=wanted),
+            )
         if not ctx.binding.extras.get("modern") or method not in _ROUND_TRIP_METHODS:
-            front = ctx
-
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                await front.report_progress(value, total, message)
-
-            wanted = progress if ctx.progress_token is not None else None
-            return await self._call_backend(connection, ctx, method, params, wanted)
+            return await self._call_backend(connection, ctx, _request_of(method, params, wanted))
         state = ctx.request_state
         if state is not None:
             return await self.parked.run_round(self.parked.resume(state), ctx)
@@ -282,12 +285,9 @@ class McpProxy:
                 await current.report_progress(value, total, message)
 
         async def work() -> Any:
+            relayed = parked_progress if ctx.progress_token is not None else None
             return await self._call_backend(
-                connection,
-                holder[0],
-                method,
-                params,
-                parked_progress if ctx.progress_token is not None else None,
+                connection, holder[0], _request_of(method, params, relayed)
             )
 
         call = self.parked.start(work())
@@ -298,16 +298,12 @@ class McpProxy:
         self,
         connection: BackendConnection,
         owner: McpToolContext | ParkedCall | None,
-        method: str,
-        params: dict[str, Any],
-        progress: Any,
+        call: Callable[[McpClient], Awaitable[Any]],
     ) -> Any:
         if owner is not None:
             connection.active.append(owner)
         try:
-            raw = await connection.run(
-                lambda client: client.request(method, params, progress=progress)
-            )
+            raw = await connection.run(call)
         except McpCallError as exc:
             refusal = self._refusals.pop(id(owner), None)
             if refusal is not None:  # the backend failed because the front client could not
@@ -446,7 +442,7 @@ class McpProxy:
     def _completion(self, ref_type: str, ref: str, key: str) -> CompletionEntry:
         async def complete_on_backend(
             value: str, argument: str, context: dict[str, str]
-        ) -> list[str]:
+        ) -> dict[str, Any]:
             params: dict[str, Any] = {
                 "ref": {"type": ref_type, key: ref},
                 "argument": {"name": argument, "value": value},
@@ -454,7 +450,8 @@ class McpProxy:
             if context:
                 params["context"] = {"arguments": context}
             result = await self.forward(None, "completion/complete", params)
-            return list((result.get("completion") or {}).get("values") or [])
+            completion = result.get("completion")
+            return completion if isinstance(completion, dict) else {}
 
         return CompletionEntry(
             ref_type,

@@ -219,8 +219,9 @@ def mcp_completion(
     """Provide ``completion/complete`` values for a prompt's or resource template's argument.
 
     The method receives ``value`` (the partial input), and optionally ``argument`` (its name)
-    and ``context`` (already-resolved arguments); it returns a list of strings.
-    ``run_in_thread`` as for ``mcp_tool``.
+    and ``context`` (already-resolved arguments); it returns a list of strings, or a dict
+    ``{"values": [...], "total": N, "hasMore": True}`` when it knows of more values than it
+    returns. ``run_in_thread`` as for ``mcp_tool``.
     """
     if (prompt is None) == (resource is None):
         raise ValueError("mcp_completion needs exactly one of prompt= or resource=")

@@ -390,11 +390,16 @@ class MethodHandlers:
             return {"completion": {"values": [], "hasMore": False}}
         offered = {"value": value, "argument": arg_name, "context": context}
         kwargs = {key: val for key, val in offered.items() if key in entry.accepts}
-        values = list(await call_entry(entry, kwargs, self.workers))
+        found = await call_entry(entry, kwargs, self.workers)
+        # A dict is a completion already counted (``values`` with ``total``/``hasMore``),
+        # as a proxied server's is; anything else is the values themselves.
+        counted = found if isinstance(found, dict) else {}
+        values = list(counted.get("values") or []) if counted else list(found)
+        total = counted.get("total", len(values))
         completion: dict[str, Any] = {
             "values": [str(v) for v in values[:MAX_COMPLETION_VALUES]],
-            "total": len(values),
-            "hasMore": len(values) > MAX_COMPLETION_VALUES,
+            "total": total if isinstance(total, int) else len(values),
+            "hasMore": bool(counted.get("hasMore")) or len(values) > MAX_COMPLETION_VALUES,
         }
         return {"completion": completion}
 
