@@ -265,7 +265,9 @@ async def one_round(servers: list[Server], streams: int) -> dict:
     log(f"  {streams:,} sessions in {time.perf_counter() - started:.1f} s")
     await asyncio.sleep(1)
     before = [s.rss() for s in servers]
+    started = time.perf_counter()
     await _bounded(streams, lambda i: sessions[i].open_stream())
+    log(f"  {streams:,} streams open in {time.perf_counter() - started:.1f} s")
     await asyncio.sleep(1)
     after = [s.rss() for s in servers]
     per_stream = (sum(after) - sum(before)) / streams

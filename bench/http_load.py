@@ -73,6 +73,7 @@ except ImportError:  # pragma: no cover - depends on how it was started
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned
+from _uvicorn import uvicorn_command
 from _wrk import bench_result, wrk_command
 
 PEERS = HERE / ".venv-peers"
@@ -330,26 +331,7 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{name}-", suffix=".log", delete=False)
-        command = [
-            str(python),
-            "-m",
-            "uvicorn",
-            "--app-dir",
-            str(SERVERS_DIR),
-            target,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--workers",
-            "1",
-            "--log-level",
-            "warning",
-            "--no-access-log",
-            "--lifespan",
-            "on",
-            *flags,
-        ]
+        command = uvicorn_command(python, target, self.port, flags)
         self.command = pinned(command, SERVER_CPU)
         self.proc = subprocess.Popen(
             self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=str(HERE)

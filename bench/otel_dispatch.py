@@ -19,8 +19,8 @@ import time
 from typing import Any
 
 from mcpkit import McpServerApp, mcp_tool
-from mcpkit.protocol._jsonrpc import JsonRpcRequest
-from mcpkit.server._binding import TransportBinding
+from mcpkit.protocol import JsonRpcRequest
+from mcpkit.server import TransportBinding
 
 
 @mcp_tool()

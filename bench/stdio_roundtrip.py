@@ -5,8 +5,8 @@ server's ``add`` tool is async; every reply is checked.
 
     python bench/stdio_roundtrip.py [--calls N] [--rounds R] [--only NAME ...]
 
-Prints, per server, the median calls/s of R rounds with the range, and the ratios of
-mcpkit (uvloop) to each peer. Rounds interleave the servers (the machine is noisy). A last
+Prints, per server, the median calls/s of R rounds with the range and the server's CPU
+time per call (Linux), and the ratios of mcpkit (uvloop) to each peer. Rounds interleave the servers (the machine is noisy). A last
 line measures mcpkit's own ``McpClient`` against mcpkit's server. The peers live in
 bench/.venv-peers (``http_load.py`` creates and fills it); a peer that cannot be installed
 is left out with a note.
@@ -100,7 +100,19 @@ def check(reply: dict, request_id: int, a: int, b: int) -> None:
         raise AssertionError(f"request {request_id}: {a} + {b} answered {text!r}")
 
 
-def measure(command: list[str], calls: int) -> float:
+def cpu_ns(pid: int) -> int | None:
+    """Nanoseconds process ``pid`` has run on a CPU (Linux schedstat); None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as stat:
+            return int(stat.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def measure(command: list[str], calls: int) -> tuple[float, float | None]:
+    """Calls/s, and the server's CPU time per call in microseconds (None: not measurable).
+    The rate is bound by the wake-ups of two processes; the CPU time is the server's own
+    work, the steadier figure on a noisy machine."""
     client = PipeClient(command)
     try:
         client.initialize()
@@ -115,12 +127,17 @@ def measure(command: list[str], calls: int) -> float:
             request["id"] = i + 1
             arguments["a"] = i
             check(client.call(request), i + 1, i, 2)
+        cpu_before = cpu_ns(client.proc.pid)
         start = time.perf_counter()
         for i in range(calls):  # the check is a dict lookup or two: part of any client's work
             request["id"] = i + 1000
             arguments["a"] = i
             check(client.call(request), i + 1000, i, 2)
-        return calls / (time.perf_counter() - start)
+        rate = calls / (time.perf_counter() - start)
+        cpu_after = cpu_ns(client.proc.pid)
+        if cpu_before is None or cpu_after is None:
+            return rate, None
+        return rate, (cpu_after - cpu_before) / calls / 1000
     finally:
         client.close()
 
@@ -172,19 +189,28 @@ def main() -> None:
     names = available(args.only)
     pin_self(0)
     rates: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
     for _round in range(args.rounds):
         for name in names:  # interleaved: the machine is noisy
-            rates[name].append(measure(SERVERS[name], args.calls))
+            rate, per_call = measure(SERVERS[name], args.calls)
+            rates[name].append(rate)
+            if per_call is not None:
+                cpu[name].append(per_call)
     median = {name: statistics.median(values) for name, values in rates.items()}
+    median_cpu = {name: statistics.median(values) for name, values in cpu.items() if values}
     for name, values in rates.items():
+        used = f"  server CPU {median_cpu[name]:.1f} µs/call" if name in median_cpu else ""
         print(
             f"stdio tools/call  {name:<17} {median[name]:>9,.0f} calls/s"
-            f"  (range {min(values):,.0f}-{max(values):,.0f}, {len(values)} rounds)"
+            f"  (range {min(values):,.0f}-{max(values):,.0f}, {len(values)} rounds){used}"
         )
     if MCPKIT in median:
         for name in names:
             if name != MCPKIT:
-                print(f"ratio {MCPKIT} / {name}: {median[MCPKIT] / median[name]:.2f}x")
+                line = f"ratio {MCPKIT} / {name}: {median[MCPKIT] / median[name]:.2f}x calls/s"
+                if MCPKIT in median_cpu and name in median_cpu:
+                    line += f", {median_cpu[name] / median_cpu[MCPKIT]:.2f}x less server CPU"
+                print(line)
     if not args.no_client and MCPKIT in names:
         try:
             import uvloop

@@ -34,7 +34,7 @@ from typing import Any
 
 from mcpkit import McpClient
 from mcpkit.auth.client import IdJagTokenExchange, OAuthClientMetadata, OAuthClientProvider
-from mcpkit.client._http_options import HttpClientTransportOptions, HttpTransportMode
+from mcpkit.client import HttpClientTransportOptions, HttpTransportMode
 
 #: Bound on one whole run; the suite itself gives a client 30 s.
 RUN_TIMEOUT = 25.0

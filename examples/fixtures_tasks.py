@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from mcpkit import McpToolContext, mcp_server, mcp_tool
-from mcpkit._exceptions import InternalError
+from mcpkit import InternalError, McpToolContext, mcp_server, mcp_tool
 from mcpkit.server import deferred_task, start_task
 
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}

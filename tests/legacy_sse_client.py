@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from mcpkit.protocol._sse import SseDecoder, SseEvent
+from mcpkit.protocol import SseDecoder, SseEvent
 from tests.wire import SchemaChecker, initialize_request
 
 

@@ -6,6 +6,8 @@ notification (no ``"id"``), 200 for DELETE; these carry a fixed ``mcp-session-id
 in that era's shape (``resultType``, ``serverInfo`` in ``_meta``) and no session id: that era
 has no sessions."""
 
+from _bare_asgi import read_body, serve_lifespan
+
 RESULT = (
     b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"3"}],'
     b'"structuredContent":{"result":3},"isError":false}}'
@@ -42,21 +44,11 @@ EMPTY_HEADERS = [(b"content-length", b"0"), (b"mcp-session-id", b"bare-session")
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await serve_lifespan(receive, send)
+        return
     if scope["type"] != "http":
         return
-    body = b""
-    more = True
-    while more:
-        message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
+    body = await read_body(receive)
     if scope["method"] == "POST" and b'"id"' in body:
         if b'"initialize"' in body:
             await send({"type": "http.response.start", "status": 200, "headers": INIT_HEADERS})

@@ -3,6 +3,11 @@
 The names below are loaded on first use: ``import mcpkit`` stays cheap (it imports no HTTP
 client, server or JOSE library), and ``from mcpkit import McpClient`` imports only what the
 client needs.
+
+What is here is what programs use: the app and its decorators, the per-call context, the
+client and its options, the exceptions, and the helpers that serve an app. The engine's
+internals (``McpDispatcher``, ``TransportBinding``, ``CURRENT_BINDING``,
+``McpConnectionRegistry``, ``McpRequestScope``...) are in ``mcpkit.server``.
 """
 
 from __future__ import annotations
@@ -39,13 +44,17 @@ if TYPE_CHECKING:
         HttpClientTransportOptions,
         HttpRedirectPolicy,
         HttpTransportMode,
+        InputRequestError,
         McpClient,
+        ProtocolEraError,
+        SessionExpiredError,
         StdioClientTransportOptions,
+        TaskCancelledError,
+        TasksNotSupportedError,
         WebSocketClientTransportOptions,
     )
     from mcpkit.openapi import RouteMap
     from mcpkit.server import (
-        CURRENT_BINDING,
         Audio,
         Depends,
         DirectoryResource,
@@ -54,15 +63,11 @@ if TYPE_CHECKING:
         Header,
         Image,
         McpCatalogManager,
-        McpConnectionRegistry,
-        McpDispatcher,
         McpExecutionContext,
-        McpRequestScope,
         McpServerApp,
         McpToolContext,
         ResourceSubscriptionManager,
         State,
-        TransportBinding,
         mcp_completion,
         mcp_lifespan,
         mcp_prompt,
@@ -74,8 +79,8 @@ if TYPE_CHECKING:
         use_guards,
         use_interceptors,
     )
-    from mcpkit.transports import InMemoryTransport
-    from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
+    from mcpkit.transports import InMemoryTransport, serve_stdio
+    from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app, serve_http
 
 # Where each public name lives: the module imported the first time the name is read.
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -102,13 +107,17 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "HttpClientTransportOptions",
         "HttpRedirectPolicy",
         "HttpTransportMode",
+        "InputRequestError",
         "McpClient",
+        "ProtocolEraError",
+        "SessionExpiredError",
         "StdioClientTransportOptions",
+        "TaskCancelledError",
+        "TasksNotSupportedError",
         "WebSocketClientTransportOptions",
     ),
     "mcpkit.openapi": ("RouteMap",),
     "mcpkit.server": (
-        "CURRENT_BINDING",
         "Audio",
         "Depends",
         "DirectoryResource",
@@ -117,15 +126,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Header",
         "Image",
         "McpCatalogManager",
-        "McpConnectionRegistry",
-        "McpDispatcher",
         "McpExecutionContext",
-        "McpRequestScope",
         "McpServerApp",
         "McpToolContext",
         "ResourceSubscriptionManager",
         "State",
-        "TransportBinding",
         "mcp_completion",
         "mcp_lifespan",
         "mcp_prompt",
@@ -137,8 +142,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "use_guards",
         "use_interceptors",
     ),
-    "mcpkit.transports": ("InMemoryTransport",),
-    "mcpkit.transports.http": ("StreamableHttpServerOptions", "create_asgi_app"),
+    "mcpkit.transports": ("InMemoryTransport", "serve_stdio"),
+    "mcpkit.transports.http": ("StreamableHttpServerOptions", "create_asgi_app", "serve_http"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (``mcpkit.server``) without importing them first.
@@ -164,7 +169,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "CURRENT_BINDING",
     "Audio",
     "ConnectionClosedError",
     "Depends",
@@ -177,6 +181,7 @@ __all__ = [
     "HttpTransportMode",
     "Image",
     "InMemoryTransport",
+    "InputRequestError",
     "InternalError",
     "InvalidParamsError",
     "InvalidRequestError",
@@ -184,11 +189,8 @@ __all__ = [
     "McpCallError",
     "McpCatalogManager",
     "McpClient",
-    "McpConnectionRegistry",
-    "McpDispatcher",
     "McpExecutionContext",
     "McpForbiddenError",
-    "McpRequestScope",
     "McpServerApp",
     "McpToolContext",
     "MessageTooDeepError",
@@ -196,15 +198,18 @@ __all__ = [
     "MethodNotFoundError",
     "MissingCapabilityError",
     "ParseError",
+    "ProtocolEraError",
     "ProtocolError",
     "RequestTimeoutError",
     "ResourceNotFoundError",
     "ResourceSubscriptionManager",
     "RouteMap",
+    "SessionExpiredError",
     "State",
     "StdioClientTransportOptions",
     "StreamableHttpServerOptions",
-    "TransportBinding",
+    "TaskCancelledError",
+    "TasksNotSupportedError",
     "TransportError",
     "UrlElicitationRequiredError",
     "WebSocketClientTransportOptions",
@@ -216,6 +221,8 @@ __all__ = [
     "mcp_resource",
     "mcp_server",
     "mcp_tool",
+    "serve_http",
+    "serve_stdio",
     "set_metadata",
     "use_exception_handlers",
     "use_guards",

@@ -114,13 +114,13 @@ class AuthTest:
     @mcp_tool()
     def whoami(self, ctx: McpToolContext) -> str:
         auth = current_auth()
-        extras = ctx.binding.extras.get("auth")
+        bound = ctx.binding.auth
         return json.dumps(
             {
                 "subject": auth.subject if auth else None,
                 "scopes": list(auth.scopes) if auth else None,
                 "client_id": auth.client_id if auth else None,
-                "extras_subject": getattr(extras, "subject", None),
+                "binding_subject": bound.subject if bound else None,
             }
         )
 

@@ -25,9 +25,12 @@ from mcpkit.auth.client import (
     OAuthClientMetadata,
     OAuthClientProvider,
 )
-from mcpkit.client import SessionExpiredError
-from mcpkit.client._http_factory import connect_http
-from mcpkit.client._http_options import HttpClientTransportOptions, HttpTransportMode
+from mcpkit.client import (
+    HttpClientTransportOptions,
+    HttpTransportMode,
+    SessionExpiredError,
+    connect_http,
+)
 from tests.auth._authserver import AuthServer, AuthServerConfig, Browser
 from tests.auth._support import AuthTest, Signer
 from tests.http_server import serve_asgi, serving

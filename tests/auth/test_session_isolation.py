@@ -25,7 +25,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.protocol._sse import SseDecoder
+from mcpkit.protocol import SseDecoder
 from mcpkit.server import use_guards
 from mcpkit.stores import (
     FileSessionStore,

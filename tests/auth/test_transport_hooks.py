@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from mcpkit import TransportError
-from mcpkit.client._http_options import HttpClientTransportOptions, HttpRequester
+from mcpkit.client import HttpClientTransportOptions
+from mcpkit.client._http_options import HttpRequester
 from tests.http_server import serve_asgi
 from tests.raw_asgi import read_body, send_json
 

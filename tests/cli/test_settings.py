@@ -21,7 +21,7 @@ from mcpkit.cli._commands import app as typer_app
 from mcpkit.cli._commands import run_typer
 from mcpkit.cli._errors import CliError
 from mcpkit.cli._settings import BY_FIELD, SETTINGS, Setting, server_options, settings_table
-from mcpkit.transports.http._options import StreamableHttpServerOptions, TransportSecuritySettings
+from mcpkit.transports.http import StreamableHttpServerOptions, TransportSecuritySettings
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = """

@@ -45,23 +45,24 @@ from mcpkit import (
     mcp_server,
     mcp_tool,
 )
-from mcpkit.client._http_factory import (
-    AutoDetectHttpTransport,
-    connect_http,
-    connect_websocket,
-    detected_mode,
-    forget_detected_modes,
-)
-from mcpkit.client._http_options import (
+from mcpkit.client import (
     HttpClientTransportOptions,
     HttpRedirectPolicy,
     HttpRequestHeaderContext,
     HttpResponseChallengeContext,
     HttpStatusError,
     HttpTransportMode,
+    LegacySseClientTransport,
+    StreamableHttpClientTransport,
+    connect_http,
+    connect_websocket,
 )
-from mcpkit.client._legacy_sse import LegacySseClientTransport
-from mcpkit.client._streamable_http import ListenStreamState, StreamableHttpClientTransport
+from mcpkit.client._http_factory import (
+    AutoDetectHttpTransport,
+    detected_mode,
+    forget_detected_modes,
+)
+from mcpkit.client._streamable_http import ListenStreamState
 from mcpkit.server import serve_stream
 from tests.waiting import wait_until
 

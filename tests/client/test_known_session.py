@@ -27,11 +27,16 @@ from mcpkit import (
     mcp_server,
     mcp_tool,
 )
-from mcpkit.client import HttpClientTransportOptions, HttpTransportMode, SessionExpiredError
-from mcpkit.client._auth_hooks import HttpRequestHeaderContext
-from mcpkit.client._errors import ProtocolEraError
+from mcpkit.client import (
+    HttpClientTransportOptions,
+    HttpRequestHeaderContext,
+    HttpTransportMode,
+    ProtocolEraError,
+    SessionExpiredError,
+    StreamableHttpClientTransport,
+)
 from mcpkit.client._http_factory import AutoDetectHttpTransport, forget_detected_modes
-from mcpkit.client._streamable_http import ListenStreamState, StreamableHttpClientTransport
+from mcpkit.client._streamable_http import ListenStreamState
 from tests.http_server import serving
 from tests.waiting import wait_until
 
@@ -227,7 +232,7 @@ async def test_a_new_initialize_replaces_the_known_session() -> None:
             client._starter = transport.start  # type: ignore[attr-defined]
             client.session.start()
             await transport.start()
-            await client._handshake("2025-11-25")
+            await client._era.handshake("2025-11-25")
             assert transport.session_id not in (None, "old")
             assert transport.known_session_id is None and not transport.resumed
             assert transport._deletes_on_close()

@@ -36,21 +36,22 @@ from mcpkit import (
     mcp_tool,
 )
 from mcpkit.cli._loader import load_app
-from mcpkit.client import InputRequestError, ProtocolEraError
+from mcpkit.client import (
+    ClientSession,
+    HttpClientTransportOptions,
+    HttpRequestHeaderContext,
+    HttpTransportMode,
+    InputRequestError,
+    ProtocolEraError,
+    StreamableHttpClientTransport,
+)
 from mcpkit.client._eras import detected_era, endpoint_key
 from mcpkit.client._http_factory import (
     AutoDetectHttpTransport,
     detected_mode,
     forget_detected_modes,
 )
-from mcpkit.client._http_options import (
-    HttpClientTransportOptions,
-    HttpRequestHeaderContext,
-    HttpTransportMode,
-)
-from mcpkit.client._session import ClientSession
-from mcpkit.client._streamable_http import StreamableHttpClientTransport
-from mcpkit.protocol._versions import Era
+from mcpkit.protocol import Era
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import serve_asgi, serving
 from tests.in_memory import serving_in_memory

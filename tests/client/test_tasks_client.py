@@ -28,11 +28,21 @@ from typing import Any
 
 import pytest
 
-from mcpkit import McpCallError, McpClient, McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit._exceptions import InternalError, InvalidParamsError, ProtocolError
+from mcpkit import (
+    InternalError,
+    InvalidParamsError,
+    McpCallError,
+    McpClient,
+    McpServerApp,
+    McpToolContext,
+    ProtocolError,
+    mcp_server,
+    mcp_tool,
+)
 from mcpkit.cli._loader import load_app
 from mcpkit.client import (
     HttpClientTransportOptions,
+    HttpRequestHeaderContext,
     HttpTransportMode,
     ProtocolEraError,
     TaskCancelledError,
@@ -40,11 +50,9 @@ from mcpkit.client import (
     TaskState,
     ToolTask,
 )
-from mcpkit.client._auth_hooks import HttpRequestHeaderContext
 from mcpkit.client._http_factory import forget_detected_modes
-from mcpkit.protocol._jsonrpc import JsonRpcRequest
-from mcpkit.protocol._versions import Era
-from mcpkit.server._binding import TransportBinding
+from mcpkit.protocol import Era, JsonRpcRequest
+from mcpkit.server import TransportBinding
 from mcpkit.server._tasks import iso_time
 from tests.http_server import serving
 from tests.in_memory import serving_in_memory

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from mcpkit import ProtocolError
-from mcpkit.client._session import ClientSession
+from mcpkit.client import ClientSession
 from mcpkit.transports import InMemoryTransport
 
 

@@ -23,10 +23,14 @@ from mcpkit.auth.client import (
     OAuthClientProvider,
     OAuthToken,
 )
-from mcpkit.client._auth_hooks import HttpRequestHeaderContext, HttpResponseChallengeContext
-from mcpkit.client._http_factory import connect_websocket
-from mcpkit.client._http_options import HttpStatusError
-from mcpkit.client._websocket import WebSocketClientTransportOptions, http_form
+from mcpkit.client import (
+    HttpRequestHeaderContext,
+    HttpResponseChallengeContext,
+    HttpStatusError,
+    WebSocketClientTransportOptions,
+    connect_websocket,
+)
+from mcpkit.client._websocket import http_form
 from tests.auth._authserver import AuthServer, AuthServerConfig, Browser
 from tests.auth._support import AuthTest, Signer
 from tests.http_server import serve_asgi, serving

@@ -21,8 +21,8 @@ from typing import Any
 
 import httpx
 
+from mcpkit.protocol import SseDecoder
 from mcpkit.protocol._headers import header_annotations, request_headers
-from mcpkit.protocol._sse import SseDecoder
 from tests.fuzz._inputs import Catalog, Input, Inputs
 from tests.fuzz._oracle import Expect, classify, encode, expect_frame, strict_json
 from tests.fuzz._server import ServerProcess

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from mcpkit.cli._loader import load_app
+from mcpkit.transports.http import StreamableHttpServerOptions
 from mcpkit.transports.http._app import bind_http_socket, run_http_server
-from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 EVERYTHING = Path(__file__).resolve().parents[2] / "examples" / "everything.py"
 

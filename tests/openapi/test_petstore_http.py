@@ -16,8 +16,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpkit import HttpClientTransportOptions, McpClient, McpServerApp
-from mcpkit._exceptions import McpCallError
+from mcpkit import HttpClientTransportOptions, McpCallError, McpClient, McpServerApp
 from mcpkit.openapi import GET_AS_RESOURCES
 from tests.http_server import serve_asgi, serving
 from tests.openapi.petstore import make_petstore

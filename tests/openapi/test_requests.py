@@ -13,8 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpkit import McpServerApp
-from mcpkit._exceptions import McpCallError
+from mcpkit import McpCallError, McpServerApp
 from tests.conftest import connected
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -271,7 +270,7 @@ async def test_responses_become_results(response, expected):
     async with api.client(base_url="http://h.test") as http:
         app = McpServerApp.from_openapi(STYLES, client=http)
         async with connected(app) as client:
-            raw = await client._rpc("tools/call", {"name": "anything", "arguments": {}})
+            raw = await client.request("tools/call", {"name": "anything", "arguments": {}})
     assert raw == expected
 
 

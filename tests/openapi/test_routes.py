@@ -11,8 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpkit import McpServerApp, RouteMap, mcp_tool
-from mcpkit._exceptions import McpCallError
+from mcpkit import McpCallError, McpServerApp, RouteMap, mcp_tool
 from mcpkit.openapi import GET_AS_RESOURCES, BridgedRoute, OpenApiOperation, register_openapi
 from tests.conftest import connected
 from tests.openapi.petstore import make_petstore

@@ -13,8 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from mcpkit.protocol import types
-from mcpkit.protocol._versions import SUPPORTED_VERSIONS
+from mcpkit.protocol import SUPPORTED_VERSIONS, types
 
 REPO = Path(__file__).resolve().parents[2]
 TYPES_DIR = REPO / "src" / "mcpkit" / "protocol" / "types"

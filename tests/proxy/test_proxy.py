@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit._exceptions import McpCallError
+from mcpkit import McpCallError
 from mcpkit.client import McpClient, StdioClientTransportOptions
 from mcpkit.proxy import McpProxy, proxy_servers
 from tests.http_server import serving
@@ -230,7 +230,7 @@ async def test_the_front_checks_the_backends_mcp_param_headers():
     400 with a header-mismatch error before the backend is called; a matching one passes."""
     import httpx
 
-    from mcpkit._codes import ErrorCode
+    from mcpkit.protocol import ErrorCode
 
     proxy = McpProxy(everything())
 

@@ -27,6 +27,7 @@ import pytest
 from mcpkit import (
     Audio,
     Image,
+    InvalidParamsError,
     McpServerApp,
     McpToolContext,
     MissingCapabilityError,
@@ -35,7 +36,6 @@ from mcpkit import (
     mcp_server,
     mcp_tool,
 )
-from mcpkit._exceptions import InvalidParamsError
 from mcpkit.cli._loader import load_app
 from tests.in_memory import InMemoryPeer
 from tests.wire import SchemaChecker, check

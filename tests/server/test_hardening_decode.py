@@ -20,16 +20,19 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from mcpkit import McpCallError, McpServerApp, mcp_resource, mcp_server, mcp_tool
-from mcpkit._exceptions import MessageTooDeepError, ParseError, StoreUnavailableError
-from mcpkit.protocol._jsonrpc import (
-    DEFAULT_MAX_MESSAGE_DEPTH,
-    JsonRpcRequest,
-    JsonRpcResponse,
-    decode_message,
-    nests_deeper,
+from mcpkit import (
+    McpCallError,
+    McpServerApp,
+    MessageTooDeepError,
+    ParseError,
+    mcp_resource,
+    mcp_server,
+    mcp_tool,
 )
-from mcpkit.transports.http._sessions import StreamableSessionStore
+from mcpkit.protocol import JsonRpcRequest, JsonRpcResponse, decode_message
+from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_DEPTH, nests_deeper
+from mcpkit.stores import StoreUnavailableError
+from mcpkit.transports.http import StreamableSessionStore
 from tests.http_server import serving
 from tests.in_memory import InMemoryPeer
 from tests.legacy_sse_client import LegacyStream
@@ -327,7 +330,8 @@ async def test_stdio_answers_a_deep_message_and_keeps_serving(tmp_path):
 
 
 async def test_a_pipe_frame_that_raises_costs_that_frame_only(caplog):
-    from mcpkit.transports._pipes import FramedPipes, _ReadProtocol
+    from mcpkit.transports import FramedPipes
+    from mcpkit.transports._pipes import _ReadProtocol
 
     seen: list[bytes] = []
 

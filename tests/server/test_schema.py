@@ -14,7 +14,7 @@ import pydantic
 import pytest
 import typing_extensions
 
-from mcpkit._exceptions import InvalidParamsError
+from mcpkit import InvalidParamsError
 from mcpkit.server._schema import CallableSignature, inspect_callable, parse_docstring
 
 # --------------------------------------------------------------------------- helpers

@@ -3,7 +3,7 @@ handshake."""
 
 from __future__ import annotations
 
-from mcpkit.server._session import McpSession
+from mcpkit.server import McpSession
 
 
 def _unset_slots(session: McpSession) -> list[str]:

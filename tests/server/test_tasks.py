@@ -11,8 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit._exceptions import InternalError
+from mcpkit import InternalError, McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.server import (
     TASKS_EXTENSION,
     ServerConnection,
@@ -20,7 +19,7 @@ from mcpkit.server import (
     deferred_task,
     start_task,
 )
-from mcpkit.stores._tasks import InMemoryTaskStore, SqliteTaskStore
+from mcpkit.stores import InMemoryTaskStore, SqliteTaskStore
 from tests.wire import check
 
 VERSION = "2026-07-28"

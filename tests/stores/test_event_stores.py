@@ -11,10 +11,17 @@ from typing import Any
 
 import pytest
 
-from mcpkit._exceptions import StoreUnavailableError
-from mcpkit.stores import FileEventStore, InMemoryEventStore, RedisEventStore, RedisHub, StoredEvent
+from mcpkit.stores import (
+    EventStore,
+    FileEventStore,
+    InMemoryEventStore,
+    RedisEventStore,
+    RedisHub,
+    StoredEvent,
+    StoreUnavailableError,
+)
 from mcpkit.stores._bus import DELIVERY_ID
-from mcpkit.stores._events import EventStore, parse_event_id
+from mcpkit.stores._events import parse_event_id
 from tests.redis_server import needs_redis
 
 Factory = Callable[..., EventStore]

@@ -24,8 +24,7 @@ import httpx
 import pytest
 
 from mcpkit import McpServerApp
-from mcpkit.stores import RedisHub, RedisMessageBus
-from mcpkit.stores._bus import InProcessMessageBus
+from mcpkit.stores import InProcessMessageBus, RedisHub, RedisMessageBus
 from mcpkit.transports.http._cluster import instance_channel
 from mcpkit.transports.http._legacy_sse import DEFAULT_FORWARD_TIMEOUT, LegacySseHandler
 from tests.http_server import serving

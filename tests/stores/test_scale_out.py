@@ -25,16 +25,16 @@ import httpx
 import pytest
 
 from mcpkit import McpServerApp
-from mcpkit.protocol._sse import SseDecoder
+from mcpkit.protocol import SseDecoder
 from mcpkit.stores import (
     FileEventStore,
     FileSessionStore,
     InMemoryEventStore,
     InMemorySessionStore,
+    InProcessMessageBus,
     RedisHub,
     redis_options,
 )
-from mcpkit.stores._bus import InProcessMessageBus
 from tests.http_server import free_port, serving
 from tests.redis_server import RedisServer, needs_redis
 from tests.wire import SchemaChecker

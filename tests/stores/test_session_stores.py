@@ -10,14 +10,15 @@ from typing import Any
 
 import pytest
 
-from mcpkit._exceptions import SessionLimitReached, StoreUnavailableError
 from mcpkit.stores import (
     FileSessionStore,
     InMemorySessionStore,
     RedisHub,
     RedisSessionStore,
+    SessionLimitReached,
     SessionRecord,
     SessionStore,
+    StoreUnavailableError,
 )
 from tests.redis_server import needs_redis
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mcpkit.stores._tasks import (
+from mcpkit.stores import (
     InMemoryTaskStore,
     SqliteTaskStore,
     TaskExistsError,

@@ -10,11 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit._exceptions import InvalidRequestError
-from mcpkit.protocol._jsonrpc import JsonRpcErrorResponse, decode_message, encode_message
-from mcpkit.protocol._sse import SseDecoder
-from mcpkit.server._connection import ServerConnection
+from mcpkit import InvalidRequestError, McpServerApp, McpToolContext, mcp_server, mcp_tool
+from mcpkit.protocol import JsonRpcErrorResponse, SseDecoder, decode_message, encode_message
+from mcpkit.server import ServerConnection
 from tests.http_server import serving
 from tests.wire import initialize_request
 

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.protocol._sse import SseDecoder, SseEvent
+from mcpkit.protocol import SseDecoder, SseEvent
 from mcpkit.stores import InMemoryEventStore, InMemorySessionStore
 from mcpkit.transports.http._streamable import REQUEST_CANCELLED
 from mcpkit.transports.http._streams import SseResponse

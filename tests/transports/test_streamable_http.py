@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.protocol._sse import SseDecoder
+from mcpkit.protocol import SseDecoder
 from tests.http_server import serving
 from tests.transports._tools import CancellableTools
 from tests.wire import SchemaChecker

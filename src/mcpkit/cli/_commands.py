@@ -101,6 +101,14 @@ def run(
             help="Seconds running calls get to finish at shutdown (stdin closed, SIGTERM, SIGINT) before they are cancelled, each answered with an error [default: the app's shutdown_grace, 5]",
         ),
     ] = DEFAULTS["shutdown_grace"],
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Worker processes serving the HTTP port; more than 1 needs --redis-url, or --stateless with MCPKIT_ENABLE_LEGACY_SSE=false",
+        ),
+    ] = DEFAULTS["workers"],
     json_output: Annotated[
         bool,
         typer.Option("--json", help="Announce the HTTP server as one JSON line on stdout"),
@@ -120,6 +128,7 @@ def run(
             "stateless": stateless,
             "redis_url": redis_url,
             "shutdown_grace": shutdown_grace,
+            "workers": workers,
             "json_output": json_output,
         },
         _given_on_command_line(ctx),

@@ -10,6 +10,7 @@ options' names and defaults live here once; the typer command is built from them
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import Any
@@ -24,6 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "stateless": False,
     "redis_url": None,
     "shutdown_grace": None,
+    "workers": 1,
     "json_output": False,
 }
 
@@ -36,6 +38,7 @@ VALUE_OPTIONS = {
     "--endpoint": "endpoint",
     "--redis-url": "redis_url",
     "--shutdown-grace": "shutdown_grace",
+    "--workers": "workers",
 }
 #: flag -> (parameter, value)
 FLAGS = {
@@ -92,11 +95,14 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
             given.add(VALUE_OPTIONS[option])
     if target is None or values["transport"] not in TRANSPORTS:
         return None
-    port = values["port"]
-    if isinstance(port, str):
-        if not (port.isascii() and port.isdigit()):
-            return None
-        values["port"] = int(port)
+    for name in ("port", "workers"):
+        number = values[name]
+        if isinstance(number, str):
+            if not (number.isascii() and number.isdigit()):
+                return None
+            values[name] = int(number)
+    if values["workers"] < 1:
+        return None
     grace = values["shutdown_grace"]
     if isinstance(grace, str):
         try:
@@ -122,6 +128,7 @@ def run_server(
     redis_url: str | None = DEFAULTS["redis_url"],
     shutdown_grace: float | None = DEFAULTS["shutdown_grace"],
     json_output: bool = DEFAULTS["json_output"],
+    workers: int = DEFAULTS["workers"],
 ) -> int:
     """Serve the app of ``target`` until stdin closes (stdio) or until interrupted (HTTP:
     Streamable HTTP at ENDPOINT, legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws).
@@ -130,39 +137,55 @@ def run_server(
     ``shutdown_grace`` seconds (None: the app's own, 5 by default) to finish, then are
     cancelled, each answered with a JSON-RPC error. ``json_output``: the HTTP banner is one
     JSON line on stdout (``{"event": "serving", "server": ..., "url": ...}``); the other
-    ``StreamableHttpServerOptions`` fields come from ``MCPKIT_*`` variables (docs/settings.md)."""
-    from mcpkit.cli._loader import load_app
+    ``StreamableHttpServerOptions`` fields come from ``MCPKIT_*`` variables (docs/settings.md).
+
+    ``workers`` > 1 (HTTP only) serves with that many processes on one port, each loading
+    ``target`` itself; refused (exit 2) when sessions would each live in one worker."""
+    from mcpkit.cli._errors import EXIT_USAGE, CliError
 
     if transport != "stdio" and not 0 <= port <= 65535:
-        from mcpkit.cli._errors import EXIT_USAGE, CliError
-
         raise CliError(
             f"port {port} is out of range",
             "a port is 0 to 65535 (0: any free one)",
             code=EXIT_USAGE,
         )
-    server = load_app(target)
-    if shutdown_grace is not None:
-        server.shutdown_grace = shutdown_grace
+    if workers < 1 or (workers > 1 and transport == "stdio"):
+        raise CliError(
+            f"--workers {workers}: "
+            + ("at least 1" if workers < 1 else "several workers need an HTTP transport"),
+            "--workers N serves one port with N processes: -t http --workers 2",
+            code=EXIT_USAGE,
+        )
     if transport == "stdio":
+        from mcpkit.cli._loader import load_app
         from mcpkit.transports._stdio import serve_stdio
 
+        server = load_app(target)
+        if shutdown_grace is not None:
+            server.shutdown_grace = shutdown_grace
         run_async(serve_stdio(server))
         return 0
     from mcpkit.cli._errors import bind_error
-    from mcpkit.cli._settings import server_options
     from mcpkit.transports.http._app import bind_http_socket, run_http_server
 
-    shared: dict[str, Any] = {}
-    if redis_url:
-        from mcpkit.stores import RedisHub, RedisTaskStore, redis_options
+    build = functools.partial(
+        http_server_for, target, host, port, endpoint, stateless, redis_url, shutdown_grace
+    )
+    server, options = build()
+    if workers > 1:
+        from mcpkit.transports.http._workers import state_lost_across_workers
 
-        hub = RedisHub(redis_url)
-        shared = redis_options(hub)
-        server.tasks.store = RedisTaskStore(hub)
-    options = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)
+        lost = state_lost_across_workers(options)
+        if lost:
+            raise CliError(workers_refusal(workers, lost), code=EXIT_USAGE)
     try:
-        sock = bind_http_socket(host, port)
+        if workers > 1:
+            from mcpkit.transports.http._workers import bind_worker_sockets
+
+            sockets = bind_worker_sockets(host, port, workers)
+            sock = sockets[0]
+        else:
+            sock = bind_http_socket(host, port)
     except OSError as exc:
         raise bind_error(host, port, exc) from exc
 
@@ -173,15 +196,63 @@ def run_server(
         if json_output:
             import json
 
-            line = {"event": "serving", "server": server.name, "url": url}
+            line: dict[str, Any] = {"event": "serving", "server": server.name, "url": url}
+            if workers > 1:
+                line["workers"] = workers
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
             return
-        sys.stderr.write(f"mcpkit: serving {server.name} on {url}\n")
+        several = f" ({workers} workers)" if workers > 1 else ""
+        sys.stderr.write(f"mcpkit: serving {server.name} on {url}{several}\n")
         sys.stderr.flush()
 
+    if workers > 1:
+        from mcpkit.transports.http._workers import WorkerSupervisor
+
+        WorkerSupervisor(
+            build, workers, sockets, on_started=banner, shutdown_grace=server.shutdown_grace
+        ).run()
+        return 0
     run_http_server(server, options, sock=sock, on_started=banner)
     return 0
+
+
+def http_server_for(
+    target: str,
+    host: str,
+    port: int,
+    endpoint: str,
+    stateless: bool,
+    redis_url: str | None,
+    shutdown_grace: float | None,
+) -> tuple[Any, Any]:
+    """The app of ``target`` and its HTTP options as ``mcpkit run`` serves them (``MCPKIT_*``
+    variables read, Redis stores when ``redis_url``): what each ``--workers`` process builds."""
+    from mcpkit.cli._loader import load_app
+    from mcpkit.cli._settings import server_options
+
+    server = load_app(target)
+    if shutdown_grace is not None:
+        server.shutdown_grace = shutdown_grace
+    shared: dict[str, Any] = {}
+    if redis_url:
+        from mcpkit.stores import RedisHub, RedisTaskStore, redis_options
+
+        hub = RedisHub(redis_url)
+        shared = redis_options(hub)
+        server.tasks.store = RedisTaskStore(hub)
+    options = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)
+    return server, options
+
+
+def workers_refusal(workers: int, lost: tuple[str, ...]) -> str:
+    """The one line refusing ``--workers`` when ``lost`` would be lost (``mcpkit run``'s
+    names for the fixes)."""
+    return (
+        f"--workers {workers} would lose sessions: {' and '.join(lost)} live in one worker"
+        " each; pass --redis-url to share them, or serve none with --stateless and"
+        " MCPKIT_ENABLE_LEGACY_SSE=false"
+    )
 
 
 def run_async(main: Any) -> Any:

@@ -36,6 +36,7 @@ _RUN_ONLY: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
     "transport": ("MCPKIT_TRANSPORT", "choice", False, ("stdio", "http", "sse", "ws")),
     "redis_url": ("MCPKIT_REDIS_URL", "str", True, ()),
     "shutdown_grace": ("MCPKIT_SHUTDOWN_GRACE", "float", True, ()),
+    "workers": ("MCPKIT_WORKERS", "int", False, ()),
     "json_output": ("MCPKIT_JSON", "bool", False, ()),
 }
 
@@ -51,6 +52,7 @@ DESCRIPTIONS: dict[str, str] = {
     "transport": "How clients connect: `stdio`, `http`, `sse` or `ws`",
     "redis_url": "Share sessions, events and broadcasts through this Redis (needs the redis extra)",
     "shutdown_grace": "Seconds running calls get to finish at shutdown (none: the app's own)",
+    "workers": "HTTP worker processes on one port (more than 1: sessions need --redis-url)",
     "json_output": "Announce the HTTP server as one JSON line on stdout, and errors as JSON",
     "port": "Port to bind (0: any free one)",
     "endpoint": "Path of the MCP endpoint; legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws",
@@ -86,6 +88,7 @@ DESCRIPTIONS: dict[str, str] = {
 
 #: Smallest accepted value of numeric settings (every other one: 0 and up).
 _MINIMUM: dict[str, float] = {
+    "workers": 1,
     "max_body_bytes": 1,
     "max_message_depth": 1,
     "max_sessions": 1,

@@ -7,23 +7,23 @@ client's ``_meta``. ``McpClient.http`` and ``McpClient.stdio`` find out which er
 speaks (``protocol_mode="auto"``); ``McpClient(stream)`` and ``McpClient.in_memory`` speak the
 handshake era unless told otherwise.
 
-This module holds the client's construction, its lifecycle and its typed API. The rest of
-it lives in the mixins it is made of: settling the era (``_era_negotiation``), sending a
-request in the era spoken (``_modern_requests``), the tools' ``x-mcp-header`` annotations
-(``_tool_headers``), answering what the server sends (``_server_messages``), and tasks
-(``_tasks``: ``call_tool_as_task``, ``get_task``, ``wait_for_task``...).
+This module holds the client's construction, its lifecycle and its typed API. The work is
+done by helpers it holds, one job each, sharing one ``ClientState``: the request channel
+(``_modern_requests``: a request in the era spoken), the era negotiation
+(``_era_negotiation``), the handlers of what the server sends (``_server_messages``), the
+open ``listen()`` streams (``_subscriptions``), the tools' ``x-mcp-header`` annotations
+(``_tool_headers``) and tasks (``_tasks``).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._version import __version__
-from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiation
+from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiator
 from mcpkit.client._errors import ProtocolEraError
-from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, ModernRequests
+from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, RequestChannel
 from mcpkit.client._results import ServerDiscovery, convert, read_resource_result
 from mcpkit.client._server_messages import (
     Callback,
@@ -31,12 +31,13 @@ from mcpkit.client._server_messages import (
     LoggingHandler,
     RootsHandler,
     SamplingHandler,
-    ServerMessageHandling,
+    ServerMessageHandler,
 )
 from mcpkit.client._session import DEFAULT_REQUEST_TIMEOUT, ClientSession, ProgressCallback
-from mcpkit.client._subscriptions import Listening, ListenStream
-from mcpkit.client._tasks import TaskRequests
-from mcpkit.client._tool_headers import ToolHeaderMirroring
+from mcpkit.client._state import ClientState, Forwarded
+from mcpkit.client._subscriptions import Listening, NotificationListeners
+from mcpkit.client._tasks import StatusCallback, TaskClient, TaskState, TaskWatchers, ToolTask
+from mcpkit.client._tool_headers import ToolHeaderMirror
 from mcpkit.protocol import types as t
 from mcpkit.protocol._stream import MessageStream
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
@@ -50,15 +51,53 @@ __all__ = ["McpClient", "ServerDiscovery"]
 DEFAULT_MAX_PAGES = 1000
 
 
-class McpClient(
-    EraNegotiation, ModernRequests, ToolHeaderMirroring, ServerMessageHandling, TaskRequests
-):
+class McpClient:
     """A client for one MCP server.
 
     Use ``async with McpClient.stdio(options) as client`` (or ``McpClient.in_memory(app)``,
     or ``McpClient(stream)`` over any ``MessageStream``). Handlers answer the server's
     requests; giving one advertises the matching client capability.
     """
+
+    # What the client knows of its connection (kept in its ClientState) -------------------
+
+    client_info: Forwarded[dict[str, str]] = Forwarded("_state")
+    """The ``clientInfo`` sent: ``{"name": client_name, "version": client_version}``."""
+    protocol_version: Forwarded[str] = Forwarded("_state")
+    """The protocol version in use (the one asked for, until ``connect()`` settles it)."""
+    protocol_mode: Forwarded[str] = Forwarded("_state")
+    """How the era is chosen: ``"auto"``, ``"legacy"`` (handshake) or ``"modern"``."""
+    log_level: Forwarded[str | None] = Forwarded("_state")
+    """The lowest level of ``notifications/message`` wanted (see ``set_logging_level``)."""
+    max_input_rounds: Forwarded[int] = Forwarded("_state")
+    """Input rounds one 2026-07-28 request may ask for before ``InputRequestError``."""
+    probe_timeout: Forwarded[float] = Forwarded("_state")
+    """Seconds the ``server/discover`` probe of ``protocol_mode="auto"`` waits."""
+    era: Forwarded[Era | None] = Forwarded("_state")
+    """The era spoken once connected (``Era.HANDSHAKE`` or ``Era.MODERN``)."""
+    discovery: Forwarded[ServerDiscovery | None] = Forwarded("_state")
+    """The ``server/discover`` answer (2026-07-28 only)."""
+    server_info: Forwarded[t.InitializeResult | None] = Forwarded("_state")
+    """Who the server is and what it offers: the ``initialize`` result, or (2026-07-28) the
+    same shape made from ``server/discover`` (``protocol_version`` the one chosen); None for
+    a resumed ``known_session_id`` (not known to this client)."""
+
+    # The handlers of what the server sends ----------------------------------------------
+
+    sampling_handler: Forwarded[SamplingHandler | None] = Forwarded("_handlers")
+    """Answers ``sampling/createMessage`` (declares ``sampling``)."""
+    elicitation_handler: Forwarded[ElicitationHandler | None] = Forwarded("_handlers")
+    """Answers ``elicitation/create`` (declares ``elicitation``)."""
+    roots: Forwarded[list[dict[str, Any]] | RootsHandler | None] = Forwarded("_handlers")
+    """The roots ``roots/list`` answers, or a function giving them (declares ``roots``)."""
+    logging_handler: Forwarded[LoggingHandler | None] = Forwarded("_handlers")
+    """Called with the params of each ``notifications/message``."""
+    on_list_changed: Forwarded[Callback | None] = Forwarded("_handlers")
+    """Called with ``"tools"``, ``"resources"`` or ``"prompts"`` when that list changed."""
+    on_resource_updated: Forwarded[Callback | None] = Forwarded("_handlers")
+    """Called with the URI of each ``notifications/resources/updated``."""
+    on_notification: Forwarded[Callback | None] = Forwarded("_handlers")
+    """Called with ``(method, params)`` of every notification."""
 
     def __init__(
         self,
@@ -93,47 +132,49 @@ class McpClient(
             )
         if max_input_rounds < 1:
             raise ValueError("max_input_rounds must be at least 1")
-        self.client_info = {"name": client_name, "version": client_version}
-        #: The protocol version in use (the one asked for, until ``connect()`` settles it).
-        self.protocol_version = protocol_version
-        self._handshake_version = (
-            protocol_version
-            if protocol_version not in MODERN_VERSIONS
-            else LATEST_HANDSHAKE_VERSION
+        modern = protocol_version in MODERN_VERSIONS
+        self._state = ClientState(
+            client_info={"name": client_name, "version": client_version},
+            protocol_mode=protocol_mode,
+            protocol_version=protocol_version,
+            handshake_version=LATEST_HANDSHAKE_VERSION if modern else protocol_version,
+            modern_version=protocol_version if modern else MODERN_VERSIONS[-1],
+            log_level=log_level,
+            max_input_rounds=max_input_rounds,
+            probe_timeout=probe_timeout,
         )
-        self._modern_version = (
-            protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[-1]
+        self._listeners = NotificationListeners()
+        self._task_watchers = TaskWatchers()
+        self._handlers = ServerMessageHandler(
+            self._state,
+            self._listeners,
+            self._task_watchers.status_changed,
+            sampling_handler=sampling_handler,
+            elicitation_handler=elicitation_handler,
+            roots=roots,
+            logging_handler=logging_handler,
+            on_list_changed=on_list_changed,
+            on_resource_updated=on_resource_updated,
+            on_notification=on_notification,
         )
-        self.protocol_mode = protocol_mode
-        self.log_level = log_level
-        self.max_input_rounds = max_input_rounds
-        self.probe_timeout = probe_timeout
-        #: The era spoken once connected (``Era.HANDSHAKE`` or ``Era.MODERN``).
-        self.era: Era | None = None
-        #: The ``server/discover`` answer (2026-07-28 only).
-        self.discovery: ServerDiscovery | None = None
-        self.sampling_handler = sampling_handler
-        self.elicitation_handler = elicitation_handler
-        self.roots = roots
-        self.logging_handler = logging_handler
-        self.on_list_changed = on_list_changed
-        self.on_resource_updated = on_resource_updated
-        self.on_notification = on_notification
+        #: The JSON-RPC session: request/response matching, cancellation, progress.
         self.session = ClientSession(
             stream,
-            on_request=self._server_request,
-            on_notification=self._server_notification,
+            on_request=self._handlers.on_request,
+            on_notification=self._handlers.on_server_notification,
             request_timeout=request_timeout,
         )
-        #: Who the server is and what it offers: the ``initialize`` result, or (2026-07-28)
-        #: the same shape made from ``server/discover`` (``protocol_version`` the one chosen);
-        #: None for a resumed ``known_session_id`` (not known to this client).
-        self.server_info: t.InitializeResult | None = None
+        self._tool_headers = ToolHeaderMirror(self.session, self._state, self.list_tools)
+        self._channel = RequestChannel(
+            self.session, self._state, self._handlers, self._tool_headers
+        )
+        self._era = EraNegotiator(self.session, self._state, self._channel, self._handlers)
+        self._tasks = TaskClient(
+            self._channel, self._state, self._handlers, self._tool_headers, self._task_watchers
+        )
+        # What connect() starts first (a transport, an in-memory app), and what aclose() stops.
+        self._starter: Callable[[], Awaitable[None]] | None = None
         self._owned: list[Callable[[], Awaitable[None]]] = []
-        self._subscriptions: dict[Any, ListenStream] = {}
-        self._legacy_listeners: set[ListenStream] = set()
-        self._header_lookups: set[str] = set()
-        self._task_watchers: dict[str, set[asyncio.Event]] = {}
 
     # construction -----------------------------------------------------------------------
 
@@ -145,7 +186,7 @@ class McpClient(
         transport = StdioClientTransport(options)
         kwargs.setdefault("protocol_mode", "auto")
         client = cls(transport, **kwargs)
-        client._starter = transport.start  # type: ignore[attr-defined]
+        client._starter = transport.start
         return client
 
     @classmethod
@@ -159,7 +200,7 @@ class McpClient(
         async def start() -> None:
             client._owned.append(await serve_in_memory(app, server_end))
 
-        client._starter = start  # type: ignore[attr-defined]
+        client._starter = start
         return client
 
     @classmethod
@@ -184,11 +225,18 @@ class McpClient(
         ``initialize`` handshake, as ``protocol_mode`` says. Returns ``server_info``: None
         when resuming a ``known_session_id`` (HTTP), whose ``initialize`` result went to the
         client that opened the session."""
-        starter = getattr(self, "_starter", None)
-        if starter is not None:
-            await starter()
+        if self._starter is not None:
+            await self._starter()
         self.session.start()
-        return await self._settle_era()
+        return await self._era.settle()
+
+    def capabilities(self) -> dict[str, Any]:
+        """The client capabilities the handlers given amount to."""
+        return self._handlers.capabilities()
+
+    async def discover(self, *, timeout: float | None = None) -> ServerDiscovery:
+        """``server/discover`` again (2026-07-28): refreshes ``discovery`` and ``server_info``."""
+        return await self._era.discover(timeout=timeout)
 
     @property
     def session_id(self) -> str | None:
@@ -223,13 +271,13 @@ class McpClient(
     ) -> Any:
         """Send any request; returns the raw result dict (2026-07-28: with ``_meta`` added,
         multi round-trip requests followed to their final result)."""
-        return await self._rpc(method, params, **options)
+        return await self._channel.send(method, params, **options)
 
     async def ping(self, *, timeout: float | None = None) -> None:
         """A round trip to the server. 2026-07-28 has no ``ping``: there it is a
         ``server/discover`` (the one request every server must answer)."""
-        if self.era is Era.MODERN:
-            await self._rpc("server/discover", None, timeout=timeout)
+        if self._state.era is Era.MODERN:
+            await self._channel.send("server/discover", None, timeout=timeout)
             return
         await self.session.request("ping", timeout=timeout)
 
@@ -239,7 +287,7 @@ class McpClient(
         cursor: str | None = None
         for _ in range(DEFAULT_MAX_PAGES):
             params = {"cursor": cursor} if cursor else None
-            page = await self._rpc(method, params, timeout=timeout)
+            page = await self._channel.send(method, params, timeout=timeout)
             for item in page.get(key, []):
                 yield item
             cursor = page.get("nextCursor")
@@ -254,7 +302,7 @@ class McpClient(
         warning (SEP-2243).
         """
         raw = [item async for item in self._paged("tools/list", "tools", timeout=timeout)]
-        return self._tools_with_header_annotations(raw)
+        return self._tool_headers.tools(raw)
 
     async def call_tool(
         self,
@@ -269,8 +317,8 @@ class McpClient(
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         if meta:
             params["_meta"] = meta
-        await self._learn_tool_headers(name, timeout)
-        raw = await self._rpc("tools/call", params, timeout=timeout, progress=progress)
+        await self._tool_headers.learn(name, timeout)
+        raw = await self._channel.send("tools/call", params, timeout=timeout, progress=progress)
         return convert(raw, t.CallToolResult)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
@@ -295,12 +343,12 @@ class McpClient(
         self, uri: str, *, timeout: float | None = None
     ) -> t.ReadResourceResult:
         """Read one resource (``resources/read``)."""
-        raw = await self._rpc("resources/read", {"uri": uri}, timeout=timeout)
+        raw = await self._channel.send("resources/read", {"uri": uri}, timeout=timeout)
         return read_resource_result(raw)
 
     async def subscribe_resource(self, uri: str) -> None:
         """``resources/subscribe`` (handshake era; 2026-07-28 has ``listen()`` instead)."""
-        if self.era is Era.MODERN:
+        if self._state.era is Era.MODERN:
             raise ProtocolEraError(
                 "resources/subscribe is not part of 2026-07-28: use "
                 f"`async with client.listen(resource_subscriptions=[{uri!r}])`"
@@ -310,7 +358,7 @@ class McpClient(
     async def unsubscribe_resource(self, uri: str) -> None:
         """Stop the updates of a resource (handshake era; 2026-07-28 has
         ``subscriptions/listen``)."""
-        if self.era is Era.MODERN:
+        if self._state.era is Era.MODERN:
             raise ProtocolEraError(
                 "resources/unsubscribe is not part of 2026-07-28: leave the listen() block"
             )
@@ -342,7 +390,7 @@ class McpClient(
                 notifications[flag] = True
         if resource_subscriptions:
             notifications["resourceSubscriptions"] = list(resource_subscriptions)
-        return Listening(self, notifications)
+        return Listening(self._channel, self._listeners, notifications)
 
     async def list_prompts(self, *, timeout: float | None = None) -> list[t.Prompt]:
         """Every prompt the server lists (all pages)."""
@@ -358,7 +406,7 @@ class McpClient(
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = arguments
-        raw = await self._rpc("prompts/get", params, timeout=timeout)
+        raw = await self._channel.send("prompts/get", params, timeout=timeout)
         return convert(raw, t.GetPromptResult)
 
     async def complete(
@@ -374,19 +422,88 @@ class McpClient(
         params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
         if context:
             params["context"] = {"arguments": context}
-        raw = await self._rpc("completion/complete", params)
+        raw = await self._channel.send("completion/complete", params)
         return convert(raw, t.CompleteResult)
 
     async def set_logging_level(self, level: str) -> None:
         """The lowest log level wanted. 2026-07-28 has no ``logging/setLevel``: the level
         goes in the ``_meta`` of every request from now on."""
-        if self.era is not Era.MODERN:
+        if self._state.era is not Era.MODERN:
             await self.session.request("logging/setLevel", {"level": level})
-        self.log_level = level
+        self._state.log_level = level
 
     async def send_roots_list_changed(self) -> None:
         """Tell the server the roots changed (handshake era; a no-op in 2026-07-28, where
         the server asks for the roots with each request that needs them)."""
-        if self.era is Era.MODERN:
+        if self._state.era is Era.MODERN:
             return
         await self.session.notify("notifications/roots/list_changed")
+
+    # tasks ------------------------------------------------------------------------------
+
+    async def call_tool_as_task(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        ttl_ms: int | None = None,
+        timeout: float | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ToolTask:
+        """Call a tool as a task; returns its handle (``await handle.result()`` for the
+        ``CallToolResult``). 2025-11-25: ``params.task`` with ``ttl_ms`` as its ``ttl``,
+        refused with ``TasksNotSupportedError`` when the server does not declare
+        ``tasks.requests.tools.call`` (a tool whose ``execution.taskSupport`` forbids it is
+        the server's -32601). 2026-07-28: the call declares the tasks extension and the
+        server decides (``ttl_ms`` is not sent: the server picks the ttl); a server that
+        answers at once gives a handle with ``immediate`` set."""
+        return await self._tasks.call_tool_as_task(
+            name, arguments, ttl_ms=ttl_ms, timeout=timeout, meta=meta
+        )
+
+    async def get_task(self, task_id: str, *, timeout: float | None = None) -> TaskState:
+        """``tasks/get``: where the task stands (2026-07-28: with its result, error or
+        input requests inline)."""
+        return await self._tasks.get_task(task_id, timeout=timeout)
+
+    async def get_task_result(
+        self, task_id: str, *, timeout: float | None = None
+    ) -> t.CallToolResult:
+        """The result of a ``tools/call`` task. 2025-11-25: ``tasks/result``, which the server
+        holds until the task ends (``timeout`` defaults to the client's request timeout;
+        ``ToolTask.result()`` polls first instead). 2026-07-28 has no ``tasks/result``: polls
+        ``tasks/get`` until the task ends (``timeout`` then bounds the whole wait)."""
+        return await self._tasks.get_task_result(task_id, timeout=timeout)
+
+    async def cancel_task(self, task_id: str, *, timeout: float | None = None) -> TaskState | None:
+        """``tasks/cancel``. 2025-11-25: the task's new state (``cancelled``; refused with
+        ``TasksNotSupportedError`` when the server does not declare ``tasks.cancel``).
+        2026-07-28: None, the server only acknowledges (cancelling is cooperative: poll to
+        see where the task ends)."""
+        return await self._tasks.cancel_task(task_id, timeout=timeout)
+
+    async def list_tasks(self, *, timeout: float | None = None) -> list[TaskState]:
+        """``tasks/list``, every page (2025-11-25 only; needs ``tasks.list``)."""
+        return await self._tasks.list_tasks(timeout=timeout)
+
+    async def wait_for_task(
+        self,
+        task_id: str,
+        *,
+        timeout: float | None = None,
+        poll_interval: float | None = None,
+        on_status: StatusCallback | None = None,
+    ) -> TaskState:
+        """Poll ``tasks/get`` until the task ends; its final state.
+
+        Waits between polls as long as the task's ``pollInterval`` (``pollIntervalMs``)
+        says, else ``poll_interval`` seconds (default 1), waking early when a task status
+        notification for it arrives. ``on_status(state)`` (sync or async) sees every state
+        whose status or message changed. A task waiting for input gets it: 2026-07-28, each
+        new ``inputRequests`` entry is answered by the client's handlers (``tasks/update``);
+        2025-11-25, ``tasks/result`` is sent, alongside which the server asks. ``timeout``
+        bounds the whole wait (``RequestTimeoutError``); the task goes on regardless.
+        """
+        return await self._tasks.wait_for_task(
+            task_id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
+        )

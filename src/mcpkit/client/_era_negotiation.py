@@ -20,7 +20,6 @@ no probe and no ``initialize``, the handshake era at the client's ``protocol_ver
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
@@ -32,7 +31,10 @@ from mcpkit.protocol import types as t
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, MODERN_VERSIONS, Era
 
 if TYPE_CHECKING:
+    from mcpkit.client._modern_requests import RequestChannel
+    from mcpkit.client._server_messages import ServerMessageHandler
     from mcpkit.client._session import ClientSession
+    from mcpkit.client._state import ClientState
 
 logger = logging.getLogger("mcpkit.client")
 
@@ -40,7 +42,7 @@ __all__ = [
     "DEFAULT_PROBE_TIMEOUT",
     "MODERN_ERROR_CODES",
     "PROTOCOL_MODES",
-    "EraNegotiation",
+    "EraNegotiator",
     "latest_common",
     "supported_versions",
 ]
@@ -71,42 +73,27 @@ def latest_common(ours: tuple[str, ...], theirs: list[str]) -> str | None:
     return common[-1] if common else None
 
 
-class EraNegotiation:
-    """Era settlement of ``McpClient`` (a mixin: it sends with the client's session and
-    ``_meta``, and fills in its ``era``, ``protocol_version`` and ``server_info``)."""
+class EraNegotiator:
+    """Settles the era of one client's connection and records it in its ``ClientState``
+    (``era``, ``protocol_version``, ``server_info``, ``discovery``)."""
 
-    session: ClientSession
-    protocol_mode: str
-    protocol_version: str
-    probe_timeout: float
-    client_info: dict[str, str]
-    log_level: str | None
-    era: Era | None
-    discovery: ServerDiscovery | None
-    server_info: t.InitializeResult | None
-    _handshake_version: str
-    _modern_version: str
-    capabilities: Callable[[], dict[str, Any]]
-    _meta_for: Callable[..., dict[str, Any]]
-    _require_modern: Callable[[str], None]
+    def __init__(
+        self,
+        session: ClientSession,
+        state: ClientState,
+        channel: RequestChannel,
+        handlers: ServerMessageHandler,
+    ) -> None:
+        self._session = session
+        self._state = state
+        self._channel = channel
+        self._handlers = handlers
 
-    if TYPE_CHECKING:  # given by ModernRequests; declared as a method so the mixins agree
-
-        async def _rpc(
-            self,
-            method: str,
-            params: dict[str, Any] | None = None,
-            *,
-            timeout: float | None = None,
-            progress: Any = None,
-            extensions: dict[str, Any] | None = None,
-        ) -> Any: ...
-
-    async def _settle_era(self) -> t.InitializeResult | None:
+    async def settle(self) -> t.InitializeResult | None:
         """Probe or handshake as ``protocol_mode`` (and what is remembered) says; or resume
         the transport's known session (then None: no ``initialize`` result to give)."""
-        mode = self.protocol_mode
-        stream = self.session.stream
+        mode = self._state.protocol_mode
+        stream = self._session.stream
         known = getattr(stream, "known_session_id", None)
         if isinstance(known, str) and known:
             await self._resume(known)
@@ -117,68 +104,74 @@ class EraNegotiation:
         cached = detected_era(key) if mode == "auto" and isinstance(key, str) else None
         if cached is not None and cached[0] is Era.HANDSHAKE:
             try:
-                return await self._handshake(cached[1])
+                return await self.handshake(cached[1])
             except McpCallError:
                 # Remembered as a handshake-era server, but it is not (any more): probe.
                 forget_era(key)  # type: ignore[arg-type]
         if mode in ("auto", "modern") and await self._probe(strict=mode == "modern"):
-            assert self.server_info is not None
-            return self.server_info
-        return await self._handshake(
-            self.protocol_version
-            if self.protocol_version in HANDSHAKE_VERSIONS
-            else self._handshake_version
+            assert self._state.server_info is not None
+            return self._state.server_info
+        return await self.handshake(
+            self._state.protocol_version
+            if self._state.protocol_version in HANDSHAKE_VERSIONS
+            else self._state.handshake_version
         )
 
     async def _resume(self, session_id: str) -> None:
         """Speak in a session another client opened: no ``initialize`` (the server already
         has this session's capabilities and version), only a ``ping`` to check it is there
         (an unknown one fails with ``SessionExpiredError``)."""
-        if self.protocol_mode == "modern":
+        if self._state.protocol_mode == "modern":
             raise ProtocolEraError(
                 "known_session_id resumes a handshake-era session; 2026-07-28 has no sessions "
                 "(protocol_mode='modern')"
             )
-        resume = getattr(self.session.stream, "resume_session", None)
+        resume = getattr(self._session.stream, "resume_session", None)
         if resume is None:
             raise TransportError("this transport cannot resume a known session")
         version = (
-            self.protocol_version
-            if self.protocol_version in HANDSHAKE_VERSIONS
-            else self._handshake_version
+            self._state.protocol_version
+            if self._state.protocol_version in HANDSHAKE_VERSIONS
+            else self._state.handshake_version
         )
         await resume(version)
-        self.era = Era.HANDSHAKE
-        self.protocol_version = version
-        self.server_info = None  # the initialize result went to the client that opened it
-        await self.session.request("ping")
-        confirmed = getattr(self.session.stream, "protocol_version", None)
+        self._state.era = Era.HANDSHAKE
+        self._state.protocol_version = version
+        self._state.server_info = None  # the initialize result went to the client that opened it
+        await self._session.request("ping")
+        confirmed = getattr(self._session.stream, "protocol_version", None)
         if isinstance(confirmed, str) and confirmed in HANDSHAKE_VERSIONS:
-            self.protocol_version = confirmed
-        logger.debug("resumed session %s (protocol version %s)", session_id, self.protocol_version)
-        if self.log_level is not None:
+            self._state.protocol_version = confirmed
+        logger.debug(
+            "resumed session %s (protocol version %s)", session_id, self._state.protocol_version
+        )
+        if self._state.log_level is not None:
             try:
-                await self.session.request("logging/setLevel", {"level": self.log_level})
+                await self._session.request("logging/setLevel", {"level": self._state.log_level})
             except McpCallError as exc:
                 logger.debug("logging/setLevel in the resumed session failed: %s", exc)
 
-    async def _handshake(self, version: str) -> t.InitializeResult:
-        raw = await self.session.request(
+    async def handshake(self, version: str) -> t.InitializeResult:
+        """``initialize`` at ``version``, then ``notifications/initialized``."""
+        raw = await self._session.request(
             "initialize",
             {
                 "protocolVersion": version,
-                "capabilities": self.capabilities(),
-                "clientInfo": self.client_info,
+                "capabilities": self._handlers.capabilities(),
+                "clientInfo": self._state.client_info,
             },
         )
-        self.server_info = convert(raw, t.InitializeResult)
-        self.protocol_version = self.server_info.protocol_version
-        self.era = Era.HANDSHAKE
-        await self.session.notify("notifications/initialized")
+        self._state.server_info = convert(raw, t.InitializeResult)
+        self._state.protocol_version = self._state.server_info.protocol_version
+        self._state.era = Era.HANDSHAKE
+        await self._session.notify("notifications/initialized")
         self._remember_era()
-        if self.log_level is not None and self.server_info.capabilities.logging is not None:
-            await self.session.request("logging/setLevel", {"level": self.log_level})
-        return self.server_info
+        if (
+            self._state.log_level is not None
+            and self._state.server_info.capabilities.logging is not None
+        ):
+            await self._session.request("logging/setLevel", {"level": self._state.log_level})
+        return self._state.server_info
 
     async def _probe(self, *, strict: bool) -> bool:
         """``server/discover``; True when the server speaks a modern version (then adopted).
@@ -188,15 +181,15 @@ class EraNegotiation:
         followed: a mutually supported modern version is tried once, a handshake one is
         taken to ``initialize``.
         """
-        version = self._modern_version
+        version = self._state.modern_version
         for attempt in range(2):
             try:
-                raw = await self.session.request(
+                raw = await self._session.request(
                     "server/discover",
-                    {"_meta": self._meta_for(version)},
+                    {"_meta": self._channel.meta_for(version)},
                     timeout=None
                     if strict
-                    else min(self.probe_timeout, self.session.request_timeout),
+                    else min(self._state.probe_timeout, self._session.request_timeout),
                 )
             except RequestTimeoutError:
                 if strict:
@@ -245,34 +238,34 @@ class EraNegotiation:
         handshake = latest_common(HANDSHAKE_VERSIONS, supported)
         if handshake is None or strict:
             return False
-        self.protocol_version = handshake
+        self._state.protocol_version = handshake
         return True
 
     def _adopt_modern(self, version: str, discovery: ServerDiscovery) -> None:
-        self.era = Era.MODERN
-        self.protocol_version = version
-        self.discovery = discovery
-        self.server_info = t.InitializeResult(
+        self._state.era = Era.MODERN
+        self._state.protocol_version = version
+        self._state.discovery = discovery
+        self._state.server_info = t.InitializeResult(
             capabilities=discovery.capabilities,
             protocol_version=version,
             server_info=discovery.server_info or t.Implementation(name="", version=""),
             instructions=discovery.instructions,
             meta=discovery.meta,
         )
-        settle = getattr(self.session.stream, "settle_modern", None)
+        settle = getattr(self._session.stream, "settle_modern", None)
         if settle is not None:
             settle()
         self._remember_era()
 
     def _remember_era(self) -> None:
-        key = getattr(self.session.stream, "era_key", None)
-        if isinstance(key, str) and self.era is not None and self.protocol_version:
-            remember_era(key, self.era, self.protocol_version)
+        key = getattr(self._session.stream, "era_key", None)
+        if isinstance(key, str) and self._state.era is not None and self._state.protocol_version:
+            remember_era(key, self._state.era, self._state.protocol_version)
 
     async def discover(self, *, timeout: float | None = None) -> ServerDiscovery:
         """``server/discover`` again (2026-07-28): refreshes ``discovery`` and ``server_info``."""
-        self._require_modern("server/discover")
-        raw = await self._rpc("server/discover", None, timeout=timeout)
+        self._channel.require_modern("server/discover")
+        raw = await self._channel.send("server/discover", None, timeout=timeout)
         discovery = ServerDiscovery.from_result(raw)
-        self._adopt_modern(self.protocol_version, discovery)
+        self._adopt_modern(self._state.protocol_version, discovery)
         return discovery

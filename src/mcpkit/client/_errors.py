@@ -10,12 +10,17 @@ if TYPE_CHECKING:
     from mcpkit.client._tasks import TaskState
 
 __all__ = [
+    "STREAM_BROKEN",
     "InputRequestError",
     "ProtocolEraError",
     "SessionExpiredError",
     "TaskCancelledError",
     "TasksNotSupportedError",
 ]
+
+#: ``error.data`` key of the error a modern request gets when its response stream broke
+#: before the response: the client sends the request again (new id), as 2026-07-28 wants.
+STREAM_BROKEN = "mcpkit/streamBroken"
 
 
 class InputRequestError(MCPError):

@@ -318,7 +318,7 @@ def connect_http(
     transport = create_http_transport(options)
     client_kwargs.setdefault("protocol_mode", "auto")
     client = client_cls(transport, **client_kwargs)
-    client._starter = transport.start  # type: ignore[attr-defined]
+    client._starter = transport.start
     return client
 
 
@@ -346,5 +346,5 @@ def connect_websocket(
     fields = {name: kwargs.pop(name) for name in _WEBSOCKET_OPTION_NAMES & kwargs.keys()}
     transport = WebSocketClientTransport(url, **fields)
     client = client_cls(transport, **kwargs)
-    client._starter = transport.start  # type: ignore[attr-defined]
+    client._starter = transport.start
     return client

@@ -63,6 +63,7 @@ class LegacySseClientTransport(InboxTransport):
         self._reader: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        """Open the GET event stream and wait for the ``endpoint`` event (the POST URL)."""
         if self._requester is not None:
             return
         if self.options.known_session_id and not self.options.stateless:
@@ -144,6 +145,7 @@ class LegacySseClientTransport(InboxTransport):
                 self._inbox.close(error)
 
     async def send(self, frame: bytes) -> None:
+        """POST one frame to the message URL (answers come on the event stream)."""
         self._raise_if_ended()
         if self._closed or self._requester is None or self.message_url is None:
             raise ConnectionClosedError("the SSE transport is not connected")
@@ -174,6 +176,7 @@ class LegacySseClientTransport(InboxTransport):
                 self._reader.cancel()
 
     async def aclose(self) -> None:
+        """Close the event stream and the HTTP client this transport made."""
         if not self._begin_close():
             return
         if self._reader is not None and not self._reader.done():

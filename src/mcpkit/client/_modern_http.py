@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpkit._exceptions import TransportError
+from mcpkit.client._errors import STREAM_BROKEN
 from mcpkit.client._frames import FramePeek, decoded
 from mcpkit.client._http_options import VERSION_HEADER
 from mcpkit.protocol._headers import request_headers
@@ -25,10 +26,6 @@ __all__ = [
     "modern_request_headers",
     "modern_version_of",
 ]
-
-#: ``error.data`` key of the error a modern request gets when its response stream broke
-#: before the response: the client sends the request again (new id), as 2026-07-28 wants.
-STREAM_BROKEN = "mcpkit/streamBroken"
 
 #: (header name, property path) pairs of one tool's ``x-mcp-header`` annotations.
 HeaderAnnotations = list[tuple[str, tuple[str, ...]]]

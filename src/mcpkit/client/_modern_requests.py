@@ -1,6 +1,6 @@
-"""One request in the 2026-07-28 era, as ``McpClient`` sends it.
+"""The request channel of ``McpClient``: one request in the era spoken.
 
-Every request carries the protocol version, the client's capabilities and identity (and
+Handshake era: the request as it is. 2026-07-28: every request carries the protocol version, the client's capabilities and identity (and
 the log level, when one is set) in ``_meta``. A result whose ``resultType`` is
 ``input_required`` is a multi round-trip request (SEP-2322): the client's handlers answer
 its ``inputRequests`` and the request is sent again (new id) with ``inputResponses`` and the
@@ -12,15 +12,12 @@ afresh), and a response stream that broke before the response (not resumable in 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError
 from mcpkit.client._era_negotiation import latest_common, supported_versions
-from mcpkit.client._errors import InputRequestError, ProtocolEraError
-from mcpkit.client._modern_http import STREAM_BROKEN
-from mcpkit.client._server_messages import INPUT_CAPABILITY
+from mcpkit.client._errors import STREAM_BROKEN, InputRequestError, ProtocolEraError
 from mcpkit.protocol._modern import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -30,40 +27,41 @@ from mcpkit.protocol._modern import (
 from mcpkit.protocol._versions import MODERN_VERSIONS, Era
 
 if TYPE_CHECKING:
+    from mcpkit.client._server_messages import ServerMessageHandler
     from mcpkit.client._session import ClientSession, ProgressCallback
+    from mcpkit.client._state import ClientState
+    from mcpkit.client._tool_headers import ToolHeaderMirror
 
-__all__ = ["DEFAULT_MAX_INPUT_ROUNDS", "ModernRequests"]
+__all__ = ["DEFAULT_MAX_INPUT_ROUNDS", "RequestChannel"]
 
 #: Rounds of input one multi round-trip request may ask for before the client gives up.
 DEFAULT_MAX_INPUT_ROUNDS = 8
 
 
-class ModernRequests:
-    """The request path of ``McpClient`` (a mixin: it answers input requests with the
-    client's handlers and refreshes header annotations with its ``list_tools``)."""
+class RequestChannel:
+    """Sends the client's requests in the era its ``ClientState`` says, answering a
+    2026-07-28 request's input rounds with the client's handlers."""
 
-    era: Era | None
-    session: ClientSession
-    protocol_version: str
-    client_info: dict[str, str]
-    log_level: str | None
-    max_input_rounds: int
-    capabilities: Callable[[], dict[str, Any]]
-    list_tools: Callable[..., Awaitable[Any]]
-    _mirrors_headers: Callable[[], bool]
-    _can_serve: Callable[[str], bool]
+    def __init__(
+        self,
+        session: ClientSession,
+        state: ClientState,
+        handlers: ServerMessageHandler,
+        tool_headers: ToolHeaderMirror,
+    ) -> None:
+        self.session = session
+        self.state = state
+        self._handlers = handlers
+        self._tool_headers = tool_headers
 
-    if TYPE_CHECKING:  # given by ServerMessageHandling; declared as a method so the mixins agree
-
-        async def _serve(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
-
-    def _require_modern(self, what: str) -> None:
-        if self.era is not Era.MODERN:
+    def require_modern(self, what: str) -> None:
+        """Refuse ``what`` (``ProtocolEraError``) outside the 2026-07-28 era."""
+        if self.state.era is not Era.MODERN:
             raise ProtocolEraError(
-                f"{what} exists only in the 2026-07-28 era (this connection: {self.era})"
+                f"{what} exists only in the 2026-07-28 era (this connection: {self.state.era})"
             )
 
-    def _meta_for(
+    def meta_for(
         self,
         version: str,
         extra: dict[str, Any] | None = None,
@@ -72,21 +70,20 @@ class ModernRequests:
         """A modern request's ``_meta``: ``extra`` plus version, capabilities (with
         ``extensions`` declared for this request only), identity, log level."""
         meta = dict(extra or {})
-        caps = self.capabilities()
+        caps = self._handlers.capabilities()
         if extensions:
             caps["extensions"] = {**(caps.get("extensions") or {}), **extensions}
         if "roots" in caps:
-            caps[
-                "roots"
-            ] = {}  # no notifications/roots/list_changed in this era (also while probing)
+            # No notifications/roots/list_changed in this era (also while probing).
+            caps["roots"] = {}
         meta[PROTOCOL_VERSION_KEY] = version
         meta[CLIENT_CAPABILITIES_KEY] = caps
-        meta[CLIENT_INFO_KEY] = self.client_info
-        if self.log_level is not None:
-            meta[LOG_LEVEL_KEY] = self.log_level
+        meta[CLIENT_INFO_KEY] = self.state.client_info
+        if self.state.log_level is not None:
+            meta[LOG_LEVEL_KEY] = self.state.log_level
         return meta
 
-    async def _rpc(
+    async def send(
         self,
         method: str,
         params: dict[str, Any] | None = None,
@@ -99,7 +96,8 @@ class ModernRequests:
         capabilities it declares), MRTR rounds, and one retry each for an unsupported
         version, a (``tools/call``) header mismatch, and a response stream that broke before
         the response (not resumable in this era)."""
-        if self.era is not Era.MODERN:
+        state = self.state
+        if state.era is not Era.MODERN:
             return await self.session.request(method, params, timeout=timeout, progress=progress)
         base = dict(params or {})
         user_meta = base.pop("_meta", None)
@@ -110,7 +108,7 @@ class ModernRequests:
             body = {
                 **base,
                 **retry,
-                "_meta": self._meta_for(self.protocol_version, user_meta, extensions),
+                "_meta": self.meta_for(state.protocol_version, user_meta, extensions),
             }
             try:
                 result = await self.session.request(
@@ -121,17 +119,17 @@ class ModernRequests:
                     version = latest_common(MODERN_VERSIONS, supported_versions(exc.data))
                     if version is not None:
                         version_retried = True
-                        self.protocol_version = version
+                        state.protocol_version = version
                         continue
                 if (
                     exc.code == ErrorCode.HEADER_MISMATCH
                     and method == "tools/call"
                     and not header_retried
-                    and self._mirrors_headers()
+                    and self._tool_headers.mirrors()
                 ):
                     # SEP-2243: the tool's x-mcp-header annotations may have changed.
                     header_retried = True
-                    await self.list_tools(timeout=timeout)
+                    await self._tool_headers.relist(timeout)
                     continue
                 if isinstance(exc.data, dict) and exc.data.get(STREAM_BROKEN) and not reissued:
                     # A broken 2026-07-28 response stream loses the request: send it again.
@@ -144,39 +142,14 @@ class ModernRequests:
             ):
                 return result
             rounds += 1
-            if rounds > self.max_input_rounds:
+            if rounds > state.max_input_rounds:
                 raise InputRequestError(
-                    f"{method}: the server still asked for input after {self.max_input_rounds} rounds "
+                    f"{method}: the server still asked for input after {state.max_input_rounds} rounds "
                     "(max_input_rounds)"
                 )
             retry = {}
             requests = result.get("inputRequests")
             if requests is not None:
-                retry["inputResponses"] = await self._answer_inputs(method, requests)
+                retry["inputResponses"] = await self._handlers.answer_inputs(method, requests)
             if "requestState" in result:
                 retry["requestState"] = result["requestState"]  # echoed exactly, never read
-
-    async def _answer_inputs(self, method: str, requests: Any) -> dict[str, Any]:
-        """Answer a multi round-trip request's ``inputRequests`` with the handlers."""
-        if not isinstance(requests, dict):
-            raise InputRequestError(f"{method}: inputRequests is not an object: {requests!r}")
-        answers: dict[str, Any] = {}
-        for key, request in requests.items():
-            kind = request.get("method") if isinstance(request, dict) else None
-            params = request.get("params") if isinstance(request, dict) else None
-            if kind not in INPUT_CAPABILITY or not isinstance(params, (dict, type(None))):
-                raise InputRequestError(
-                    f"{method}: input request {key!r} is not a sampling, elicitation or roots request: {request!r}",
-                    method=kind if isinstance(kind, str) else None,
-                    key=key,
-                )
-            if not self._can_serve(kind):
-                raise InputRequestError(
-                    f"{method}: the server asked for {kind} (input request {key!r}), but this client did "
-                    f"not declare the {INPUT_CAPABILITY[kind]} capability, so the server must not ask for "
-                    "it (SEP-2322); give the client a handler for it",
-                    method=kind,
-                    key=key,
-                )
-            answers[key] = await self._serve(kind, params or {})
-        return answers

@@ -14,11 +14,12 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidRequestError, MethodNotFoundError
-from mcpkit.client._subscriptions import ACKNOWLEDGED, ServerNotification, subscription_id_of
+from mcpkit.client._errors import InputRequestError
 from mcpkit.protocol._versions import Era
 
 if TYPE_CHECKING:
-    from mcpkit.client._subscriptions import ListenStream
+    from mcpkit.client._state import ClientState
+    from mcpkit.client._subscriptions import NotificationListeners
 
 __all__ = [
     "INPUT_CAPABILITY",
@@ -27,7 +28,7 @@ __all__ = [
     "LoggingHandler",
     "RootsHandler",
     "SamplingHandler",
-    "ServerMessageHandling",
+    "ServerMessageHandler",
 ]
 
 SamplingHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -35,6 +36,8 @@ ElicitationHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 RootsHandler = Callable[[], Awaitable[list[dict[str, Any]]]]
 LoggingHandler = Callable[[dict[str, Any]], Any]
 Callback = Callable[..., Any]
+#: Told of every task status notification (it wakes whoever polls that task).
+TaskStatusCallback = Callable[[dict[str, Any]], None]
 
 #: Input a server may ask for (SEP-2322), and the client capability each needs.
 INPUT_CAPABILITY = {
@@ -53,20 +56,35 @@ _LIST_CHANGED = {
 }
 
 
-class ServerMessageHandling:
-    """The handlers of ``McpClient`` (a mixin: the client sets them in its constructor)."""
+class ServerMessageHandler:
+    """Answers what the server sends ``McpClient`` unasked: its requests with the handlers
+    given (also what the client declares as its capabilities), its notifications by routing
+    them to the ``listen()`` streams, the task waiters and the callbacks."""
 
-    era: Era | None
-    sampling_handler: SamplingHandler | None
-    elicitation_handler: ElicitationHandler | None
-    roots: list[dict[str, Any]] | RootsHandler | None
-    logging_handler: LoggingHandler | None
-    on_list_changed: Callback | None
-    on_resource_updated: Callback | None
-    on_notification: Callback | None
-    _subscriptions: dict[Any, ListenStream]
-    _legacy_listeners: set[ListenStream]
-    _task_status_changed: Callable[[dict[str, Any]], None]
+    def __init__(
+        self,
+        state: ClientState,
+        listeners: NotificationListeners,
+        task_status_changed: TaskStatusCallback,
+        *,
+        sampling_handler: SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        roots: list[dict[str, Any]] | RootsHandler | None = None,
+        logging_handler: LoggingHandler | None = None,
+        on_list_changed: Callback | None = None,
+        on_resource_updated: Callback | None = None,
+        on_notification: Callback | None = None,
+    ) -> None:
+        self._state = state
+        self._listeners = listeners
+        self._task_status_changed = task_status_changed
+        self.sampling_handler = sampling_handler
+        self.elicitation_handler = elicitation_handler
+        self.roots = roots
+        self.logging_handler = logging_handler
+        self.on_list_changed = on_list_changed
+        self.on_resource_updated = on_resource_updated
+        self.on_notification = on_notification
 
     def capabilities(self) -> dict[str, Any]:
         """The client capabilities the handlers given amount to."""
@@ -77,10 +95,11 @@ class ServerMessageHandling:
             caps["elicitation"] = {"form": {}, "url": {}}
         if self.roots is not None:
             # 2026-07-28 has no notifications/roots/list_changed: roots are asked for afresh.
-            caps["roots"] = {} if self.era is Era.MODERN else {"listChanged": True}
+            caps["roots"] = {} if self._state.era is Era.MODERN else {"listChanged": True}
         return caps
 
-    def _can_serve(self, method: str) -> bool:
+    def can_serve(self, method: str) -> bool:
+        """Whether a handler for the input request ``method`` was given."""
         if method == "sampling/createMessage":
             return self.sampling_handler is not None
         if method == "elicitation/create":
@@ -89,7 +108,7 @@ class ServerMessageHandling:
             return self.roots is not None
         return False
 
-    async def _serve(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def serve(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run the handler for a sampling, elicitation or roots request (either era)."""
         if method == "sampling/createMessage" and self.sampling_handler is not None:
             return await self.sampling_handler(params)
@@ -100,24 +119,42 @@ class ServerMessageHandling:
             return {"roots": roots}
         raise MethodNotFoundError(f"Method not found: {method}")
 
-    async def _server_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method in INPUT_CAPABILITY and not self._can_serve(method):
-            raise InvalidRequestError(f"This client does not support {method}")
-        return await self._serve(method, params)
+    async def answer_inputs(self, method: str, requests: Any) -> dict[str, Any]:
+        """Answer the ``inputRequests`` of a 2026-07-28 result (of ``method``) with the
+        handlers: one response per key."""
+        if not isinstance(requests, dict):
+            raise InputRequestError(f"{method}: inputRequests is not an object: {requests!r}")
+        answers: dict[str, Any] = {}
+        for key, request in requests.items():
+            kind = request.get("method") if isinstance(request, dict) else None
+            params = request.get("params") if isinstance(request, dict) else None
+            if kind not in INPUT_CAPABILITY or not isinstance(params, (dict, type(None))):
+                raise InputRequestError(
+                    f"{method}: input request {key!r} is not a sampling, elicitation or roots request: {request!r}",
+                    method=kind if isinstance(kind, str) else None,
+                    key=key,
+                )
+            if not self.can_serve(kind):
+                raise InputRequestError(
+                    f"{method}: the server asked for {kind} (input request {key!r}), but this client did "
+                    f"not declare the {INPUT_CAPABILITY[kind]} capability, so the server must not ask for "
+                    "it (SEP-2322); give the client a handler for it",
+                    method=kind,
+                    key=key,
+                )
+            answers[key] = await self.serve(kind, params or {})
+        return answers
 
-    async def _server_notification(self, method: str, params: dict[str, Any]) -> None:
-        subscription = (
-            self._subscriptions.get(subscription_id_of(params)) if self._subscriptions else None
-        )
-        if subscription is not None:
-            if method == ACKNOWLEDGED:
-                subscription._acknowledge(params.get("notifications"))
-            else:
-                subscription._push(ServerNotification(method, params))
-        elif self._legacy_listeners:
-            for listener in self._legacy_listeners:
-                if listener.wants(method, params):
-                    listener._push(ServerNotification(method, params))
+    async def on_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A request of the server's own (handshake era): its handler's answer."""
+        if method in INPUT_CAPABILITY and not self.can_serve(method):
+            raise InvalidRequestError(f"This client does not support {method}")
+        return await self.serve(method, params)
+
+    async def on_server_notification(self, method: str, params: dict[str, Any]) -> None:
+        """A notification: to the ``listen()`` streams, the task waiters, the callbacks."""
+        if self._listeners:
+            self._listeners.route(method, params)
         if method in _TASK_STATUS:
             self._task_status_changed(params)  # wakes whoever polls that task
         if method == "notifications/message" and self.logging_handler is not None:

@@ -126,6 +126,7 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
     # lifecycle ----------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Make the HTTP client (unless one was given); requests go out on ``send``."""
         if self._started:
             return
         self._started = True
@@ -154,11 +155,14 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
 
     @property
     def requester(self) -> HttpRequester:
+        """What sends this transport's HTTP requests (once started)."""
         if self._requester is None:
             raise TransportError("transport not started")
         return self._requester
 
     async def aclose(self) -> None:
+        """Close the streams, DELETE the session when ``delete_session_on_close`` says so,
+        and close the HTTP client this transport made."""
         if not self._begin_close():
             return
         self.listen_state = ListenStreamState.CLOSED
@@ -194,6 +198,7 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
     # outbound -----------------------------------------------------------------------------
 
     async def send(self, frame: bytes) -> None:
+        """POST one frame; its answer (JSON or an SSE stream) is read into the inbox."""
         self._raise_if_ended()
         if self._closed:
             raise ConnectionClosedError("the HTTP transport is closed")

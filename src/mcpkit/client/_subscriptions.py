@@ -26,11 +26,11 @@ from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 from mcpkit.protocol._versions import Era
 
 if TYPE_CHECKING:
-    from mcpkit.client._client import McpClient
+    from mcpkit.client._modern_requests import RequestChannel
 
 logger = logging.getLogger("mcpkit.client")
 
-__all__ = ["ListenStream", "ServerNotification"]
+__all__ = ["ListenStream", "Listening", "NotificationListeners", "ServerNotification"]
 
 #: Filter flag -> the notification it opts in to.
 LIST_CHANGED_FLAGS = {
@@ -43,6 +43,8 @@ RESOURCE_UPDATED = "notifications/resources/updated"
 #: Notifications one subscription buffers before the oldest are dropped (a reader that
 #: stopped reading must not grow memory without bound).
 DEFAULT_MAX_BUFFERED = 1024
+#: ``listen()`` blocks one client may have open at once.
+DEFAULT_MAX_LISTENERS = 256
 
 _END = object()
 
@@ -62,8 +64,52 @@ class ServerNotification:
 
 
 def subscription_id_of(params: dict[str, Any]) -> Any:
+    """The subscription a 2026-07-28 notification is tagged with (None: untagged)."""
     meta = params.get("_meta")
     return meta.get(SUBSCRIPTION_ID_KEY) if isinstance(meta, dict) else None
+
+
+class NotificationListeners:
+    """The open ``listen()`` streams of one client, and which of them a notification is for:
+    the one its subscription id names (2026-07-28), else every handshake-era stream that
+    wants it."""
+
+    def __init__(self, *, max_listeners: int = DEFAULT_MAX_LISTENERS) -> None:
+        self.max_listeners = max_listeners
+        self._tagged: dict[Any, ListenStream] = {}
+        self._untagged: set[ListenStream] = set()
+
+    def __len__(self) -> int:
+        return len(self._tagged) + len(self._untagged)
+
+    def add(self, stream: ListenStream, subscription_id: Any = None) -> None:
+        """Route to ``stream`` what is tagged ``subscription_id`` (None: what it ``wants``)."""
+        if len(self) >= self.max_listeners:
+            raise MCPError(f"too many listen() blocks open at once (max {self.max_listeners})")
+        if subscription_id is None:
+            self._untagged.add(stream)
+        else:
+            self._tagged[subscription_id] = stream
+
+    def remove(self, stream: ListenStream, subscription_id: Any = None) -> None:
+        """Stop routing to ``stream``."""
+        if subscription_id is None:
+            self._untagged.discard(stream)
+        elif self._tagged.get(subscription_id) is stream:
+            del self._tagged[subscription_id]
+
+    def route(self, method: str, params: dict[str, Any]) -> None:
+        """Hand a notification to the streams it is for (an acknowledgement settles one)."""
+        stream = self._tagged.get(subscription_id_of(params)) if self._tagged else None
+        if stream is not None:
+            if method == ACKNOWLEDGED:
+                stream._acknowledge(params.get("notifications"))
+            else:
+                stream._push(ServerNotification(method, params))
+            return
+        for listener in self._untagged:
+            if listener.wants(method, params):
+                listener._push(ServerNotification(method, params))
 
 
 class ListenStream:
@@ -76,12 +122,14 @@ class ListenStream:
 
     def __init__(
         self,
-        client: McpClient,
+        channel: RequestChannel,
+        listeners: NotificationListeners,
         notifications: dict[str, Any],
         *,
         max_buffered: int = DEFAULT_MAX_BUFFERED,
     ) -> None:
-        self._client = client
+        self._channel = channel
+        self._listeners = listeners
         #: The filter asked for (``toolsListChanged``, ..., ``resourceSubscriptions``).
         self.requested = notifications
         self.acknowledged: dict[str, Any] | None = None
@@ -154,14 +202,14 @@ class ListenStream:
     # lifecycle ---------------------------------------------------------------------------
 
     async def _open(self) -> None:
-        client = self._client
-        if client.era is Era.MODERN:
-            session = client.session
+        channel = self._channel
+        session = channel.session
+        if channel.state.era is Era.MODERN:
             self.subscription_id = session.new_request_id()
-            client._subscriptions[self.subscription_id] = self
+            self._listeners.add(self, self.subscription_id)
             params = {
                 "notifications": self.requested,
-                "_meta": client._meta_for(client.protocol_version),
+                "_meta": channel.meta_for(channel.state.protocol_version),
             }
             self._task = asyncio.ensure_future(
                 session.request(
@@ -174,7 +222,7 @@ class ListenStream:
             self._task.add_done_callback(self._request_done)
         else:
             await self._open_handshake_era()
-        timeout = client.session.request_timeout
+        timeout = session.request_timeout
         try:
             async with asyncio.timeout(timeout):
                 await asyncio.shield(self._ack)
@@ -196,31 +244,30 @@ class ListenStream:
             self._finish(graceful=True)
 
     async def _open_handshake_era(self) -> None:
-        client = self._client
-        client._legacy_listeners.add(self)
+        self._listeners.add(self)
+        server_info = self._channel.state.server_info
         agreed: dict[str, Any] = {
             flag: True for flag in LIST_CHANGED_FLAGS if self.requested.get(flag) is True
         }
         uris = [u for u in self.requested.get("resourceSubscriptions") or [] if isinstance(u, str)]
-        caps = client.server_info.capabilities if client.server_info is not None else None
+        caps = server_info.capabilities if server_info is not None else None
         if uris and caps is not None and caps.resources is not None and caps.resources.subscribe:
             for uri in uris:
-                await client.session.request("resources/subscribe", {"uri": uri})
+                await self._channel.session.request("resources/subscribe", {"uri": uri})
                 self._subscribed_uris.append(uri)
             agreed["resourceSubscriptions"] = list(self._subscribed_uris)
         self._acknowledge(agreed)
 
     async def _close(self) -> None:
-        client = self._client
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
-            client._subscriptions.pop(self.subscription_id, None)
+            self._listeners.remove(self, self.subscription_id)
         else:
-            client._legacy_listeners.discard(self)
+            self._listeners.remove(self)
             for uri in self._subscribed_uris:
                 try:
-                    await client.session.request("resources/unsubscribe", {"uri": uri})
+                    await self._channel.session.request("resources/unsubscribe", {"uri": uri})
                 except MCPError:
                     logger.debug("resources/unsubscribe %s failed", uri, exc_info=True)
         self._finish()
@@ -229,13 +276,19 @@ class ListenStream:
 class Listening:
     """``async with client.listen(...) as stream``."""
 
-    def __init__(self, client: McpClient, notifications: dict[str, Any]) -> None:
-        self._client = client
+    def __init__(
+        self,
+        channel: RequestChannel,
+        listeners: NotificationListeners,
+        notifications: dict[str, Any],
+    ) -> None:
+        self._channel = channel
+        self._listeners = listeners
         self._notifications = notifications
         self._stream: ListenStream | None = None
 
     async def __aenter__(self) -> ListenStream:
-        self._stream = ListenStream(self._client, self._notifications)
+        self._stream = ListenStream(self._channel, self._listeners, self._notifications)
         await self._stream._open()
         return self._stream
 

@@ -40,15 +40,19 @@ from mcpkit.protocol import types as t
 from mcpkit.protocol._versions import Era
 
 if TYPE_CHECKING:
-    from mcpkit.client._session import ClientSession
+    from mcpkit.client._modern_requests import RequestChannel
+    from mcpkit.client._server_messages import ServerMessageHandler
+    from mcpkit.client._state import ClientState
+    from mcpkit.client._tool_headers import ToolHeaderMirror
 
 __all__ = [
     "DEFAULT_TASK_POLL_INTERVAL",
     "TASKS_EXTENSION",
     "TASK_STATUSES",
     "TERMINAL_TASK_STATUSES",
-    "TaskRequests",
+    "TaskClient",
     "TaskState",
+    "TaskWatchers",
     "ToolTask",
 ]
 
@@ -59,6 +63,8 @@ TERMINAL_TASK_STATUSES = frozenset({"completed", "failed", "cancelled"})
 DEFAULT_TASK_POLL_INTERVAL = 1.0
 #: The shortest wait between two polls, whatever the server suggests.
 MIN_TASK_POLL_INTERVAL = 0.01
+#: Pages of ``tasks/list`` one call follows before it stops (a server looping its cursor).
+MAX_TASK_LIST_PAGES = 1000
 #: Task status notifications: 2025-11-25, and the 2026-07-28 extension's.
 TASK_STATUS_NOTIFICATIONS = frozenset({"notifications/tasks/status", "notifications/tasks"})
 
@@ -150,7 +156,7 @@ class ToolTask:
 
     def __init__(
         self,
-        client: TaskRequests,
+        client: TaskClient,
         name: str,
         state: TaskState | None,
         immediate: t.CallToolResult | None = None,
@@ -258,30 +264,52 @@ def _remaining(deadline: float | None, task_id: str) -> float | None:
     return left
 
 
-class TaskRequests:
-    """The task API of ``McpClient`` (a mixin: it sends with the client's ``_rpc`` and
-    answers 2026-07-28 ``inputRequests`` with its handlers)."""
+class TaskWatchers:
+    """Who waits on which task: a task status notification wakes the waiters of its task
+    early, instead of at their next poll."""
 
-    era: Era | None
-    session: ClientSession
-    server_info: t.InitializeResult | None
-    _task_watchers: dict[str, set[asyncio.Event]]
+    def __init__(self) -> None:
+        self._events: dict[str, set[asyncio.Event]] = {}
 
-    if TYPE_CHECKING:  # given by ModernRequests and ToolHeaderMirroring
+    def watch(self, task_id: str) -> asyncio.Event:
+        """An event set whenever a status notification for ``task_id`` arrives."""
+        woken = asyncio.Event()
+        self._events.setdefault(task_id, set()).add(woken)
+        return woken
 
-        async def _rpc(
-            self,
-            method: str,
-            params: dict[str, Any] | None = None,
-            *,
-            timeout: float | None = None,
-            progress: Any = None,
-            extensions: dict[str, Any] | None = None,
-        ) -> Any: ...
+    def unwatch(self, task_id: str, woken: asyncio.Event) -> None:
+        """Stop ``woken`` being set (the waiter is done)."""
+        watchers = self._events.get(task_id)
+        if watchers is not None:
+            watchers.discard(woken)
+            if not watchers:
+                del self._events[task_id]
 
-        async def _answer_inputs(self, method: str, requests: Any) -> dict[str, Any]: ...
+    def status_changed(self, params: dict[str, Any]) -> None:
+        """A task status notification: wake whoever waits on that task."""
+        task_id = params.get("taskId")
+        if isinstance(task_id, str):
+            for woken in self._events.get(task_id, ()):
+                woken.set()
 
-        async def _learn_tool_headers(self, name: str, timeout: float | None) -> None: ...
+
+class TaskClient:
+    """The task API of one client (``McpClient.call_tool_as_task``, ``get_task``...): sends
+    through its request channel, answers 2026-07-28 ``inputRequests`` with its handlers."""
+
+    def __init__(
+        self,
+        channel: RequestChannel,
+        state: ClientState,
+        handlers: ServerMessageHandler,
+        tool_headers: ToolHeaderMirror,
+        watchers: TaskWatchers,
+    ) -> None:
+        self._channel = channel
+        self._state = state
+        self._handlers = handlers
+        self._tool_headers = tool_headers
+        self._watchers = watchers
 
     # the wire ---------------------------------------------------------------------------
 
@@ -289,24 +317,24 @@ class TaskRequests:
         self, method: str, params: dict[str, Any] | None, timeout: float | None
     ) -> Any:
         """A task request; 2026-07-28: declaring the extension, as every one must."""
-        if self.era is Era.MODERN:
-            return await self._rpc(
+        if self._state.era is Era.MODERN:
+            return await self._channel.send(
                 method, params, timeout=timeout, extensions={TASKS_EXTENSION: {}}
             )
-        return await self._rpc(method, params, timeout=timeout)
+        return await self._channel.send(method, params, timeout=timeout)
 
     def _require_task_capability(self, what: str, *path: str) -> None:
         """2025-11-25: refuse what the server's ``capabilities.tasks`` does not declare
         (unknown capabilities, as in a resumed session, refuse nothing)."""
-        if self.era is Era.MODERN or self.server_info is None:
+        if self._state.era is Era.MODERN or self._state.server_info is None:
             return
-        node: Any = self.server_info.capabilities.tasks
+        node: Any = self._state.server_info.capabilities.tasks
         for step in path:  # (the generated struct spells "list" as list_)
             node = getattr(node, "list_" if step == "list" else step, None) if node else None
         if node is None:
             raise TasksNotSupportedError(
                 f"{what}: the server does not declare capabilities.tasks.{'.'.join(path)} "
-                f"(protocol version {self.server_info.protocol_version})"
+                f"(protocol version {self._state.server_info.protocol_version})"
             )
 
     # the API ----------------------------------------------------------------------------
@@ -320,25 +348,19 @@ class TaskRequests:
         timeout: float | None = None,
         meta: dict[str, Any] | None = None,
     ) -> ToolTask:
-        """Call a tool as a task; returns its handle (``await handle.result()`` for the
-        ``CallToolResult``). 2025-11-25: ``params.task`` with ``ttl_ms`` as its ``ttl``,
-        refused with ``TasksNotSupportedError`` when the server does not declare
-        ``tasks.requests.tools.call`` (a tool whose ``execution.taskSupport`` forbids it is
-        the server's -32601). 2026-07-28: the call declares the tasks extension and the
-        server decides (``ttl_ms`` is not sent: the server picks the ttl); a server that
-        answers at once gives a handle with ``immediate`` set."""
+        """See ``McpClient.call_tool_as_task``."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         if meta:
             params["_meta"] = meta
-        if self.era is Era.MODERN:
-            await self._learn_tool_headers(name, timeout)
+        if self._state.era is Era.MODERN:
+            await self._tool_headers.learn(name, timeout)
         else:
             self._require_task_capability(
                 "a task-augmented tools/call", "requests", "tools", "call"
             )
             params["task"] = {} if ttl_ms is None else {"ttl": ttl_ms}
         raw = await self._task_rpc("tools/call", params, timeout)
-        if self.era is Era.MODERN:
+        if self._state.era is Era.MODERN:
             if isinstance(raw, dict) and raw.get("resultType") == "task":
                 return ToolTask(self, name, TaskState.from_wire(raw), meta=_obj(raw.get("_meta")))
         elif isinstance(raw, dict) and isinstance(raw.get("task"), dict):
@@ -350,38 +372,31 @@ class TaskRequests:
         return ToolTask(self, name, None, immediate=convert(raw, t.CallToolResult))
 
     async def get_task(self, task_id: str, *, timeout: float | None = None) -> TaskState:
-        """``tasks/get``: where the task stands (2026-07-28: with its result, error or
-        input requests inline)."""
+        """See ``McpClient.get_task``."""
         raw = await self._task_rpc("tasks/get", {"taskId": task_id}, timeout)
         return TaskState.from_wire(raw)
 
     async def get_task_result(
         self, task_id: str, *, timeout: float | None = None
     ) -> t.CallToolResult:
-        """The result of a ``tools/call`` task. 2025-11-25: ``tasks/result``, which the server
-        holds until the task ends (``timeout`` defaults to the client's request timeout;
-        ``ToolTask.result()`` polls first instead). 2026-07-28 has no ``tasks/result``: polls
-        ``tasks/get`` until the task ends (``timeout`` then bounds the whole wait)."""
-        if self.era is Era.MODERN:
+        """See ``McpClient.get_task_result``."""
+        if self._state.era is Era.MODERN:
             state = await self._wait_for_task(task_id, timeout, None, None, None)
             return await self._final_result(state, None)
         raw = await self._task_rpc("tasks/result", {"taskId": task_id}, timeout)
         return convert(raw, t.CallToolResult)
 
     async def cancel_task(self, task_id: str, *, timeout: float | None = None) -> TaskState | None:
-        """``tasks/cancel``. 2025-11-25: the task's new state (``cancelled``; refused with
-        ``TasksNotSupportedError`` when the server does not declare ``tasks.cancel``).
-        2026-07-28: None, the server only acknowledges (cancelling is cooperative: poll to
-        see where the task ends)."""
+        """See ``McpClient.cancel_task``."""
         self._require_task_capability("tasks/cancel", "cancel")
         raw = await self._task_rpc("tasks/cancel", {"taskId": task_id}, timeout)
-        if self.era is Era.MODERN or not (isinstance(raw, dict) and "taskId" in raw):
+        if self._state.era is Era.MODERN or not (isinstance(raw, dict) and "taskId" in raw):
             return None
         return TaskState.from_wire(raw)
 
     async def list_tasks(self, *, timeout: float | None = None) -> list[TaskState]:
-        """``tasks/list``, every page (2025-11-25 only; needs ``tasks.list``)."""
-        if self.era is Era.MODERN:
+        """See ``McpClient.list_tasks``."""
+        if self._state.era is Era.MODERN:
             raise ProtocolEraError(
                 "tasks/list is not part of 2026-07-28 (the tasks extension, SEP-2663, has none): "
                 "keep the task ids of the calls you made"
@@ -389,7 +404,7 @@ class TaskRequests:
         self._require_task_capability("tasks/list", "list")
         tasks: list[TaskState] = []
         cursor: str | None = None
-        for _ in range(1000):
+        for _ in range(MAX_TASK_LIST_PAGES):
             raw = await self._task_rpc(
                 "tasks/list", {"cursor": cursor} if cursor else None, timeout
             )
@@ -407,16 +422,7 @@ class TaskRequests:
         poll_interval: float | None = None,
         on_status: StatusCallback | None = None,
     ) -> TaskState:
-        """Poll ``tasks/get`` until the task ends; its final state.
-
-        Waits between polls as long as the task's ``pollInterval`` (``pollIntervalMs``)
-        says, else ``poll_interval`` seconds (default 1), waking early when a task status
-        notification for it arrives. ``on_status(state)`` (sync or async) sees every state
-        whose status or message changed. A task waiting for input gets it: 2026-07-28, each
-        new ``inputRequests`` entry is answered by the client's handlers (``tasks/update``);
-        2025-11-25, ``tasks/result`` is sent, alongside which the server asks. ``timeout``
-        bounds the whole wait (``RequestTimeoutError``); the task goes on regardless.
-        """
+        """See ``McpClient.wait_for_task``."""
         return await self._wait_for_task(task_id, timeout, poll_interval, on_status, None)
 
     # waiting ----------------------------------------------------------------------------
@@ -435,9 +441,7 @@ class TaskRequests:
         answered: set[str] = set()
         followed = outcome.payload is not None or outcome.error is not None
         seen: tuple[str, str | None] | None = None
-        woken = asyncio.Event()
-        watchers = self._task_watchers.setdefault(task_id, set())
-        watchers.add(woken)
+        woken = self._watchers.watch(task_id)
         try:
             while True:
                 state = await self.get_task(task_id, timeout=_remaining(deadline, task_id))
@@ -449,7 +453,7 @@ class TaskRequests:
                 if state.terminal:
                     return state
                 if state.status == "input_required":
-                    if self.era is Era.MODERN:
+                    if self._state.era is Era.MODERN:
                         if await self._give_input(state, answered, deadline):
                             continue  # answered: see where that got it without waiting
                     elif not followed:
@@ -470,9 +474,7 @@ class TaskRequests:
                 except TimeoutError:
                     pass
         finally:
-            watchers.discard(woken)
-            if not watchers:
-                self._task_watchers.pop(task_id, None)
+            self._watchers.unwatch(task_id, woken)
 
     async def _give_input(
         self, state: TaskState, answered: set[str], deadline: float | None
@@ -482,7 +484,7 @@ class TaskRequests:
         fresh = {k: v for k, v in (state.input_requests or {}).items() if k not in answered}
         if not fresh:
             return False
-        responses = await self._answer_inputs("tasks/get", fresh)
+        responses = await self._handlers.answer_inputs("tasks/get", fresh)
         answered.update(fresh)
         await self._task_rpc(
             "tasks/update",
@@ -508,7 +510,7 @@ class TaskRequests:
 
     async def _final_result(self, state: TaskState, timeout: float | None) -> t.CallToolResult:
         """The tool's result once ``state`` is terminal."""
-        if self.era is not Era.MODERN:
+        if self._state.era is not Era.MODERN:
             raw = await self._task_rpc("tasks/result", {"taskId": state.task_id}, timeout)
             return convert(raw, t.CallToolResult)
         if state.status == "completed":
@@ -526,10 +528,3 @@ class TaskRequests:
             + (f": {state.status_message}" if state.status_message else ""),
             state,
         )
-
-    def _task_status_changed(self, params: dict[str, Any]) -> None:
-        """A task status notification: wake whoever polls that task."""
-        task_id = params.get("taskId")
-        if isinstance(task_id, str):
-            for woken in self._task_watchers.get(task_id, ()):
-                woken.set()

@@ -19,37 +19,55 @@ from mcpkit.protocol._versions import Era
 
 if TYPE_CHECKING:
     from mcpkit.client._session import ClientSession
+    from mcpkit.client._state import ClientState
 
 logger = logging.getLogger("mcpkit.client")
 
-__all__ = ["MAX_HEADER_LOOKUPS", "ToolHeaderMirroring"]
+__all__ = ["MAX_HEADER_LOOKUPS", "ToolHeaderMirror"]
 
 #: Tool names remembered as "listed once to find its x-mcp-header annotations".
 MAX_HEADER_LOOKUPS = 1024
 
 
-class ToolHeaderMirroring:
-    """``x-mcp-header`` bookkeeping of ``McpClient`` (a mixin: it refreshes the cache with
-    the client's ``list_tools``)."""
+#: Lists the tools afresh (``McpClient.list_tools``), which refills the cache.
+Relister = Callable[..., Awaitable[object]]
 
-    era: Era | None
-    session: ClientSession
-    _header_lookups: set[str]
-    list_tools: Callable[..., Awaitable[list[t.Tool]]]
 
-    def _tool_header_cache(self) -> dict[str, Any] | None:
+class ToolHeaderMirror:
+    """The ``x-mcp-header`` bookkeeping of one client: the annotations ``tools/list`` gave,
+    kept in the transport's cache, and a listing before calling a tool not seen yet."""
+
+    def __init__(
+        self,
+        session: ClientSession,
+        state: ClientState,
+        relist: Relister,
+        *,
+        max_lookups: int = MAX_HEADER_LOOKUPS,
+    ) -> None:
+        self._session = session
+        self._state = state
+        self._relist = relist
+        self.max_lookups = max_lookups
+        self._lookups: set[str] = set()
+
+    def _cache(self) -> dict[str, Any] | None:
         """The transport's ``x-mcp-header`` cache (Streamable HTTP only)."""
-        cache = getattr(self.session.stream, "tool_headers", None)
+        cache = getattr(self._session.stream, "tool_headers", None)
         return cache if isinstance(cache, dict) else None
 
-    def _mirrors_headers(self) -> bool:
+    def mirrors(self) -> bool:
         """Whether requests are mirrored into HTTP headers (2026-07-28 Streamable HTTP)."""
-        return self.era is Era.MODERN and self._tool_header_cache() is not None
+        return self._state.era is Era.MODERN and self._cache() is not None
 
-    def _tools_with_header_annotations(self, raw: list[Any]) -> list[t.Tool]:
+    async def relist(self, timeout: float | None) -> None:
+        """List the tools afresh (their annotations may have changed)."""
+        await self._relist(timeout=timeout)
+
+    def tools(self, raw: list[Any]) -> list[t.Tool]:
         """The listed tools, their annotations kept in the transport's cache (when requests
         are mirrored into headers); a tool with invalid annotations is left out."""
-        cache = self._tool_header_cache() if self._mirrors_headers() else None
+        cache = self._cache() if self.mirrors() else None
         if cache is None:
             return [convert(item, t.Tool) for item in raw]
         tools: list[t.Tool] = []
@@ -70,13 +88,13 @@ class ToolHeaderMirroring:
         cache.update(annotations)
         return tools
 
-    async def _learn_tool_headers(self, name: str, timeout: float | None) -> None:
+    async def learn(self, name: str, timeout: float | None) -> None:
         """List the tools once when ``name``'s annotations are not known yet."""
-        if not self._mirrors_headers():
+        if not self.mirrors():
             return
-        cache = self._tool_header_cache()
-        if cache is not None and name not in cache and name not in self._header_lookups:
-            if len(self._header_lookups) >= MAX_HEADER_LOOKUPS:
-                self._header_lookups.clear()
-            self._header_lookups.add(name)
-            await self.list_tools(timeout=timeout)
+        cache = self._cache()
+        if cache is not None and name not in cache and name not in self._lookups:
+            if len(self._lookups) >= self.max_lookups:
+                self._lookups.clear()
+            self._lookups.add(name)
+            await self.relist(timeout)

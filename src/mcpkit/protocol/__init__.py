@@ -14,6 +14,7 @@ from mcpkit.protocol._jsonrpc import (
     encode_message,
     parse_message,
 )
+from mcpkit.protocol._sse import SseDecoder, SseEvent
 from mcpkit.protocol._versions import (
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
@@ -40,6 +41,8 @@ __all__ = [
     "JsonRpcRequest",
     "JsonRpcResponse",
     "RequestId",
+    "SseDecoder",
+    "SseEvent",
     "decode_message",
     "encode_message",
     "era_of",

@@ -27,6 +27,7 @@ __all__ = [
     "SseEvent",
     "encode_comment",
     "encode_event",
+    "encode_json_event",
 ]
 
 #: Default bound on the data of one event (and on any other single line) while decoding.
@@ -74,15 +75,7 @@ def encode_event(
     """
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    lines: list[str] = []
-    if event is not None:
-        _check_single_line("event", event)
-        lines.append(_field("event", event))
-    if id is not None:
-        _check_single_line("id", id)
-        if "\0" in id:
-            raise ValueError("SSE id must not contain NUL")
-        lines.append(_field("id", id))
+    lines = _field_lines(event, id)
     if retry is not None:
         if isinstance(retry, bool) or not isinstance(retry, int) or not 0 <= retry < _RETRY_END:
             # repr() of an int past 4,300 digits raises ValueError itself: not shown then.
@@ -92,6 +85,52 @@ def encode_event(
         lines.append(f"retry: {retry}")
     lines.extend(_field("data", line) for line in _LINE_BREAK.split(data))
     return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def encode_json_event(data: bytes, *, event: str | None = None, id: str | None = None) -> bytes:
+    """``encode_event`` for one encoded JSON value (``encode_json``'s output: UTF-8, and
+    a line break inside a string is escaped, so it is one ``data:`` line): the frame is
+    built with one copy of ``data``, however large, where ``encode_event`` makes several.
+    ``data`` holding a raw line break (JSON allows one between tokens) takes the general
+    path, with the same result. Checks ``event`` and ``id`` as ``encode_event`` does."""
+    if b"\n" in data or b"\r" in data:
+        return encode_event(data, event=event, id=id)
+    head = _fields_head(event, id)
+    return b"".join((head, b"data: " if data else b"data:", data, b"\n\n"))
+
+
+#: The ``event:`` line of id-less events, by type (few types; ids are unique, never kept).
+_HEADS: dict[str, bytes] = {}
+#: Types kept in ``_HEADS`` before it is cleared.
+MAX_CACHED_HEADS = 64
+
+
+def _field_lines(event: str | None, id: str | None) -> list[str]:
+    """The ``event`` and ``id`` lines of an event, checked (no line break; no NUL in an id)."""
+    lines: list[str] = []
+    if event is not None:
+        _check_single_line("event", event)
+        lines.append(_field("event", event))
+    if id is not None:
+        _check_single_line("id", id)
+        if "\0" in id:
+            raise ValueError("SSE id must not contain NUL")
+        lines.append(_field("id", id))
+    return lines
+
+
+def _fields_head(event: str | None, id: str | None) -> bytes:
+    """The field lines before ``data``, each ending in LF."""
+    if id is None and event is not None:
+        head = _HEADS.get(event)
+        if head is not None:
+            return head
+    head = "".join(line + "\n" for line in _field_lines(event, id)).encode("utf-8")
+    if id is None and event is not None:
+        if len(_HEADS) >= MAX_CACHED_HEADS:
+            _HEADS.clear()
+        _HEADS[event] = head
+    return head
 
 
 def encode_comment(text: str = "") -> bytes:

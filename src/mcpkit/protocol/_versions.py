@@ -52,3 +52,29 @@ def negotiate_version(requested: object, supported: tuple[str, ...] = HANDSHAKE_
 def allows_batches(version: str | None) -> bool:
     """JSON-RPC batches exist only in 2025-03-26 (added there, removed in 2025-06-18)."""
     return version == V2025_03_26
+
+
+def allows_batch_post(session_version: str | None, header_version: str | None) -> bool:
+    """Whether a Streamable HTTP POST may carry a JSON-RPC batch: when the session's
+    negotiated version allows batches, or (no session yet, or none at all) the request's
+    ``MCP-Protocol-Version`` header names such a version."""
+    return allows_batches(session_version) or allows_batches(header_version)
+
+
+def is_supported(version: str | None) -> bool:
+    """Whether a request naming ``version`` (an ``MCP-Protocol-Version`` header) may be
+    served: None (no header; the server assumes a version) or a version of either era."""
+    return version is None or version in SUPPORTED_VERSIONS
+
+
+def is_modern(version: str | None) -> bool:
+    """Whether ``version`` belongs to the stateless 2026-07-28 era."""
+    return version in MODERN_VERSIONS
+
+
+def resumable_streams(version: str | None) -> bool:
+    """Whether a session of ``version`` gets SSE streams it can resume after the server
+    closes them early (a priming event id first, SEP-1699): from 2025-11-25 on. Earlier
+    clients had no event id to resume from."""
+    # ISO dates: their order as strings is their order in time.
+    return version is not None and version >= V2025_11_25

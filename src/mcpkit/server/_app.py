@@ -157,10 +157,8 @@ class McpServerApp:
         self.catalog = McpCatalogManager()
         #: The worker threads of sync functions (made on first use, closed when the app stops).
         self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
+        #: Every open connection (``_lifecycle`` opens and closes them), frame ones included.
         self.connections = McpConnectionRegistry()
-        #: The frame connections being served (stdio, WebSocket, legacy SSE): a graceful
-        #: shutdown answers their calls before their sockets close.
-        self.open_connections: set[ServerConnection] = set()
         self.subscriptions = ResourceSubscriptionManager()
         self.dispatcher = McpDispatcher(
             max_in_flight_per_connection=max_in_flight_per_connection,
@@ -479,6 +477,13 @@ class McpServerApp:
         return caps
 
     # life -------------------------------------------------------------------------------
+
+    @property
+    def open_connections(self) -> set[ServerConnection]:
+        """The frame connections being served (stdio, WebSocket, legacy SSE), as the
+        registry holds them: a graceful shutdown answers their calls before their sockets
+        close."""
+        return set(self.connections.served())
 
     @property
     def shutting_down(self) -> asyncio.Event:

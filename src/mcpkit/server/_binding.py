@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpkit.auth._types import AuthInfo
     from mcpkit.server._session import McpSession
 
 #: Sends one message dict to the client on the channel of the current call.
 SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
 SendNotification = Callable[[str, "dict[str, Any] | None"], Awaitable[None]]
 ClientRpc = Callable[..., Awaitable[Any]]
+#: Ends the SSE response a call is answering on (SEP-1699 polling).
+CloseStream = Callable[[], Awaitable[None]]
 
 
 @dataclass(slots=True)
@@ -26,7 +29,10 @@ class TransportBinding:
     """What a transport knows about the call it hands to the dispatcher.
 
     ``send`` is the channel for messages produced during this call (the stdio pipe, a POST's
-    SSE stream, a WebSocket); ``session`` is the connection's protocol state.
+    SSE stream, a WebSocket); ``session`` is the connection's protocol state. ``auth`` is
+    the identity the transport verified for the call, the one way it reaches the engine
+    (``ctx.auth``, the owner of a task); ``close_stream`` is set while the call answers on
+    an SSE response it may end early.
     """
 
     session: McpSession | None = None
@@ -35,6 +41,8 @@ class TransportBinding:
     execution_context: Any = None
     connection_key: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+    auth: AuthInfo | None = None
+    close_stream: CloseStream | None = None
 
     @property
     def session_id(self) -> str | None:

@@ -1,6 +1,7 @@
-"""Drives one message-stream connection (stdio, in-memory, WebSocket): frames in, dispatch,
-frames out. Requests run concurrently, each in its own task, so a slow tool never blocks a
-ping or the cancellation that targets it."""
+"""Drives one message-stream connection (stdio, in-memory, WebSocket, legacy SSE): frames
+in, dispatch, frames out. Requests run concurrently, each in its own task, so a slow tool
+never blocks a ping or the cancellation that targets it. The connection is opened and
+closed in the engine through ``_lifecycle``, as a Streamable HTTP session is."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidRequestError, MessageTooLargeError, ProtocolError
@@ -24,11 +26,13 @@ from mcpkit.protocol._jsonrpc import (
 )
 from mcpkit.protocol._versions import allows_batches
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._lifecycle import close_connection, open_connection
 from mcpkit.server._session import McpSession
 from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
 from mcpkit.server._unexpected import internal_error
 
 if TYPE_CHECKING:
+    from mcpkit.auth._types import AuthInfo
     from mcpkit.protocol._stream import MessageStream
     from mcpkit.server._app import McpServerApp
 
@@ -38,7 +42,8 @@ WriteFrame = Callable[[bytes], Awaitable[None]]
 
 
 class ServerConnection:
-    """One client's connection to an app over a frame-oriented transport."""
+    """One client's connection to an app over a frame-oriented transport; ``auth``: the
+    identity the transport verified for it (None without bearer auth)."""
 
     def __init__(
         self,
@@ -50,6 +55,7 @@ class ServerConnection:
         max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
         require_initialized: bool = False,
         max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
+        auth: AuthInfo | None = None,
     ) -> None:
         self.app = app
         self._write = write
@@ -57,28 +63,32 @@ class ServerConnection:
         self.max_message_depth = max_message_depth
         self.require_initialized = require_initialized
         self.session = McpSession(self.send)
-        self.key = app.connections.register(self.send, self.session.key)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.closed = False
+        self.key = open_connection(app, self.session, self.send, self)
         self.binding = TransportBinding(
             session=self.session,
             send=self.send,
             headers=headers,
             execution_context=execution_context,
             connection_key=self.key,
+            auth=auth,
         )
-        self._tasks: set[asyncio.Task[None]] = set()
-        self.closed = False
-        app.open_connections.add(self)
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message to the client."""
         await self._write(encode_message(message))
 
-    def feed(self, frame: bytes | str) -> None:
+    def feed(self, frame: bytes | str, auth: AuthInfo | None = None) -> None:
         """Handle one inbound frame without waiting; bad input is answered, never raised.
 
         Requests and notifications run as tasks in arrival order; responses to our own
-        requests resolve at once.
+        requests resolve at once. ``auth``: the identity this frame came with, when it has
+        one of its own (a legacy SSE POST), else the connection's.
         """
+        binding = self.binding
+        if auth is not None and auth is not binding.auth:
+            binding = replace(binding, auth=auth)
         try:
             decoded = decode_message(
                 frame, max_bytes=self.max_message_bytes, max_depth=self.max_message_depth
@@ -91,9 +101,9 @@ class ServerConnection:
             return
         try:
             if isinstance(decoded, list):
-                self._spawn(self._receive_batch(decoded))
+                self._spawn(self._receive_batch(decoded, binding))
             else:
-                self._route(decoded)
+                self._route(decoded, binding)
         except Exception as exc:  # the transport's read loop must survive it
             error = self._unexpected(exc, "routing a message")
             if isinstance(decoded, JsonRpcRequest):
@@ -123,7 +133,7 @@ class ServerConnection:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _route(self, message: Any) -> None:
+    def _route(self, message: Any, binding: TransportBinding) -> None:
         if isinstance(message, JsonRpcRequest):
             if (
                 self.require_initialized
@@ -133,20 +143,20 @@ class ServerConnection:
                 error = InvalidRequestError("Send notifications/initialized before requests")
                 self._spawn(self._reply_error(message.id, error))
             else:
-                self._spawn(self._serve(message))
+                self._spawn(self._serve(message, binding))
         elif isinstance(message, JsonRpcNotification):
             if message.method == "notifications/initialized":
                 # At once, not in the task: a request right behind it must see it.
                 self.session.initialized = True
-            self._spawn(self.app.dispatcher.notify(message, self.binding))
+            self._spawn(self.app.dispatcher.notify(message, binding))
         elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
             if not self.session.resolve(message):
                 logger.debug("response %r matches no pending request", message.id)
 
-    async def _serve(self, request: JsonRpcRequest) -> None:
-        CURRENT_BINDING.set(self.binding)
+    async def _serve(self, request: JsonRpcRequest, binding: TransportBinding) -> None:
+        CURRENT_BINDING.set(binding)
         try:  # _dispatch(), inline: every request
-            response = await self.app.dispatcher.dispatch(request, self.binding)
+            response = await self.app.dispatcher.dispatch(request, binding)
         except Exception as exc:  # outside any handler: answered all the same
             error = self._unexpected(exc, f"request {request.method}")
             response = error_response(request.id, error)
@@ -156,29 +166,31 @@ class ServerConnection:
             except Exception:
                 logger.debug("could not send response to %r", request.id, exc_info=True)
 
-    async def _dispatch(self, request: JsonRpcRequest) -> dict[str, Any] | None:
+    async def _dispatch(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any] | None:
         try:
-            return await self.app.dispatcher.dispatch(request, self.binding)
+            return await self.app.dispatcher.dispatch(request, binding)
         except Exception as exc:  # outside any handler: answered all the same
             return error_response(request.id, self._unexpected(exc, f"request {request.method}"))
 
-    async def _receive_batch(self, items: list[Any]) -> None:
+    async def _receive_batch(self, items: list[Any], binding: TransportBinding) -> None:
         if not allows_batches(self.session.protocol_version):
             await self._reply_error(
                 None,
                 InvalidRequestError("JSON-RPC batches are not supported in this protocol version"),
             )
             return
-        CURRENT_BINDING.set(self.binding)
+        CURRENT_BINDING.set(binding)
         replies: list[Any] = []
         calls = []
         for item in items:
             if isinstance(item, ProtocolError):
                 replies.append(error_response(getattr(item, "request_id", None), item))
             elif isinstance(item, JsonRpcRequest):
-                calls.append(asyncio.ensure_future(self._dispatch(item)))
+                calls.append(asyncio.ensure_future(self._dispatch(item, binding)))
             else:
-                self._route(item)
+                self._route(item, binding)
         replies.extend(r for r in await asyncio.gather(*calls) if r is not None)
         if replies:
             await self._write(encode_message(replies))
@@ -219,11 +231,8 @@ class ServerConnection:
         if self.closed:
             return
         self.closed = True
-        self.app.open_connections.discard(self)
-        self.app.dispatcher.cancel_connection(self.key)
         # Before the await below: a close that is itself cancelled there still forgets us.
-        self.app.connections.unregister(self.key)
-        self.app.subscriptions.unsubscribe_all(self.session.key)
+        close_connection(self.app, self.key)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MissingCapabilityError
-from mcpkit.auth._types import AuthInfo, current_auth
+from mcpkit.auth._types import AuthInfo
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, V2025_06_18, V2025_11_25
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import (
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 class McpExecutionContext:
     """Built once per call, passed to every guard and interceptor; for a connection check
     (``kind == "connection"``) built once per HTTP request or WebSocket upgrade, with no
-    tool, arguments or binding."""
+    tool or arguments and a binding of the headers and the identity alone."""
 
     tool_name: str
     method_name: str
@@ -74,15 +74,9 @@ class McpExecutionContext:
 
 
 def call_auth(binding: TransportBinding | None) -> AuthInfo | None:
-    """The identity a call runs as, the same on every HTTP transport: the one the auth
-    gate set for the request being served (``current_auth()``), else the one the transport
-    put on the binding (``extras["auth"]``)."""
-    auth = current_auth()
-    if auth is None and binding is not None:
-        extra = binding.extras.get("auth")
-        if isinstance(extra, AuthInfo):
-            auth = extra
-    return auth
+    """The identity a call runs as, the same on every transport: the one its transport
+    put on the binding (``binding.auth``), None without bearer auth."""
+    return binding.auth if binding is not None else None
 
 
 class McpToolContext:
@@ -345,7 +339,7 @@ class McpToolContext:
     async def close_sse_stream(self) -> None:
         """End this call's SSE response now; the client reconnects (``Last-Event-ID``) and
         gets the rest, result included (SEP-1699 polling). No-op on other transports."""
-        close = self.binding.extras.get("close_sse_stream")
+        close = self.binding.close_stream
         if close is not None:
             await close()
 

@@ -173,6 +173,8 @@ class ModernEra:
                 execution_context=binding.execution_context,
                 connection_key=binding.connection_key,
                 extras=extras,
+                auth=binding.auth,
+                close_stream=binding.close_stream,
             )
         if request.method in _ROUND_TRIP_METHODS:
             if is_retry(params):

@@ -1,5 +1,6 @@
 """Every live connection's send function, for fan-out to all clients (with a message bus:
-the clients of every instance, each instance delivering to its own)."""
+the clients of every instance, each instance delivering to its own), and the frame
+connections among them (stdio, WebSocket, legacy SSE) a graceful shutdown drains."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mcpkit.stores._bus import DELIVERY_ID, new_delivery_id
 
 if TYPE_CHECKING:
+    from mcpkit.server._connection import ServerConnection
     from mcpkit.stores._bus import MessageBus
 
 logger = logging.getLogger("mcpkit.server")
@@ -29,6 +31,8 @@ class McpConnectionRegistry:
 
     def __init__(self, *, broadcast_timeout: float = DEFAULT_BROADCAST_TIMEOUT) -> None:
         self._connections: dict[str, SendFn] = {}
+        #: The frame connections among them, by key: their calls are drained at shutdown.
+        self._served: dict[str, ServerConnection] = {}
         self._ids = itertools.count(1)
         self.broadcast_timeout = broadcast_timeout
         self._bus: MessageBus | None = None
@@ -55,19 +59,28 @@ class McpConnectionRegistry:
         self._bus = bus
         bus.subscribe(BROADCAST_CHANNEL, self._receive)
 
-    def register(self, send_fn: SendFn, key: str | None = None) -> str:
-        """Add a connection; returns its opaque key."""
+    def register(
+        self, send_fn: SendFn, key: str | None = None, served: ServerConnection | None = None
+    ) -> str:
+        """Add a connection (``served``: the frame connection it is); returns its opaque key."""
         key = key or f"c{next(self._ids)}"
         known = key in self._connections
         self._connections[key] = send_fn
+        if served is not None:
+            self._served[key] = served
         if not known and self._count_listeners:
             self._tell_count()
         return key
 
     def unregister(self, key: str) -> None:
         """Forget a connection (it closed)."""
+        self._served.pop(key, None)
         if self._connections.pop(key, None) is not None and self._count_listeners:
             self._tell_count()
+
+    def served(self) -> list[ServerConnection]:
+        """The frame connections open now (stdio, WebSocket, legacy SSE)."""
+        return list(self._served.values())
 
     def __len__(self) -> int:
         return len(self._connections)
@@ -125,8 +138,32 @@ class McpConnectionRegistry:
         targets = list(self._connections.items())
         if not targets:
             return 0
-        results = await asyncio.gather(*(self._deliver(k, s, payload) for k, s in targets))
-        return sum(results)
+        # One deadline for the whole fan-out, not a timer per connection: every delivery
+        # starts now, so each still gets ``broadcast_timeout``.
+        loop = asyncio.get_running_loop()
+        tasks = [loop.create_task(self._offer(k, s, payload)) for k, s in targets]
+        done, late = await asyncio.wait(tasks, timeout=self.broadcast_timeout)
+        for task in late:
+            task.cancel()
+        if late:
+            logger.warning(
+                "%d connections did not take %s within %s s",
+                len(late),
+                payload.get("method"),
+                self.broadcast_timeout,
+            )
+        return sum(task.result() for task in done)
+
+    @staticmethod
+    async def _offer(key: str, send: SendFn, payload: dict[str, Any]) -> bool:
+        try:
+            await send(payload)
+            return True
+        except Exception:
+            logger.warning(
+                "could not deliver %s to connection %s", payload.get("method"), key, exc_info=True
+            )
+            return False
 
     async def broadcast_method(self, method: str, params: dict[str, Any] | None = None) -> int:
         """Broadcast a notification by method name (e.g. ``notifications/tools/list_changed``)."""

@@ -72,7 +72,7 @@ class DeferredTaskCall:
         self._task_id = record.task_id
         # From here on the call belongs to the task, not to the request.
         binding.send = discard
-        binding.extras.pop("close_sse_stream", None)
+        binding.close_stream = None
         binding.extras[TASK_ID_KEY] = record.task_id
         me = asyncio.current_task()
         if me is not None:

@@ -157,6 +157,9 @@ class TaskRunner:
             await self._records.settle(task_id, "cancelled", message=CANCELLED_MESSAGE)
             return
         binding = task_binding(record)
+        # The identity of the request that launched this run (the context was copied then).
+        launching = CURRENT_BINDING.get()
+        binding.auth = launching.auth if launching is not None else None
         CURRENT_BINDING.set(binding)
         execute_tool = self.tool_executor()
         try:

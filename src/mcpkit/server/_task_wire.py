@@ -111,11 +111,7 @@ def create_task_result(record: TaskRecord) -> dict[str, Any]:
 
 def default_principal(binding: TransportBinding) -> str | None:
     """Who a task belongs to: the authenticated client and subject, when there is one."""
-    try:
-        from mcpkit.auth._types import current_auth
-    except Exception:  # pragma: no cover - auth is part of the package
-        return None
-    auth = current_auth()
+    auth = binding.auth
     if auth is None:
         return None
     return f"{auth.client_id or ''}|{auth.subject or ''}"

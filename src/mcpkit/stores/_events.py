@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,18 @@ class StoredEvent:
     event_id: str
     stream_id: str
     message: dict[str, Any] | None  # None: a priming event (id only)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """One event to store in a batch (``EventStore.store_events``): what ``store_event``
+    takes, and the delivery id it would read from ``DELIVERY_ID`` (None: store it
+    regardless)."""
+
+    session_id: str
+    stream_id: str
+    message: dict[str, Any] | None
+    delivery: str | None = None
 
 
 SendEvent = Callable[[StoredEvent], Awaitable[None]]
@@ -70,6 +82,20 @@ class EventStore(ABC):
         self, session_id: str, stream_id: str, message: dict[str, Any] | None
     ) -> str | None:
         """Keep one event; returns its id (None: this delivery was already stored)."""
+
+    async def store_events(self, events: Sequence[NewEvent]) -> list[str | None]:
+        """Keep several events (a fan-out: one notification for many sessions); returns
+        their ids in order, None where a delivery was already stored. Each session's
+        events are numbered in the order given. This default stores them one by one;
+        a store with round trips to save does them in few (Redis: one per batch)."""
+        ids: list[str | None] = []
+        for event in events:
+            token = DELIVERY_ID.set(event.delivery)
+            try:
+                ids.append(await self.store_event(event.session_id, event.stream_id, event.message))
+            finally:
+                DELIVERY_ID.reset(token)
+        return ids
 
     @abstractmethod
     async def replay_events_after(

@@ -1,8 +1,9 @@
 """The Redis session store, event store and message bus (``mcpkit[redis]``).
 
 Events: per session a counter and a capped list of ``"{seq} {stream} {json}"`` entries;
-one Lua script numbers, stores, trims and publishes an event, so every instance sees a
-session's events in one order, the order of their ids. Sessions: one JSON record per key
+one Lua script numbers, stores, trims and publishes a batch of events (what a fan-out
+stores at once: one round trip and one pub/sub message for thousands of sessions), so
+every instance sees a session's events in one order, the order of their ids. Sessions: one JSON record per key
 whose TTL is the idle timeout, and an index (sorted by expiry, on Redis's clock) that
 enforces the cap across instances. Bus: one pub/sub channel per bus channel, messages
 tagged with their publisher so it skips its own.
@@ -12,16 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from mcpkit._exceptions import SessionLimitReached, StoreUnavailableError
 from mcpkit.stores._bus import DELIVERY_ID, MessageBus, new_instance_id
+from mcpkit.stores._event_batches import (
+    DEFAULT_MAX_EVENT_BATCH,
+    DEFAULT_MAX_PENDING_EVENTS,
+    EventBatcher,
+)
 from mcpkit.stores._events import (
     DEFAULT_MAX_EVENTS,
     EventListener,
     EventStore,
+    NewEvent,
     SendEvent,
     StopListening,
     StoredEvent,
@@ -39,20 +47,44 @@ DEFAULT_DELIVERY_WINDOW = 60.0
 #: Bus messages received but not yet handled; past it new ones are dropped (and logged).
 DEFAULT_MAX_BUS_BACKLOG = 10_000
 
-# KEYS: list, counter, delivery marker. ARGV: stream id, message JSON, max events, ttl ms,
-# channel, "1" to store once per delivery id, delivery window ms.
-_STORE_EVENT = """
-if ARGV[6] == '1' then
-  if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[7]) then return 0 end
+# Stores a batch of events, in order. KEYS: per event its list, counter and delivery
+# marker. ARGV: max events, ttl ms, delivery window ms, batch channel, the number P of
+# distinct payloads ("{stream} {json}"), the P payloads, then per event its payload's
+# index, "1" to store it once per delivery id, its session id and its session's channel.
+# Per event: number, store, trim. One event is published on its session's channel as
+# "{seq} {stream} {json}"; several, in one message on the batch channel (JSON
+# [payloads, [index, session id, seq, ...]]). Returns each event's seq (0: already stored).
+_STORE_EVENTS = """
+local max, ttl, window = -tonumber(ARGV[1]), ARGV[2], ARGV[3]
+local p = tonumber(ARGV[5])
+local n = #KEYS / 3
+local seqs, entries = {}, {}
+for i = 1, n do
+  local k, a = (i - 1) * 3, 5 + p + (i - 1) * 4
+  local seq = 0
+  if ARGV[a + 2] ~= '1' or redis.call('SET', KEYS[k + 3], '1', 'NX', 'PX', window) then
+    seq = redis.call('INCR', KEYS[k + 2])
+    local entry = seq .. ' ' .. ARGV[5 + tonumber(ARGV[a + 1])]
+    redis.call('RPUSH', KEYS[k + 1], entry)
+    redis.call('LTRIM', KEYS[k + 1], max, -1)
+    redis.call('PEXPIRE', KEYS[k + 1], ttl)
+    redis.call('PEXPIRE', KEYS[k + 2], ttl)
+    if n == 1 then
+      redis.call('PUBLISH', ARGV[a + 4], entry)
+    else
+      entries[#entries + 1] = tonumber(ARGV[a + 1])
+      entries[#entries + 1] = ARGV[a + 3]
+      entries[#entries + 1] = seq
+    end
+  end
+  seqs[i] = seq
 end
-local seq = redis.call('INCR', KEYS[2])
-local entry = seq .. ' ' .. ARGV[1] .. ' ' .. ARGV[2]
-redis.call('RPUSH', KEYS[1], entry)
-redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('PUBLISH', ARGV[5], entry)
-return seq
+if #entries > 0 then
+  local payloads = {}
+  for i = 1, p do payloads[i] = ARGV[5 + i] end
+  redis.call('PUBLISH', ARGV[4], cjson.encode({payloads, entries}))
+end
+return seqs
 """
 
 _NOW_MS = "local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
@@ -112,7 +144,13 @@ def _ms(seconds: float) -> int:
 class RedisEventStore(EventStore):
     """SSE events in Redis: any instance replays a session's stream (``Last-Event-ID``)
     and ``listen`` feeds every instance the events any of them stores. ``redis`` is a
-    URL, a ``redis.asyncio.Redis`` or a ``RedisHub``."""
+    URL, a ``redis.asyncio.Redis`` or a ``RedisHub``.
+
+    ``store_event`` calls made together (a fan-out to many sessions) are stored in
+    batches of at most ``max_batch``, one script call each (``EventBatcher``); a batch's
+    events reach the listening instances in one pub/sub message, a lone event on its
+    session's channel. Both arrive on the hub's one pub/sub connection, in the order
+    Redis stored them, so a session's events keep their order whichever way they came."""
 
     def __init__(
         self,
@@ -121,43 +159,88 @@ class RedisEventStore(EventStore):
         max_events: int = DEFAULT_MAX_EVENTS,
         ttl: float = DEFAULT_EVENT_TTL,
         prefix: str = DEFAULT_PREFIX,
+        max_batch: int = DEFAULT_MAX_EVENT_BATCH,
+        max_pending: int = DEFAULT_MAX_PENDING_EVENTS,
     ) -> None:
         self._owns_hub = not isinstance(redis, RedisHub)
         self.hub = as_hub(redis, prefix)
         self.max_events = max_events
         self.ttl = ttl
-        self._store = self.hub.script(_STORE_EVENT)
+        self.max_batch = max(1, max_batch)
+        self._store = self.hub.script(_STORE_EVENTS)
+        self._batcher = EventBatcher(
+            self.store_events, max_batch=self.max_batch, max_pending=max_pending
+        )
+        #: This instance's listeners by session, for the events that come in batches.
+        self._local: dict[str, list[EventListener]] = {}
+        self._batch_channel = self.hub.key("ev-batch")
+        self._joined = False
+        self._joining: asyncio.Lock | None = None
 
     def _keys(self, session_id: str) -> tuple[str, str]:
         base = self.hub.key("ev", "{" + session_id + "}")
         return base, base + ":seq"
 
     def channel(self, session_id: str) -> str:
-        """The Redis pub/sub channel that carries a session's new events."""
+        """The Redis pub/sub channel that carries a session's new events (one at a time;
+        batches travel on one channel for all sessions)."""
         return self.hub.key("ev", session_id)
 
     async def store_event(
         self, session_id: str, stream_id: str, message: dict[str, Any] | None
     ) -> str | None:
-        events, counter = self._keys(session_id)
-        delivery = DELIVERY_ID.get()
-        marker = f"{events}:once:{delivery}" if delivery is not None else f"{events}:once"
-        data = b"null" if message is None else msgspec.json.encode(message)
-        seq = await self._store(
-            [events, counter, marker],
-            [
-                stream_id,
-                data,
-                self.max_events,
-                _ms(self.ttl),
-                self.channel(session_id),
-                "1" if delivery is not None else "0",
-                _ms(DEFAULT_DELIVERY_WINDOW),
-            ],
+        return await self._batcher.submit(
+            NewEvent(session_id, stream_id, message, DELIVERY_ID.get())
         )
-        if not seq:
-            return None
-        return f"{session_id}:{int(seq)}"
+
+    async def store_events(self, events: Sequence[NewEvent]) -> list[str | None]:
+        """One script call per ``max_batch`` events: each numbered, stored and trimmed in
+        its session's list, and published."""
+        ids: list[str | None] = []
+        for start in range(0, len(events), self.max_batch):
+            ids += await self._store_batch(events[start : start + self.max_batch])
+        return ids
+
+    async def _store_batch(self, events: Sequence[NewEvent]) -> list[str | None]:
+        keys: list[str] = []
+        per_event: list[Any] = []
+        # A fan-out stores one message for every session: encoded and sent once.
+        payloads: dict[tuple[int, str], int] = {}
+        encoded: list[bytes] = []
+        for event in events:
+            ref = (id(event.message), event.stream_id)
+            index = payloads.get(ref)
+            if index is None:
+                data = b"null" if event.message is None else msgspec.json.encode(event.message)
+                encoded.append(event.stream_id.encode() + b" " + data)
+                index = payloads[ref] = len(encoded)
+            events_key, counter = self._keys(event.session_id)
+            delivery = event.delivery
+            keys += (
+                events_key,
+                counter,
+                f"{events_key}:once:{delivery}" if delivery is not None else f"{events_key}:once",
+            )
+            per_event += (
+                index,
+                "1" if delivery is not None else "0",
+                event.session_id,
+                self.channel(event.session_id),
+            )
+        args: list[Any] = [
+            self.max_events,
+            _ms(self.ttl),
+            _ms(DEFAULT_DELIVERY_WINDOW),
+            self._batch_channel,
+            len(encoded),
+            *encoded,
+            *per_event,
+        ]
+        seqs = await self._store(keys, args)
+        return [
+            f"{event.session_id}:{int(seq)}" if seq else None
+            for event, seq in zip(events, seqs, strict=True)
+        ]
 
     @staticmethod
     def _parse(session_id: str, entry: bytes) -> tuple[int, StoredEvent]:
@@ -189,17 +272,73 @@ class RedisEventStore(EventStore):
         def on_message(data: bytes | None) -> None:
             listener(None if data is None else self._parse(session_id, data)[1])
 
+        await self._join_batches()
         channel = self.channel(session_id)
         await self.hub.subscribe(channel, on_message)
+        self._local.setdefault(session_id, []).append(listener)
 
         async def stop() -> None:
+            listeners = self._local.get(session_id)
+            if listeners is not None and listener in listeners:
+                listeners.remove(listener)
+                if not listeners:
+                    del self._local[session_id]
             await self.hub.unsubscribe(channel, on_message)
 
         return stop
 
+    async def _join_batches(self) -> None:
+        """Subscribe to the batch channel (once, confirmed before the first listener)."""
+        if self._joined:
+            return
+        if self._joining is None:
+            self._joining = asyncio.Lock()
+        async with self._joining:
+            if not self._joined:
+                await self.hub.subscribe(self._batch_channel, self._on_batch)
+                self._joined = True
+
+    def _on_batch(self, data: bytes | None) -> None:
+        """A batch of events: each goes to this instance's listeners of its session."""
+        local = self._local
+        if data is None:  # the feed was interrupted: every listener re-reads the store
+            for held in list(local.values()):
+                for listener in list(held):
+                    _tell(listener, None)
+            return
+        payloads, entries = msgspec.json.decode(data)
+        parsed: dict[int, tuple[str, Any]] = {}
+        for i in range(0, len(entries), 3):
+            session_id = entries[i + 1]
+            listeners = local.get(session_id)
+            if not listeners:
+                continue
+            index = entries[i]
+            payload = parsed.get(index)
+            if payload is None:
+                stream_id, _, body = payloads[index - 1].partition(" ")
+                payload = parsed[index] = (stream_id, msgspec.json.decode(body))
+            event = StoredEvent(f"{session_id}:{entries[i + 2]}", payload[0], payload[1])
+            for listener in list(listeners):
+                _tell(listener, event)
+
     async def close(self) -> None:
+        await self._batcher.aclose()
+        if self._joined:
+            self._joined = False
+            try:
+                await self.hub.unsubscribe(self._batch_channel, self._on_batch)
+            except StoreUnavailableError:
+                pass
         if self._owns_hub:
             await self.hub.aclose()
+
+
+def _tell(listener: EventListener, event: StoredEvent | None) -> None:
+    try:
+        listener(event)
+    except Exception:
+        logger.warning("event listener failed", exc_info=True)
 
 
 class RedisSessionStore(SessionStore):

@@ -1,8 +1,9 @@
 """HTTP server transports as one ASGI app: Streamable HTTP, legacy HTTP+SSE, WebSocket."""
 
-from mcpkit.transports.http._app import McpAsgiApp, create_asgi_app, serve_http
+from mcpkit.transports.http._app import McpAsgiApp, create_asgi_app, run_http_server, serve_http
 from mcpkit.transports.http._options import StreamableHttpServerOptions, TransportSecuritySettings
 from mcpkit.transports.http._sessions import StreamableSession, StreamableSessionStore
+from mcpkit.transports.http._workers import WorkersNeedSharedStateError, serve_workers
 
 __all__ = [
     "McpAsgiApp",
@@ -10,6 +11,9 @@ __all__ = [
     "StreamableSession",
     "StreamableSessionStore",
     "TransportSecuritySettings",
+    "WorkersNeedSharedStateError",
     "create_asgi_app",
+    "run_http_server",
     "serve_http",
+    "serve_workers",
 ]

@@ -2,10 +2,13 @@
 endpoints and the WebSocket endpoint, runs the app's lifespan, and refuses what the
 DNS-rebinding guard refuses before anything else runs.
 
-With ``options.bearer_auth`` set, every request to an MCP endpoint then passes the auth
-gate (``mcpkit.auth``) before its handler runs, and the protected-resource metadata is
-served, without auth, at its well-known paths. The accepted identity travels in
-``scope["mcp.auth"]`` and the ``CURRENT_AUTH`` context variable.
+Every endpoint is an ASGI app of its own (``StreamableHttpHandler``, the legacy SSE
+handler's ``get`` and ``post``), and so is each layer around it: connection guards
+(``ConnectionGate.wrap``) and, with ``options.bearer_auth`` set, the auth layer
+(``BearerAuthLayer``), which every request to an MCP endpoint passes before its endpoint
+runs. The protected-resource metadata is served, without auth, at its well-known paths.
+The accepted identity travels in ``scope["mcp.auth"]`` and the ``CURRENT_AUTH`` context
+variable; the transports put it on each call's binding.
 
 Mounted under a prefix (``Mount("/tools", app)`` in Starlette, ``api.mount`` in FastAPI)
 the app routes on the path relative to it: ``path`` minus ``root_path`` when ``path``
@@ -45,6 +48,7 @@ from mcpkit.transports.http._asgi import (
     send_text,
 )
 from mcpkit.transports.http._connection_guards import ConnectionGate
+from mcpkit.transports.http._endpoint import HEADERS_SCOPE_KEY, AsgiApp
 from mcpkit.transports.http._header_guard import guarded_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
@@ -87,7 +91,8 @@ class McpAsgiApp:
         self.streamable = StreamableHttpHandler(app, self.options)
         base = self.options.base_path
         self.endpoint = base or "/"
-        self.routes: dict[str, Any] = {self.endpoint: self.streamable}
+        #: Path -> the ASGI app serving it (the endpoint inside its layers).
+        self.routes: dict[str, AsgiApp] = {self.endpoint: self.streamable}
         self.legacy: Any = None
         if self.options.enable_legacy_sse:
             from mcpkit.transports.http._legacy_sse import LegacySseHandler
@@ -102,14 +107,18 @@ class McpAsgiApp:
             gate = self.connection_gate
             self.routes = {path: gate.wrap(handler) for path, handler in self.routes.items()}
         self.auth: Any = None
+        #: Routes served without auth: the metadata document.
+        self.public_routes: dict[str, AsgiApp] = {}
         if self.options.bearer_auth is not None:
             from mcpkit.auth._server import BearerAuthGate
+            from mcpkit.transports.http._auth_layer import BearerAuthLayer, MetadataEndpoint
 
-            self.auth = BearerAuthGate(self.options.bearer_auth, base)
-            #: Routes served without auth: the metadata document.
-            self.public_routes = {
-                path: self.auth.serve_metadata for path in self.auth.metadata_paths
+            self.auth = auth = BearerAuthGate(self.options.bearer_auth, base)
+            self.routes = {
+                path: BearerAuthLayer(route, auth) for path, route in self.routes.items()
             }
+            metadata = MetadataEndpoint(auth)
+            self.public_routes = dict.fromkeys(auth.metadata_paths, metadata)
         #: Set once the engine is known to be started: the one check every request makes.
         self._ready = False
         self._stopped = False
@@ -144,14 +153,12 @@ class McpAsgiApp:
         if len(path) > 1 and path.endswith("/"):
             path = path[:-1]
         handler = self.routes.get(path)
-        auth = self.auth
-        if handler is None and auth is not None:
-            handler = self.public_routes.get(path)
-            auth = None
         if handler is None:
-            await send_text(send, 404, "Not Found")
-            return
-        headers = header_map(scope)
+            handler = self.public_routes.get(path)
+            if handler is None:
+                await send_text(send, 404, "Not Found")
+                return
+        headers = scope[HEADERS_SCOPE_KEY] = header_map(scope)  # made once, read down the chain
         refusal = self.guard.check(scope["method"], headers)
         if refusal is not None:  # 415, 421, 403: a JSON-RPC error without id, as all refusals
             await send_json(send, refusal[0], error_body(ErrorCode.INVALID_REQUEST, refusal[1]))
@@ -160,14 +167,7 @@ class McpAsgiApp:
             return
         token = CURRENT_REQUEST_SCOPE.set(scope)  # McpRequestScope, read only on demand
         try:
-            if auth is None or scope["method"] == "OPTIONS":
-                await handler(scope, receive, send, headers)
-                return
-            outcome = await auth.authenticate(scope, headers)
-            if not hasattr(outcome, "auth"):
-                await auth.send_denial(send, outcome)
-                return
-            await self._run_authenticated(handler, outcome, scope, receive, send, headers)
+            await handler(scope, receive, send)
         except BodyTimeout:  # raised before any answer: the body never came in full
             await self._body_timeout(send)
         except Exception as exc:  # the safety net: a bug, or a store failing unforeseen
@@ -199,27 +199,6 @@ class McpAsgiApp:
             [(b"connection", b"close")],
         )
 
-    @staticmethod
-    async def _run_authenticated(
-        handler: Any,
-        outcome: Any,
-        scope: dict[str, Any],
-        receive: Receive,
-        send: Send,
-        headers: dict[str, str],
-    ) -> None:
-        from mcpkit.auth._server import with_extra_headers
-        from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
-
-        scope[SCOPE_KEY] = outcome.auth
-        token = CURRENT_AUTH.set(outcome.auth)
-        try:
-            await handler(
-                scope, receive, with_extra_headers(send, outcome.response_headers), headers
-            )
-        finally:
-            CURRENT_AUTH.reset(token)
-
     async def _websocket(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         path = scope["path"]
         root = scope.get("root_path")
@@ -248,8 +227,10 @@ class McpAsgiApp:
         first = await receive()
         if first["type"] != "websocket.connect":
             return
+        from mcpkit.auth._server import Denial
+
         outcome = await self.auth.authenticate(scope, headers)
-        if not hasattr(outcome, "auth"):
+        if isinstance(outcome, Denial):
             if "websocket.http.response" in (scope.get("extensions") or {}):
                 await self.auth.send_denial(send, outcome, websocket=True)
             else:
@@ -433,10 +414,12 @@ def serve_http(
 
     The listening socket is bound first, so a taken port raises ``OSError``
     (``errno.EADDRINUSE``) here, before the app starts, instead of uvicorn logging it and
-    exiting. With ``uds``, ``fd``, ``reload`` or ``workers`` among ``uvicorn_options``,
-    uvicorn binds and runs as ``uvicorn.run`` does."""
+    exiting. ``workers=N`` serves with N processes (``run_http_server``). With ``uds``,
+    ``fd`` or ``reload`` among ``uvicorn_options``, uvicorn binds and runs as ``uvicorn.run``
+    does."""
     options = options or StreamableHttpServerOptions()
-    if _UVICORN_BINDS.isdisjoint(uvicorn_options):
+    # several workers: run_http_server binds a socket for each
+    if _UVICORN_BINDS.isdisjoint(uvicorn_options) and uvicorn_options.get("workers", 1) == 1:
         host = uvicorn_options.get("host", options.host or "0.0.0.0")
         sock = bind_http_socket(host, uvicorn_options.get("port", options.port))
         run_http_server(app, options, sock=sock, **uvicorn_options)
@@ -455,7 +438,7 @@ def _backstop(grace: float) -> float | None:
 
 
 #: uvicorn options under which uvicorn opens the socket itself
-_UVICORN_BINDS = frozenset({"uds", "fd", "reload", "workers"})
+_UVICORN_BINDS = frozenset({"uds", "fd", "reload"})
 
 
 def bind_http_socket(host: str, port: int) -> Any:
@@ -479,6 +462,7 @@ def run_http_server(
     *,
     sock: Any = None,
     on_started: Any = None,
+    workers: int = 1,
     **uvicorn_options: Any,
 ) -> None:
     """uvicorn serving ``McpAsgiApp(app, options)`` until interrupted: on ``sock`` (from
@@ -493,12 +477,46 @@ def run_http_server(
     bounds whatever still holds a connection open after that.
 
     Request headers are bounded in time and size (``header_read_timeout``,
-    ``max_header_bytes``) unless ``uvicorn_options`` name their own ``http`` protocol."""
+    ``max_header_bytes``) unless ``uvicorn_options`` name their own ``http`` protocol.
+
+    ``workers=N`` (N > 1) serves with N processes on one port (``_workers.py``), each
+    importing the app (a module-level name) and running the above: ``ValueError``
+    (``WorkersNeedSharedStateError``) first when sessions would each live in one worker
+    (docs/deployment.md), ``TypeError`` when the app or options cannot reach the workers."""
+    options = options or StreamableHttpServerOptions()
+    if workers != 1:
+        from mcpkit.transports.http._workers import (
+            WorkerSupervisor,
+            bind_worker_sockets,
+            check_workers,
+            module_app,
+        )
+
+        check_workers(options, workers)
+    if workers > 1:
+        build = module_app(app, options)
+        if sock is not None:
+            sockets = [sock]
+        else:
+            sockets = bind_worker_sockets(
+                uvicorn_options.pop("host", options.host or "0.0.0.0"),
+                uvicorn_options.pop("port", options.port),
+                workers,
+            )
+        supervisor = WorkerSupervisor(
+            build,
+            workers,
+            sockets,
+            on_started=on_started,
+            shutdown_grace=app.shutdown_grace,
+            uvicorn_options=uvicorn_options,
+        )
+        supervisor.run()
+        return
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("serving HTTP needs uvicorn: pip install 'mcpkit[http]'") from exc
-    options = options or StreamableHttpServerOptions()
     config: dict[str, Any] = {
         "host": options.host or "0.0.0.0",
         "port": options.port,

@@ -26,6 +26,9 @@ _NO_STREAM = (
 #: Seconds a call runs before we start watching for its client to disconnect (quick
 #: calls never pay for the watcher).
 DISCONNECT_WATCH_DELAY = 0.05
+#: Sweeps without any call in progress before the disconnect sweeper ends (the next call
+#: starts it again): five seconds, as the body deadlines' sweeper (``_asgi.py``).
+DISCONNECT_SWEEPER_LINGER = 100
 
 
 class PostCall:
@@ -170,8 +173,11 @@ class DisconnectWatch:
     def add(self, receive: Receive, call: PostCall) -> None:
         call.started = time.monotonic()
         self._calls[call] = receive
-        if self._sweeper is None:
+        sweeper = self._sweeper
+        if sweeper is None or sweeper.done():
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        elif sweeper.get_loop() is not asyncio.get_running_loop():
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())  # a new loop
 
     def remove(self, call: PostCall) -> None:
         del self._calls[call]
@@ -181,16 +187,25 @@ class DisconnectWatch:
                 watcher.cancel()
 
     async def _sweep(self) -> None:
+        # The sweeper lingers a while after the last call: quick calls end before a sweep
+        # runs, and a sweeper task started (and ended) per call would cost more than the
+        # call's own HTTP handling.
+        loop = asyncio.get_running_loop()
+        idle = 0
         try:
-            while self._calls:
+            while idle < DISCONNECT_SWEEPER_LINGER:
                 await asyncio.sleep(DISCONNECT_WATCH_DELAY)
+                if not self._calls:
+                    idle += 1
+                    continue
+                idle = 0
                 cutoff = time.monotonic() - DISCONNECT_WATCH_DELAY
-                loop = asyncio.get_running_loop()
                 for call, receive in list(self._calls.items()):
                     if call.started <= cutoff and call not in self._watchers:
                         self._watchers[call] = loop.create_task(_watch(receive, call))
         finally:
-            self._sweeper = None
+            if self._sweeper is asyncio.current_task():
+                self._sweeper = None
 
 
 async def _watch(receive: Any, call: PostCall) -> None:

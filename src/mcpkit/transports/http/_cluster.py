@@ -38,7 +38,8 @@ from mcpkit.protocol._jsonrpc import (
     encode_json,
     error_response,
 )
-from mcpkit.protocol._versions import V2025_11_25
+from mcpkit.protocol._versions import resumable_streams
+from mcpkit.server._lifecycle import open_connection
 from mcpkit.stores._bus import InProcessMessageBus, new_instance_id
 from mcpkit.stores._events import InMemoryEventStore, event_seq
 from mcpkit.stores._sessions import SessionRecord
@@ -130,10 +131,7 @@ class SessionCluster:
 
     def _adopted(self, session: StreamableSession, record: SessionRecord) -> None:
         """A session adopted from its record: reachable by broadcasts and its subscriptions."""
-        self.app.connections.register(
-            session.mcp.send,  # type: ignore[arg-type]  # always set here
-            session.mcp.key,
-        )
+        open_connection(self.app, session.mcp, session.standalone.write)
         self._sync_subscriptions(session, record.subscriptions)
 
     def _sync_subscriptions(self, session: StreamableSession, uris: list[str]) -> None:
@@ -344,7 +342,7 @@ class SessionCluster:
         session_id = session.session_id
         if last_event_id is None:
             await self._take_listener(session, relay)
-            if (session.protocol_version or "") >= V2025_11_25:
+            if resumable_streams(session.protocol_version):
                 event_id = await self.event_store.store_event(session_id, "_get", None)
                 relay.prime_seq = event_seq(event_id) if event_id else 0
             return None

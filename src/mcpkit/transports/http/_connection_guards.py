@@ -11,7 +11,8 @@ Which guards run:
 
 Each gets an ``McpExecutionContext`` with ``kind == "connection"`` (``ctx.is_connection``),
 ``ctx.request`` (path, query, client, headers), ``ctx.headers`` and ``ctx.auth``; there is
-no tool, no arguments and no binding. It returns (or awaits) a bool; False, or an
+no tool and no arguments, and its binding carries only the headers and the identity the
+auth layer verified. It returns (or awaits) a bool; False, or an
 exception, refuses. Without any guard nothing is wrapped: requests pay nothing.
 """
 
@@ -19,23 +20,24 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import McpForbiddenError
+from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.protocol._jsonrpc import error_response
+from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext
 from mcpkit.server._decorators import GUARDS_ATTR, METADATA_ATTR
 from mcpkit.server._request_scope import request_scope_of
 from mcpkit.transports.http._asgi import Receive, Send, send_json
+from mcpkit.transports.http._endpoint import AsgiApp, request_headers
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
     from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 logger = logging.getLogger("mcpkit.http")
-
-Handler = Callable[[dict[str, Any], Receive, Send, dict[str, str]], Awaitable[None]]
 
 #: What the refusal names as its target (``McpForbiddenError``'s "denied the call for").
 CONNECTION_TARGET = "connection"
@@ -85,6 +87,7 @@ class ConnectionGate:
             metadata=metadata,
             tool_use_id=None,
             kind="connection",
+            binding=TransportBinding(headers=headers, auth=CURRENT_AUTH.get()),
             request=request_scope_of(scope),
         )
 
@@ -104,20 +107,19 @@ class ConnectionGate:
                 return _name_of(guard)
         return None
 
-    def wrap(self, handler: Handler) -> Handler:
-        """``handler`` behind the gate: a refused request is answered 403 (a JSON-RPC error
-        without id, ``data.type == "FORBIDDEN"``); CORS preflights pass unchecked."""
+    def wrap(self, endpoint: AsgiApp) -> AsgiApp:
+        """``endpoint`` (an ASGI app) behind the gate, itself an ASGI app: a refused request
+        is answered 403 (a JSON-RPC error without id, ``data.type == "FORBIDDEN"``); CORS
+        preflights pass unchecked."""
 
-        async def gated(
-            scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
-        ) -> None:
+        async def gated(scope: dict[str, Any], receive: Receive, send: Send) -> None:
             if scope.get("method") != "OPTIONS":
-                refused = await self.refusal(scope, headers)
+                refused = await self.refusal(scope, request_headers(scope))
                 if refused is not None:
                     error = McpForbiddenError(refused, CONNECTION_TARGET)
                     await send_json(send, 403, error_response(None, error))
                     return
-            await handler(scope, receive, send, headers)
+            await endpoint(scope, receive, send)
 
         return gated
 

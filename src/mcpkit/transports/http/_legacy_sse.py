@@ -44,7 +44,7 @@ from urllib.parse import parse_qs, quote
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ConnectionClosedError, StoreUnavailableError
 from mcpkit.auth._types import CURRENT_AUTH, AuthInfo, session_owner
-from mcpkit.protocol._sse import encode_comment, encode_event
+from mcpkit.protocol._sse import encode_comment, encode_event, encode_json_event
 from mcpkit.server._connection import ServerConnection
 from mcpkit.transports.http._asgi import (
     BodyTooLarge,
@@ -58,12 +58,13 @@ from mcpkit.transports.http._asgi import (
     send_response,
     start_sse,
 )
-from mcpkit.transports.http._cluster import instance_channel
+from mcpkit.transports.http._cluster import SessionCluster, instance_channel
+from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
-    from mcpkit.transports.http._cluster import SessionCluster
+    from mcpkit.transports.http._local_cluster import LocalCluster
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -122,7 +123,7 @@ class _LegacySession:
         if self.closed or self.ended.is_set():
             raise ConnectionClosedError("the SSE session is closed")
         try:
-            self.queue.put_nowait(encode_event(frame, event="message"))
+            self.queue.put_nowait(encode_json_event(frame, event="message"))
         except asyncio.QueueFull:
             logger.warning(
                 "legacy SSE session %s dropped: %d messages queued and the client is not reading",
@@ -269,7 +270,7 @@ class LegacySseHandler:
         self,
         app: McpServerApp,
         options: StreamableHttpServerOptions,
-        cluster: SessionCluster | None = None,
+        cluster: SessionCluster | LocalCluster | None = None,
         *,
         forward_timeout: float = DEFAULT_FORWARD_TIMEOUT,
         max_pending_forwards: int = DEFAULT_MAX_PENDING_FORWARDS,
@@ -281,15 +282,15 @@ class LegacySseHandler:
         #: Streamable HTTP handler's, which owns the bus); None keeps the one-instance path.
         self.forwarding = (
             _Forwarding(self, cluster, forward_timeout, max_pending_forwards)
-            if cluster is not None and cluster.bus is not None
+            if isinstance(cluster, SessionCluster) and cluster.bus is not None
             else None
         )
 
     # GET {base}/sse -----------------------------------------------------------------------
 
-    async def get(
-        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
-    ) -> None:
+    async def get(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        """``GET {base}/sse``, an ASGI app: opens a session and streams its messages."""
+        headers = request_headers(scope)
         if scope["method"] != "GET":
             await self._fail(
                 send,
@@ -318,9 +319,8 @@ class LegacySseHandler:
             headers=headers,
             max_message_bytes=self.options.max_body_bytes,
             max_message_depth=self.options.max_message_depth,
+            auth=auth,
         )
-        if auth is not None:
-            connection.binding.extras["auth"] = auth
         connection.session.session_id = session_id
         session.connection = connection
         self.sessions[session_id] = session
@@ -423,9 +423,9 @@ class LegacySseHandler:
 
     # POST {base}/messages -----------------------------------------------------------------
 
-    async def post(
-        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
-    ) -> None:
+    async def post(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        """``POST {base}/messages``, an ASGI app: one message for a session's connection."""
+        headers = request_headers(scope)
         if scope["method"] != "POST":
             await self._fail(
                 send,
@@ -470,8 +470,9 @@ class LegacySseHandler:
             )
             return
         # Parse errors, responses and notifications are all handled (or answered on the
-        # stream) by the connection; requests run as tasks of their own.
-        session.connection.feed(body)
+        # stream) by the connection; requests run as tasks of their own, as the POST's
+        # identity (the same owner as the GET's, perhaps with a newer token).
+        session.connection.feed(body, CURRENT_AUTH.get())
         await send_response(send, 202, b"Accepted", content_type=b"text/plain; charset=utf-8")
 
     async def _post_elsewhere(

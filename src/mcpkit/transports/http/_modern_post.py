@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
+from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.protocol._headers import (
     NAME_FIELDS,
     PARAM_HEADERS_META_KEY,
@@ -151,7 +152,10 @@ class ModernPosts:
             _hand_over_param_headers(meta, headers)
         # Marked modern with its _meta checked: the engine fills in the request's session.
         binding = TransportBinding(
-            headers=headers, connection_key=f"m{next(self._ids)}", extras={"modern": True}
+            headers=headers,
+            connection_key=f"m{next(self._ids)}",
+            extras={"modern": True},
+            auth=CURRENT_AUTH.get(),
         )
         return binding, response_headers, None
 

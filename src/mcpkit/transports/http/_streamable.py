@@ -31,12 +31,13 @@ from mcpkit.protocol._jsonrpc import (
 )
 from mcpkit.protocol._versions import (
     LATEST_HANDSHAKE_VERSION,
-    MODERN_VERSIONS,
-    SUPPORTED_VERSIONS,
-    V2025_03_26,
-    V2025_11_25,
+    allows_batch_post,
+    is_modern,
+    is_supported,
+    resumable_streams,
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._lifecycle import close_connection, open_connection
 from mcpkit.server._modern import UnsupportedProtocolVersionError
 from mcpkit.server._session import McpSession
 from mcpkit.stores._events import InMemoryEventStore
@@ -56,6 +57,8 @@ from mcpkit.transports.http._asgi import (
 )
 from mcpkit.transports.http._calls import DisconnectWatch, PostCall
 from mcpkit.transports.http._cluster import STATEFUL_METHODS, SessionCluster
+from mcpkit.transports.http._endpoint import request_headers
+from mcpkit.transports.http._local_cluster import LocalCluster
 from mcpkit.transports.http._modern_post import MODERN_ERROR_STATUS, ModernPosts, is_modern_post
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._sessions import (
@@ -76,7 +79,7 @@ REQUEST_CANCELLED = -32800
 
 
 class StreamableHttpHandler:
-    """The ASGI handler of the Streamable HTTP endpoint."""
+    """The Streamable HTTP endpoint, an ASGI app: ``await handler(scope, receive, send)``."""
 
     def __init__(self, app: McpServerApp, options: StreamableHttpServerOptions) -> None:
         self.app = app
@@ -92,16 +95,20 @@ class StreamableHttpHandler:
         self._background: set[asyncio.Task[Any]] = set()
         self._disconnects = DisconnectWatch()
         self.modern = ModernPosts(self)
-        #: Shared sessions and/or a message bus: None keeps the single-process path.
-        self.cluster = (
+        #: Shared sessions and/or a message bus; else ``LocalCluster``, which does nothing.
+        self.cluster: SessionCluster | LocalCluster = (
             SessionCluster(self)
             if self.sessions.shared or options.message_bus is not None
+            else LocalCluster()
+        )
+        #: The cluster when sessions are shared: ``initialize`` and GET then take its path.
+        self.shared_cluster = (
+            self.cluster
+            if isinstance(self.cluster, SessionCluster) and self.sessions.shared
             else None
         )
         self._stream_prefix = (
-            f"{self.cluster.instance_id}."
-            if self.cluster is not None and self.sessions.shared
-            else ""
+            f"{self.cluster.instance_id}." if self.shared_cluster is not None else ""
         )
 
     def _session_table(self, options: StreamableHttpServerOptions) -> StreamableSessionStore:
@@ -123,11 +130,10 @@ class StreamableHttpHandler:
 
     # dispatch by HTTP method --------------------------------------------------------------
 
-    async def __call__(
-        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
-    ) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        headers = request_headers(scope)
         method = scope["method"]
-        if self.cluster is not None and not self.cluster.started:
+        if not self.cluster.started:
             try:
                 await self.cluster.start()
             except StoreUnavailableError as exc:  # serve anyway; the next request retries
@@ -135,7 +141,7 @@ class StreamableHttpHandler:
         if method == "POST":
             await self.post(receive, send, headers)
             return
-        stateless = self.options.stateless or headers.get("mcp-protocol-version") in MODERN_VERSIONS
+        stateless = self.options.stateless or is_modern(headers.get("mcp-protocol-version"))
         if method == "GET" and not stateless:
             await self.get(receive, send, headers)
         elif method == "DELETE" and not stateless:
@@ -202,7 +208,7 @@ class StreamableHttpHandler:
         # A refusal of the whole POST carries the id of its request, never a response's
         # (the client would take it for the answer to its own request of that id).
         request_id = decoded.id if type(decoded) is JsonRpcRequest else None
-        if version is not None and version not in SUPPORTED_VERSIONS:
+        if not is_supported(version):
             await self._unsupported_version(send, version, request_id)
             return
         batch = type(decoded) is list
@@ -217,10 +223,8 @@ class StreamableHttpHandler:
             if failure is not None:
                 await send_json(send, failure[0], failure[1], self.response_headers(None, version))
                 return
-        if (
-            batch
-            and (session is None or session.protocol_version != V2025_03_26)
-            and version != V2025_03_26
+        if batch and not allows_batch_post(
+            None if session is None else session.protocol_version, version
         ):
             await self.fail(
                 send,
@@ -273,10 +277,7 @@ class StreamableHttpHandler:
                     503,
                     error_body(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"),
                 )
-            self.app.connections.register(
-                session.mcp.send,  # type: ignore[arg-type]  # always set here
-                session.mcp.key,
-            )
+            open_connection(self.app, session.mcp, session.standalone.write)
             return session, None
         session_id = headers.get("mcp-session-id")
         if session_id is None:
@@ -337,18 +338,17 @@ class StreamableHttpHandler:
         self, session: StreamableSession | None, headers: dict[str, str], version: str | None
     ) -> TransportBinding:
         auth = CURRENT_AUTH.get()
-        extras = {"auth": auth} if auth is not None else {}
         if session is not None:
             mcp = session.mcp
             binding = TransportBinding(
-                session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, extras=extras
+                session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, auth=auth
             )
         else:
             temp = McpSession.for_request(
                 f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None
             )
             binding = TransportBinding(
-                session=temp, headers=headers, connection_key=temp.key, extras=extras
+                session=temp, headers=headers, connection_key=temp.key, auth=auth
             )
         CURRENT_BINDING.set(binding)
         return binding
@@ -364,8 +364,8 @@ class StreamableHttpHandler:
         response_headers: list[tuple[bytes, bytes]],
     ) -> None:
         """``initialize`` on the session just made for it: it is dropped if that fails."""
-        if self.sessions.shared:
-            await self.cluster.initialize(request, session, binding, send, response_headers)  # type: ignore[union-attr]
+        if self.shared_cluster is not None:
+            await self.shared_cluster.initialize(request, session, binding, send, response_headers)
             return
         await self.serve_request(
             request, session, binding, wants_sse, send, receive, response_headers
@@ -390,22 +390,20 @@ class StreamableHttpHandler:
                 requests.append(message)
             elif isinstance(message, JsonRpcNotification):
                 await self.app.dispatcher.notify(message, binding)
-                if self.cluster is not None and session is not None:
+                if session is not None:
                     await self.cluster.after_notification(session, message)
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
                 # Never answered (an answer is not answered), even one with no id.
                 if not binding.session.resolve(message):  # type: ignore[union-attr]
-                    if self.cluster is not None and session is not None:
+                    if session is not None:
                         await self.cluster.route_response(session, message)
                     else:
                         logger.debug("response %r matches no pending request; dropped", message)
             else:  # an invalid member of a batch
                 replies.append(error_response(getattr(message, "request_id", None), message))
         if not requests and not replies:
-            if (
-                self.cluster is not None
-                and session is not None
-                and any(getattr(m, "method", None) in STATEFUL_METHODS for m in messages)
+            if session is not None and any(
+                getattr(m, "method", None) in STATEFUL_METHODS for m in messages
             ):
                 await self.cluster.save(session)
             await send_response(send, 202, b"", response_headers)
@@ -435,8 +433,8 @@ class StreamableHttpHandler:
             binding.send = call
             # Closing the stream before its response (SEP-1699 polling) exists from
             # 2025-11-25: earlier clients could not resume it (no priming event id).
-            if session is not None and (session.protocol_version or "") >= V2025_11_25:
-                binding.extras["close_sse_stream"] = call.close_stream
+            if session is not None and resumable_streams(session.protocol_version):
+                binding.close_stream = call.close_stream
         elif session is not None:
             binding.send = call  # JSON only: the session's GET stream, if one is open
         if session is not None:
@@ -454,8 +452,8 @@ class StreamableHttpHandler:
             call.finished = True
             if session is not None:
                 session.calls -= 1
-                binding.extras.pop("close_sse_stream", None)  # breaks the binding<->call cycle
-        if self.cluster is not None and session is not None and request.method in STATEFUL_METHODS:
+                binding.close_stream = None  # breaks the binding<->call cycle
+        if session is not None and request.method in STATEFUL_METHODS:
             await self.cluster.save(session)
         if call.opened:
             stream: SseStream = call.stream  # type: ignore[assignment]
@@ -537,7 +535,9 @@ class StreamableHttpHandler:
             label=label,
         )
 
-    async def _unsupported_version(self, send: Send, version: str, request_id: Any = None) -> None:
+    async def _unsupported_version(
+        self, send: Send, version: str | None, request_id: Any = None
+    ) -> None:
         error = UnsupportedProtocolVersionError(version)
         headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode())]
         await send_json(send, 400, error_response(request_id, error), headers)
@@ -581,7 +581,7 @@ class StreamableHttpHandler:
             )
             return
         version = headers.get("mcp-protocol-version")
-        if version is not None and version not in SUPPORTED_VERSIONS:
+        if not is_supported(version):
             await self._unsupported_version(send, version)
             return
         session_id = headers.get("mcp-session-id")
@@ -605,8 +605,8 @@ class StreamableHttpHandler:
             )
             return
         last_event_id = headers.get("last-event-id")
-        if self.sessions.shared:
-            await self.cluster.get(session, send, receive, version, last_event_id)  # type: ignore[union-attr]
+        if self.shared_cluster is not None:
+            await self.shared_cluster.get(session, send, receive, version, last_event_id)
             return
         if last_event_id is None and session.standalone.attached:
             await self.fail(
@@ -663,7 +663,7 @@ class StreamableHttpHandler:
                         session.session_id, replayer.last_id, replayer
                     )
                 stream.attach(response)
-            if replayer is None and (session.protocol_version or "") >= V2025_11_25:
+            if replayer is None and resumable_streams(session.protocol_version):
                 await stream.prime()
             await self._wait_finished_or_gone(response, receive)
         finally:
@@ -694,7 +694,7 @@ class StreamableHttpHandler:
         except StoreUnavailableError as exc:
             await self.store_unavailable(send, exc)
             return
-        if self.cluster is not None and self.sessions.shared and not held_here:
+        if self.sessions.shared and not held_here:
             await self.cluster.publish_ended(session_id)  # else _forget tells the others
         if not known:
             await self.fail(
@@ -712,16 +712,13 @@ class StreamableHttpHandler:
     def _forget(self, session: StreamableSession, ended: bool = True) -> None:
         """Tear a session down here; ``ended``: it is over everywhere (not only this
         instance's replica of a shared session), so its events go too."""
-        key = session.mcp.key
-        self.app.dispatcher.cancel_connection(key)
-        self.app.connections.unregister(key)
-        self.app.subscriptions.unsubscribe_all(key)
+        close_connection(self.app, session.mcp.key)
         for stream in list(session.streams.values()):
             stream.close()
         if not ended or (self.sessions.shared and session.saved is None):
             return  # only this replica goes, or the session was never stored
         self._spawn(self._evict(session.session_id))
-        if self.cluster is not None and self.sessions.shared:
+        if self.sessions.shared:
             self._spawn(self.cluster.publish_ended(session.session_id))
 
     async def _evict(self, session_id: str) -> None:
@@ -747,8 +744,7 @@ class StreamableHttpHandler:
     def close(self) -> None:
         """Close every session held here; their streams end, each with its end of body."""
         self.sessions.close_all()
-        if self.cluster is not None:
-            self._spawn(self.cluster.aclose())
+        self._spawn(self.cluster.aclose())
 
 
 __all__ = ["StreamableHttpHandler"]

@@ -22,7 +22,7 @@ from typing import Any
 
 from mcpkit._exceptions import StoreUnavailableError
 from mcpkit.protocol._jsonrpc import encode_json
-from mcpkit.protocol._sse import encode_comment, encode_event
+from mcpkit.protocol._sse import encode_comment, encode_event, encode_json_event
 from mcpkit.stores._events import EventStore, StoredEvent, event_seq
 from mcpkit.transports.http._asgi import Receive, Send, send_chunk
 from mcpkit.transports.http._options import DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SSE_WRITE_TIMEOUT
@@ -273,7 +273,7 @@ class Replayer:
 
     async def __call__(self, event: StoredEvent) -> None:
         if event.message is not None:
-            data = encode_event(encode_json(event.message), event="message", id=event.event_id)
+            data = encode_json_event(encode_json(event.message), event="message", id=event.event_id)
             response = self.response
             if response is None:
                 async with asyncio.timeout(_bound(self.timeout)):
@@ -423,7 +423,7 @@ class SseStream:
             writer = self._writer
             if writer is None or self.relayed:
                 return
-            self._emit(encode_event(encode_json(message), event="message", id=event_id))
+            self._emit(encode_json_event(encode_json(message), event="message", id=event_id))
         if writer.backlog * 2 >= writer.max_queued:
             # Let the response's writer run: a burst from a tool that never suspends would
             # otherwise fill the queue of a client that reads fine. Not a wait on the client.
@@ -431,7 +431,9 @@ class SseStream:
 
     async def replay(self, event: StoredEvent) -> None:
         if event.message is not None:
-            self._emit(encode_event(encode_json(event.message), event="message", id=event.event_id))
+            self._emit(
+                encode_json_event(encode_json(event.message), event="message", id=event.event_id)
+            )
 
     async def end_response(self) -> None:
         """End the attached HTTP response after what is queued for it, and wait until it
@@ -547,7 +549,7 @@ class StreamRelay:
         ):
             return
         if event.message is not None:
-            data = encode_event(encode_json(event.message), event="message", id=event.event_id)
+            data = encode_json_event(encode_json(event.message), event="message", id=event.event_id)
         elif seq == self.prime_seq:
             data = encode_event("", id=event.event_id, retry=self.retry_ms)
         else:

@@ -19,8 +19,8 @@ The router has already matched the path and applied the DNS-rebinding guard. The
 * When the client goes away, the connection is closed: running calls are cancelled and
   its subscriptions dropped.
 * Under bearer auth the upgrade's identity (``CURRENT_AUTH``, set by the gate) is the
-  socket's: tools see it on ``ctx.auth`` (``binding.extras["auth"]`` too), guards through
-  ``current_auth()``. A WebSocket session is the socket itself and has no id another
+  socket's: it is the connection's ``binding.auth``, so tools see it on ``ctx.auth``;
+  guards through ``current_auth()`` too. A WebSocket session is the socket itself and has no id another
   connection could name, so nothing else can reach it.
 """
 
@@ -115,10 +115,8 @@ async def serve_websocket(
         headers=headers,
         max_message_bytes=options.max_body_bytes,
         max_message_depth=options.max_message_depth,
+        auth=CURRENT_AUTH.get(),
     )
-    auth = CURRENT_AUTH.get()
-    if auth is not None:
-        connection.binding.extras["auth"] = auth
     limit = options.max_body_bytes
     try:
         while True:

@@ -1,0 +1,32 @@
+"""The uvicorn command line the HTTP benches start their servers with: one worker, apps from
+``servers/``, no access log, lifespan on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SERVERS_DIR = Path(__file__).resolve().parent / "servers"
+
+
+def uvicorn_command(python: Path | str, target: str, port: int, flags: list[str]) -> list[str]:
+    """``python -m uvicorn`` serving ``target`` (``module:app`` in ``servers/``) on ``port``."""
+    return [
+        str(python),
+        "-m",
+        "uvicorn",
+        "--app-dir",
+        str(SERVERS_DIR),
+        target,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        "--lifespan",
+        "on",
+        *flags,
+    ]

@@ -1,0 +1,345 @@
+"""Workers: ``mcpkit run --workers N`` at N=1 and N=2 under the same wrk load, and the ratio.
+
+    python bench/workers.py [--duration S] [--warmup S] [--rounds R] [--connections 16]
+                            [--scenarios call-modern call-session] [--workers 1 2]
+
+The server is ``mcpkit run bench/servers/http_mcpkit.py -t http`` (the ``add`` tool of
+``http_load.py``), with ``--stateless`` and legacy SSE off for ``call-modern`` (2026-07-28,
+nothing shared), and ``--redis-url`` on a redis-server of the bench's own for ``call-session``
+(16 handshake-era sessions; wrk's script hands each free session to whichever connection asks,
+so one session's calls reach either worker). The load, the Lua scenarios, the pre-flight check
+and the result line are ``http_load.py``'s.
+
+Pinning: wrk runs on CPU 0, as in ``http_load.py``; the server is not pinned at either N (on
+a shared machine a pinned N=1 would be held to a core others may be using, flattering the
+ratio), so the workers share the cores with wrk, which is what several workers on this machine
+get. Rounds interleave N=1 and N=2; the ratio is taken inside each round and the median over
+rounds is reported, with the calls per second of server CPU (what a call costs, whatever else
+runs) and the CPU the rest of the machine used meanwhile, in cores: the noise to report. A run
+during which that passed ``--max-other`` is measured again (``--retries``), the least disturbed
+one kept.
+
+mcpkit is served from a copy of the work tree's ``src/mcpkit`` taken at the start, so edits
+made while the bench runs do not change what it measures (``--live-tree``: the tree itself).
+
+Nothing is written into the repository: the results are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import http_load as load
+from _pinning import pin_self
+
+SERVER_FILE = load.SERVERS_DIR / "http_mcpkit.py"
+SCENARIOS = ("call-modern", "call-session")
+
+
+class RedisProcess:
+    """A redis-server on a free loopback port, no persistence, for ``call-session``."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            sys.exit("call-session needs redis-server: apt-get install -y redis-server")
+        self.port = load.free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.dir = tempfile.mkdtemp(prefix="bench-redis-")
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no", "--dir", self.dir],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        sys.exit("redis-server did not start")
+
+    def flush(self) -> None:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
+            sock.sendall(b"FLUSHALL\r\n")
+            sock.recv(16)
+
+    def cpu_seconds(self) -> float:
+        return _cpu_of(self.proc.pid)
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait(5)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _cpu_of(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return found
+
+
+class WorkersServer:
+    """``mcpkit run --workers N`` serving the bench's ``add`` tool."""
+
+    def __init__(self, workers: int, scenario: str, redis: RedisProcess | None) -> None:
+        self.workers = workers
+        self.port = load.free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        env = load.project_env()
+        env = {k: v for k, v in env.items() if not k.startswith("MCPKIT_")}
+        command = [str(load.PROJECT_PY), "-m", "mcpkit", "run", str(SERVER_FILE), "-t", "http"]
+        command += ["--port", str(self.port), "--workers", str(workers)]
+        if scenario == "call-modern":
+            command.append("--stateless")
+            env["MCPKIT_ENABLE_LEGACY_SSE"] = "false"
+        else:
+            assert redis is not None
+            command += ["--redis-url", redis.url]
+        if shutil.which("taskset"):  # not the bench's own affinity (CPU 0): every core
+            command = ["taskset", "-c", f"0-{(os.cpu_count() or 1) - 1}", *command]
+        self.log = tempfile.NamedTemporaryFile(prefix="bench-workers-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(command, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 60.0) -> str | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return f"exited with {self.proc.returncode}: {self.log_tail()}"
+            if b"serving" in Path(self.log.name).read_bytes():  # the banner: all workers serve
+                return None
+            time.sleep(0.1)
+        return f"did not start within {timeout:.0f} s"
+
+    def log_tail(self) -> str:
+        return " | ".join(Path(self.log.name).read_text(errors="replace").splitlines()[-6:])
+
+    def cpu_seconds(self) -> float:
+        """CPU of the supervisor and its workers (the resource tracker too: next to nothing)."""
+        return _cpu_of(self.proc.pid) + sum(self.per_child().values())
+
+    def per_child(self) -> dict[int, float]:
+        """CPU seconds of each child process (the workers, and the resource tracker)."""
+        return {pid: _cpu_of(pid) for pid in _children(self.proc.pid)}
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+def measure(
+    wrk: str, workers: int, scenario: str, redis: RedisProcess | None, args: argparse.Namespace
+) -> dict:
+    """One N under one scenario: warm up, then one measured wrk run."""
+    _mode, script, _unit = load.SCENARIOS[scenario]
+    if redis is not None:
+        redis.flush()
+    server = WorkersServer(workers, scenario, redis)
+    try:
+        problem = server.wait_ready() or load.preflight(server.url, scenario)
+        if problem:
+            return {"workers": workers, "scenario": scenario, "wrong": problem}
+        if args.warmup > 0:
+            load.run_wrk(wrk, server.url, script, args.warmup, args.connections)
+        cpu0, busy0, t0 = server.cpu_seconds(), load.cpu_busy(), time.monotonic()
+        children0 = server.per_child()
+        redis0 = redis.cpu_seconds() if redis is not None else 0.0
+        result, raw, wrk_cpu, _wait = load.run_wrk(
+            wrk, server.url, script, args.duration, args.connections
+        )
+        elapsed = time.monotonic() - t0
+        server_cpu = server.cpu_seconds() - cpu0
+        children = {p: c - children0.get(p, 0.0) for p, c in server.per_child().items()}
+        # how the load spread over the workers: each one's CPU, in cores (the rest is ~0)
+        spread = sorted(
+            (c / elapsed for c in children.values() if c > 0.01 * elapsed), reverse=True
+        )
+        redis_cpu = (redis.cpu_seconds() - redis0) if redis is not None else 0.0
+        busy = sum(load.cpu_busy().values()) - sum(busy0.values())
+        if result is None:
+            return {"workers": workers, "scenario": scenario, "wrong": raw.strip()[-300:]}
+        errors = sum(result.get(k, 0) for k in ("bad", "non200", "setup_bad", "lost"))
+        errors += sum(result[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
+        if server.proc.poll() is not None:
+            return {"workers": workers, "scenario": scenario, "wrong": "server died under load"}
+        return {
+            "workers": workers,
+            "scenario": scenario,
+            "rate": result["ok"] / (result["duration_us"] / 1e6),
+            "rate_per_cpu_s": result["ok"] / server_cpu if server_cpu > 0 else None,
+            "worker_cpu": spread if workers > 1 else [server_cpu / elapsed],
+            "errors": errors,
+            "server_cpu": server_cpu / elapsed,
+            "wrk_cpu": wrk_cpu / elapsed,
+            "redis_cpu": redis_cpu / elapsed,
+            # what the rest of the machine ran meanwhile, in cores: the noise
+            "other_cpu": max(0.0, busy - server_cpu - wrk_cpu - redis_cpu) / elapsed,
+            "p50_ms": result["lat_p50_us"] / 1000,
+            "p99_ms": result["lat_p99_us"] / 1000,
+        }
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds measured (8)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up (2)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (3)")
+    parser.add_argument("--connections", type=int, default=16, help="wrk connections (16)")
+    parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--workers", nargs=2, type=int, default=[1, 2], metavar=("BASE", "N"))
+    parser.add_argument(
+        "--max-other",
+        type=float,
+        default=0.25,
+        help="a run during which the rest of the machine used more cores than this is measured"
+        " again (0.25)",
+    )
+    parser.add_argument(
+        "--retries", type=int, default=2, help="measurements again of a disturbed run (2)"
+    )
+    parser.add_argument(
+        "--live-tree", action="store_true", help="serve the work tree itself, not a copy of it"
+    )
+    args = parser.parse_args()
+    if not args.live_tree:
+        copy = Path(tempfile.mkdtemp(prefix="bench-workers-mcpkit-"))
+        shutil.copytree(
+            load.ROOT / "src" / "mcpkit",
+            copy / "src" / "mcpkit",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        load.MCPKIT_SNAPSHOT = copy  # project_env() puts it first on PYTHONPATH
+    wrk = load.ensure_wrk()
+    pin_self(load.WRK_CPU)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    redis = RedisProcess() if "call-session" in args.scenarios else None
+    base, many = args.workers
+    rows: list[dict] = []
+    try:
+        for round_ in range(args.rounds):
+            for scenario in args.scenarios:
+                order = (base, many) if round_ % 2 == 0 else (many, base)
+                for workers in order:
+                    row = measure(wrk, workers, scenario, redis, args)
+                    for _ in range(args.retries):  # the machine was busy: measure again
+                        if "wrong" in row or row["other_cpu"] <= args.max_other:
+                            break
+                        load.log(
+                            f"round {round_ + 1} {scenario} N={workers}: disturbed (other work"
+                            f" used {row['other_cpu']:.2f} cores): again"
+                        )
+                        again = measure(wrk, workers, scenario, redis, args)
+                        if "wrong" in again or again["other_cpu"] < row["other_cpu"]:
+                            row = again
+                    row["round"] = round_
+                    rows.append(row)
+                    if "wrong" in row:
+                        load.log(f"round {round_ + 1} {scenario} N={workers}: WRONG {row['wrong']}")
+                    else:
+                        load.log(
+                            f"round {round_ + 1} {scenario:<12} N={workers}: {row['rate']:>8,.0f}"
+                            f" calls/s  errors {row['errors']}  server CPU {row['server_cpu']:.2f}"
+                            f"  wrk {row['wrk_cpu']:.2f}  redis {row['redis_cpu']:.2f}"
+                            f"  other {row['other_cpu']:.2f} cores  per worker "
+                            + "/".join(f"{c:.2f}" for c in row["worker_cpu"])
+                        )
+    finally:
+        if redis is not None:
+            redis.stop()
+        load.drop_mcpkit_snapshot()
+    print(
+        f"\nmcpkit run --workers N, {args.connections} connections, {args.duration:g} s x"
+        f" {args.rounds} rounds, {os.cpu_count()} CPUs"
+    )
+    print(
+        f"{'scenario':<14}{'N=' + str(base):>10}{'N=' + str(many):>10}{'ratio':>8}"
+        f"{'per round':>20}{'calls/CPU-s N=1, N=2':>24}{'other CPU':>11}"
+    )
+    summary = {}
+    for scenario in args.scenarios:
+        ratios, rates = [], {base: [], many: []}
+        for round_ in range(args.rounds):
+            pair = {
+                r["workers"]: r
+                for r in rows
+                if r["scenario"] == scenario and r["round"] == round_ and "rate" in r
+            }
+            for n in (base, many):
+                if n in pair:
+                    rates[n].append(pair[n]["rate"])
+            if base in pair and many in pair:
+                ratios.append(pair[many]["rate"] / pair[base]["rate"])
+        good = [r for r in rows if r["scenario"] == scenario and "rate" in r]
+        other = [r["other_cpu"] for r in good]
+        per_cpu = {
+            n: statistics.median(
+                [r["rate_per_cpu_s"] for r in good if r["workers"] == n and r["rate_per_cpu_s"]]
+                or [0.0]
+            )
+            for n in (base, many)
+        }
+        if not ratios:
+            print(f"{scenario:<14} no complete round")
+            continue
+        median = {n: statistics.median(v) for n, v in rates.items()}
+        ratio = statistics.median(ratios)
+        shown = " ".join(f"{r:.2f}" for r in ratios)
+        costs = f"{per_cpu[base]:,.0f}, {per_cpu[many]:,.0f}"
+        print(
+            f"{scenario:<14}{median[base]:>10,.0f}{median[many]:>10,.0f}{ratio:>7.2f}x"
+            f"{shown:>20}{costs:>24}{statistics.median(other):>9.2f} c"
+        )
+        summary[scenario] = {
+            "rates": median,
+            "ratio": ratio,
+            "ratios": ratios,
+            "rate_per_cpu_s": per_cpu,
+            "other_cpu_median": statistics.median(other),
+        }
+    print("\nJSON (not written: results stay out of git)")
+    print(json.dumps({"summary": summary, "runs": rows}, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
