@@ -325,7 +325,8 @@ class HandshakeTasks:
             session=binding.session,
             headers=binding.headers,
             connection_key=f"{binding.connection_key}/task",
-            extras=dict(binding.extras),
+            modern=binding.modern,
+            round_inputs=binding.round_inputs,
         )
         runner_binding.receiver, runner_binding.task_id = self, task_id
         inner = JsonRpcRequest(

@@ -272,7 +272,7 @@ class McpProxy:
                 ctx,
                 partial(relay_rounds, ctx=ctx, method=method, params=params, progress=wanted),
             )
-        if not ctx.binding.extras.get("modern") or method not in _ROUND_TRIP_METHODS:
+        if not ctx.binding.modern or method not in _ROUND_TRIP_METHODS:
             return await self._call_backend(connection, ctx, _request_of(method, params, wanted))
         state = ctx.request_state
         if state is not None:

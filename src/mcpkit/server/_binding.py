@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,6 +33,11 @@ class TransportBinding:
     the identity the transport verified for the call, the one way it reaches the engine
     (``ctx.auth``, the owner of a task); ``close_stream`` is set while the call answers on
     an SSE response it may end early.
+
+    The engine's own per-call state: ``modern`` marks a 2026-07-28 request (its session made
+    from its ``_meta``); ``round_inputs`` holds such a call's multi round-trip inputs
+    (``server._mrtr.round_inputs`` reads them); ``task_start`` is set while a
+    ``@deferred_task`` call may still become a task, ``task_id`` once it runs as one.
     """
 
     session: McpSession | None = None
@@ -40,9 +45,12 @@ class TransportBinding:
     headers: Mapping[str, str] | None = None
     execution_context: Any = None
     connection_key: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
     auth: AuthInfo | None = None
     close_stream: CloseStream | None = None
+    modern: bool = False
+    round_inputs: Any = None
+    task_start: Callable[[], Awaitable[None]] | None = None
+    task_id: str | None = None
 
     @property
     def session_id(self) -> str | None:

@@ -325,7 +325,7 @@ class McpToolContext:
         """Send the user to ``url`` (URL mode, 2025-11-25); the answer says whether they agreed.
         (2026-07-28 drops ``elicitationId``: the retry itself tells the outcome.)"""
         params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
-        if elicitation_id is not None and not self.binding.extras.get("modern"):
+        if elicitation_id is not None and not self.binding.modern:
             params["elicitationId"] = elicitation_id
         raw = await self._ask("elicitation/create", params, key, timeout)
         return ElicitResult.from_wire(raw, None)

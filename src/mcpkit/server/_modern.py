@@ -125,7 +125,7 @@ class ModernEra:
 
     @staticmethod
     def applies(params: dict[str, Any] | None, binding: Any) -> bool:
-        if binding.extras.get("modern", False):
+        if binding.modern:
             return True
         meta = params.get("_meta") if params else None
         return type(meta) is dict and meta.get(PROTOCOL_VERSION_KEY) is not None
@@ -139,7 +139,7 @@ class ModernEra:
         (a stdio connection's, shared by its requests) is copied.
         """
         params = request.params or {}
-        fresh = binding.session is None and binding.extras.get("modern", False)
+        fresh = binding.session is None and binding.modern
         if not fresh:
             problem = check_request_meta(params)
             if problem is not None:
@@ -162,25 +162,25 @@ class ModernEra:
         )
         if fresh:
             binding.session = session
-            extras = binding.extras
         else:
-            extras = dict(binding.extras)
-            extras["modern"] = True
             binding = TransportBinding(
                 session=session,
                 send=binding.send,
                 headers=binding.headers,
                 execution_context=binding.execution_context,
                 connection_key=binding.connection_key,
-                extras=extras,
                 auth=binding.auth,
                 close_stream=binding.close_stream,
+                modern=True,
+                round_inputs=binding.round_inputs,
+                task_start=binding.task_start,
+                task_id=binding.task_id,
             )
         if request.method in _ROUND_TRIP_METHODS:
             if is_retry(params):
-                extras["mrtr"] = RoundInputs.from_request(self.codec, request.method, params)
+                binding.round_inputs = RoundInputs.from_request(self.codec, request.method, params)
             else:
-                extras["mrtr"] = (request.method, params)  # see round_inputs()
+                binding.round_inputs = (request.method, params)  # see round_inputs()
         return binding
 
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:

@@ -273,7 +273,7 @@ def is_retry(params: dict[str, Any]) -> bool:
 def round_inputs(binding: Any) -> RoundInputs | None:
     """The inputs of a 2026-07-28 call (None in the handshake era), made on first use in a
     first round: most calls never ask the client anything."""
-    inputs = binding.extras.get("mrtr")
+    inputs = binding.round_inputs
     if type(inputs) is FirstRound:
-        inputs = binding.extras["mrtr"] = RoundInputs.first_round(*inputs)
-    return inputs  # type: ignore[no-any-return]  # extras["mrtr"]: RoundInputs or None here
+        inputs = binding.round_inputs = RoundInputs.first_round(*inputs)
+    return inputs  # type: ignore[no-any-return]  # RoundInputs or None here

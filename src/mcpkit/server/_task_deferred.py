@@ -15,7 +15,7 @@ from mcpkit.protocol._jsonrpc import JsonRpcRequest
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._task_records import TaskRecords
 from mcpkit.server._task_runner import TaskRunner, uncancel_current
-from mcpkit.server._task_wire import START_KEY, TASK_ID_KEY, create_task_result, discard
+from mcpkit.server._task_wire import create_task_result, discard
 
 logger = logging.getLogger("mcpkit.server.tasks")
 
@@ -44,7 +44,7 @@ class DeferredTaskCall:
     async def run(self) -> dict[str, Any]:
         """The call's answer: the ``CreateTaskResult`` once the task exists, else the
         tool's own result."""
-        self._binding.extras[START_KEY] = self._start
+        self._binding.task_start = self._start
         child: asyncio.Task[dict[str, Any]]
         child = asyncio.create_task(self._drive())
         try:
@@ -60,8 +60,9 @@ class DeferredTaskCall:
     async def _start(self) -> None:
         """``start_task``: create the task and hand the client its ``CreateTaskResult``."""
         binding = self._binding
-        if self._task_id is not None or binding.extras.pop(START_KEY, None) is None:
+        if self._task_id is not None or binding.task_start is None:
             return
+        binding.task_start = None
         await self._runner.slots.acquire()
         try:
             record = self._records.new(self._request, binding)
@@ -73,7 +74,7 @@ class DeferredTaskCall:
         # From here on the call belongs to the task, not to the request.
         binding.send = discard
         binding.close_stream = None
-        binding.extras[TASK_ID_KEY] = record.task_id
+        binding.task_id = record.task_id
         me = asyncio.current_task()
         if me is not None:
             self._runner.track(record.task_id, me)

@@ -19,7 +19,6 @@ from mcpkit.server._task_runner import TaskRunner
 from mcpkit.server._task_watchers import TaskWatchers
 from mcpkit.server._task_wire import (
     DEFERRED_ATTR,
-    TASK_ID_KEY,
     TASKS_EXTENSION,
     MissingTasksExtensionError,
     create_task_result,
@@ -43,9 +42,9 @@ class TaskRequestHandlers:
         ``"deferred"`` (the tool starts its task itself). Raises -32021 for a tool that
         runs only as a task when the client did not declare the extension."""
         support = getattr(entry, "task_support", None)
-        if support not in ("optional", "required") or not binding.extras.get("modern"):
+        if support not in ("optional", "required") or not binding.modern:
             return None
-        if TASK_ID_KEY in binding.extras:
+        if binding.task_id is not None:
             return None
         if not declares_tasks(binding):
             if support == "required":
@@ -75,7 +74,7 @@ class TaskRequestHandlers:
     @staticmethod
     def _admit(request: JsonRpcRequest, binding: TransportBinding) -> str:
         """The task id of a tasks/* request from a client that declared the extension."""
-        if not binding.extras.get("modern"):
+        if not binding.modern:
             raise MethodNotFoundError(f"Method not found: {request.method}")
         if not declares_tasks(binding):
             raise MissingTasksExtensionError()

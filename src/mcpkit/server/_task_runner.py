@@ -23,7 +23,6 @@ from mcpkit.server._session import McpSession
 from mcpkit.server._task_records import TaskRecords
 from mcpkit.server._task_wire import (
     CANCELLED_MESSAGE,
-    TASK_ID_KEY,
     ExecuteTool,
     TaskSettings,
     discard,
@@ -62,7 +61,9 @@ def task_binding(record: TaskRecord) -> TransportBinding:
         session=session,
         send=discard,
         connection_key=f"task:{record.task_id}",
-        extras={"modern": True, "mrtr": inputs, TASK_ID_KEY: record.task_id},
+        modern=True,
+        round_inputs=inputs,
+        task_id=record.task_id,
     )
 
 

@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 DEFERRED_ATTR = "__mcp_task_deferred__"
-#: ``TransportBinding.extras`` keys: the id of the task a call runs as; the hook that
-#: starts the task of a deferred call.
-TASK_ID_KEY = "tasks.task_id"
-START_KEY = "tasks.start"
 #: The ``statusMessage`` of a task the client cancelled.
 CANCELLED_MESSAGE = "Cancelled at the client's request"
 
@@ -61,7 +57,7 @@ class MissingTasksExtensionError(ProtocolError):
 
 def declares_tasks(binding: TransportBinding) -> bool:
     """Whether this (2026-07-28) request declares the tasks extension in its capabilities."""
-    if not binding.extras.get("modern"):
+    if not binding.modern:
         return False
     extensions = (binding.client_capabilities or {}).get("extensions")
     return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)

@@ -43,8 +43,6 @@ from mcpkit.server._task_runner import TaskRunner
 from mcpkit.server._task_watchers import Deliver, TaskSubscription, TaskWatchers
 from mcpkit.server._task_wire import (
     DEFERRED_ATTR,
-    START_KEY,
-    TASK_ID_KEY,
     TASKS_EXTENSION,
     ExecuteTool,
     MissingTasksExtensionError,
@@ -87,15 +85,15 @@ async def start_task(ctx: McpToolContext) -> bool:
     ``CreateTaskResult`` now and the rest of the tool runs as the task. Returns whether the
     call runs as a task (False: the client did not declare the extension, so it goes on
     synchronously). A no-op when the call already runs as a task."""
-    start = ctx.binding.extras.get(START_KEY)
+    start = ctx.binding.task_start
     if start is not None:
         await start()
-    return ctx.binding.extras.get(TASK_ID_KEY) is not None
+    return ctx.binding.task_id is not None
 
 
 def current_task_id(ctx: McpToolContext) -> str | None:
     """The id of the task this call runs as; None for an ordinary call."""
-    return ctx.binding.extras.get(TASK_ID_KEY)
+    return ctx.binding.task_id
 
 
 # --------------------------------------------------------------------------- the engine

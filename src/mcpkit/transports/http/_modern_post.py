@@ -154,7 +154,7 @@ class ModernPosts:
         binding = TransportBinding(
             headers=headers,
             connection_key=f"m{next(self._ids)}",
-            extras={"modern": True},
+            modern=True,
             auth=CURRENT_AUTH.get(),
         )
         return binding, response_headers, None
