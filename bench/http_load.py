@@ -87,6 +87,8 @@ SERVERS: dict[str, tuple[str, str]] = {
     "mcpkit": ("project", "http_mcpkit:app"),
     # the same, without the garbage-collector freeze at start-up: what the freeze is worth
     "mcpkit-no-gc-freeze": ("project", "http_mcpkit:app_without_gc_freeze"),
+    # mcpkit of another revision (--baseline REV): before and after a change in one run
+    "baseline": ("project", "http_mcpkit:app"),
     "official": ("peers", "http_official:app"),
     "fastmcp": ("peers", "http_fastmcp:app"),
     "lauren": ("peers", "http_lauren:app"),
@@ -247,6 +249,8 @@ def _imports(python: Path, modules: str, env: dict[str, str]) -> bool:
 
 #: set by use_mcpkit_snapshot(): a folder holding src/mcpkit of one git revision
 MCPKIT_SNAPSHOT: Path | None = None
+#: set by --baseline: the folder of the revision the ``baseline`` server runs
+BASELINE_SNAPSHOT: Path | None = None
 
 
 def use_mcpkit_snapshot(revision: str) -> str:
@@ -254,6 +258,19 @@ def use_mcpkit_snapshot(revision: str) -> str:
     install on PYTHONPATH), so edits to the work tree during a run don't change what is measured.
     Returns the commit."""
     global MCPKIT_SNAPSHOT
+    commit, MCPKIT_SNAPSHOT = snapshot(revision)
+    return commit
+
+
+def use_baseline_snapshot(revision: str) -> str:
+    """The ``baseline`` server runs mcpkit of ``revision``; returns the commit."""
+    global BASELINE_SNAPSHOT
+    commit, BASELINE_SNAPSHOT = snapshot(revision)
+    return commit
+
+
+def snapshot(revision: str) -> tuple[str, Path]:
+    """``src/mcpkit`` of ``revision`` in a temp folder: the short commit and the folder."""
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
         capture_output=True,
@@ -265,18 +282,20 @@ def use_mcpkit_snapshot(revision: str) -> str:
         ["git", "-C", str(ROOT), "archive", commit, "src/mcpkit"], capture_output=True, check=True
     )
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    MCPKIT_SNAPSHOT = folder
-    return commit
+    return commit, folder
 
 
 def drop_mcpkit_snapshot() -> None:
-    if MCPKIT_SNAPSHOT is not None:
-        shutil.rmtree(MCPKIT_SNAPSHOT, ignore_errors=True)
+    for folder in (MCPKIT_SNAPSHOT, BASELINE_SNAPSHOT):
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
-def project_env() -> dict[str, str]:
+def project_env(source: Path | None = None) -> dict[str, str]:
+    """The project venv's environment, mcpkit from ``source`` (default: --mcpkit-source)."""
     env = dict(os.environ)
-    paths = [str(MCPKIT_SNAPSHOT / "src")] if MCPKIT_SNAPSHOT is not None else []
+    source = source or MCPKIT_SNAPSHOT
+    paths = [str(source / "src")] if source is not None else []
     if EXTRAS.exists():
         paths.append(str(EXTRAS))
     if paths:
@@ -325,7 +344,10 @@ class Server:
     def __init__(self, name: str, mode: str, flags: list[str]) -> None:
         venv, target = SERVERS[name]
         python = PROJECT_PY if venv == "project" else PEERS_PY
-        env = project_env() if venv == "project" else peers_env()
+        if name == "baseline":
+            env = project_env(BASELINE_SNAPSHOT)
+        else:
+            env = project_env() if venv == "project" else peers_env()
         env["BENCH_MODE"] = mode
         self.name = name
         self.port = free_port()
@@ -711,6 +733,8 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
             if s["wrong"]:
                 print(f"{'':<25} (a round failed: {s['wrong'][:150]})")
     keys = ["mcpkit/bare", "mcpkit/best-peer", *(f"mcpkit/{p}" for p in PEER_NAMES)]
+    if "baseline" in servers:
+        keys.append("mcpkit/baseline")
     for key, best_key, title in (
         (
             "ratios",
@@ -971,6 +995,12 @@ def main() -> None:
         "(a snapshot: edits made during the run don't change what is measured)",
     )
     parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also serve mcpkit of git revision REV as the server 'baseline' and print "
+        "mcpkit/baseline: a change's cost measured within each round",
+    )
+    parser.add_argument(
         "--upgrade-peers", action="store_true", help="reinstall the peers at their latest versions"
     )
     parser.add_argument(
@@ -1005,7 +1035,11 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     wrk = ensure_wrk()
     pin_self(WRK_CPU)
-    servers = args.only or list(SERVERS)
+    servers = args.only or [s for s in SERVERS if s != "baseline"]
+    if args.baseline and "baseline" not in servers:
+        servers.append("baseline")
+    if "baseline" in servers and not args.baseline:
+        sys.exit("the baseline server needs --baseline REV")
     scenarios = args.scenarios or list(SCENARIOS)
     wanted_peers = [s for s in servers if s in PEER_NAMES]
     peer_versions = ensure_peers(wanted_peers, [], args.upgrade_peers) if wanted_peers else {}
@@ -1036,6 +1070,8 @@ def run(args: argparse.Namespace) -> None:
             + (" + uncommitted src changes" if dirty.stdout.strip() else "")
         )
     log(f"mcpkit served from the {mcpkit_source}")
+    if args.baseline:
+        log(f"baseline: mcpkit of git {use_baseline_snapshot(args.baseline)} (snapshot)")
 
     if args.profile:
         profile(wrk, (args.only or ["mcpkit"])[0], args.profile, flags, args)

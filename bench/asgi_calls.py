@@ -1,0 +1,247 @@
+"""What one tools/call costs inside mcpkit's ASGI app, with no socket and no HTTP parser:
+the app of ``servers/http_mcpkit.py`` driven in process by a minimal ASGI caller, in µs per
+call, for a stateless POST, a POST in a session and a 2026-07-28 POST.
+
+HTTP load (``http_load.py``) measures what a user sees; this measures mcpkit's own share of
+it, steadier on a noisy machine (no second process, no kernel in the loop), so a change's
+cost shows in one run: ``--baseline REV`` runs mcpkit of that git revision beside the work
+tree, the two alternating round by round, each round in a fresh process.
+
+    .venv/bin/python bench/asgi_calls.py [--calls 20000] [--rounds 5] [--baseline REV]
+
+Every answer is checked (status 200 and the result ``3``); nothing is written into the
+repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PROJECT_PY = ROOT / ".venv" / "bin" / "python"
+SCENARIOS = ("stateless", "session", "modern")
+
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "add", "arguments": {"a": 1, "b": 2}},
+}
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+}
+
+
+def _headers(pairs: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode(), v.encode()) for k, v in pairs.items()]
+
+
+BASE_HEADERS = {
+    "host": "127.0.0.1:8000",
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+}
+
+
+async def post(app: Any, body: bytes, headers: dict[str, str]) -> tuple[int, dict, bytes]:
+    """One POST through ``app``: its status, response headers and body."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "root_path": "",
+        "headers": _headers({**headers, "content-length": str(len(body))}),
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    done = asyncio.get_running_loop().create_future()
+    first = True
+
+    async def receive() -> dict[str, Any]:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        await done
+        return {"type": "http.disconnect"}
+
+    status = 0
+    answer_headers: dict = {}
+    chunks: list[bytes] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status, answer_headers
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            answer_headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False) and not done.done():
+                done.set_result(None)
+
+    await app(scope, receive, send)
+    if not done.done():
+        done.set_result(None)
+    return status, answer_headers, b"".join(chunks)
+
+
+def _check(status: int, body: bytes) -> None:
+    if status != 200 or b'"text":"3"' not in body:
+        raise SystemExit(f"wrong answer: {status} {body[:300]!r}")
+
+
+async def measure(scenario: str, calls: int) -> float:
+    """µs per call of ``scenario`` over ``calls`` calls (after a warm-up)."""
+    os.environ["BENCH_MODE"] = "stateless" if scenario == "stateless" else "stateful"
+    sys.path.insert(0, str(HERE / "servers"))
+    import http_mcpkit  # the same app http_load.py serves
+
+    app = http_mcpkit.app
+    headers = {**BASE_HEADERS, "mcp-protocol-version": "2025-11-25"}
+    call = dict(CALL)
+    if scenario == "session":
+        init = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        }
+        status, answer_headers, body = await post(app, json.dumps(init).encode(), headers)
+        headers["mcp-session-id"] = answer_headers["mcp-session-id"]
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await post(app, json.dumps(note).encode(), headers)
+    elif scenario == "modern":
+        headers.update(
+            {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add"}
+        )
+        call["params"] = {**CALL["params"], "_meta": MODERN_META}  # type: ignore[dict-item]
+    body = json.dumps(call).encode()
+    for _ in range(min(2000, calls)):
+        status, _, answer = await post(app, body, headers)
+        _check(status, answer)
+    started = time.perf_counter()
+    for _ in range(calls):
+        status, _, answer = await post(app, body, headers)
+        _check(status, answer)
+    return (time.perf_counter() - started) / calls * 1e6
+
+
+def child(scenario: str, calls: int) -> None:
+    try:
+        import uvloop
+
+        runner = uvloop.run
+    except ImportError:
+        runner = asyncio.run
+    print(json.dumps({"us": runner(measure(scenario, calls))}))
+
+
+def snapshot(revision: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="bench-asgi-"))
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", revision, "src/mcpkit"], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def run_child(source: Path | None, scenario: str, calls: int) -> float:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if source is not None:
+        env["PYTHONPATH"] = str(source / "src")
+    python = PROJECT_PY if PROJECT_PY.exists() else Path(sys.executable)
+    out = subprocess.run(
+        [str(python), __file__, "--child", scenario, "--calls", str(calls)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{scenario} failed:\n{out.stderr[-2000:]}{out.stdout[-500:]}")
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["us"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=20_000, help="calls per round (20,000)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per source (5)")
+    parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--baseline", metavar="REV", help="also run mcpkit of git revision REV")
+    parser.add_argument("--child", choices=SCENARIOS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.calls)
+        return
+    base = snapshot(args.baseline) if args.baseline else None
+    try:
+        sources: dict[str, Path | None] = {"work tree": None}
+        if base is not None:
+            sources[f"baseline {args.baseline}"] = base
+        results: dict[tuple[str, str], list[float]] = {}
+        for round_ in range(args.rounds):
+            for scenario in args.scenarios:
+                # alternate which source goes first: a slow phase of the machine hits both
+                names = list(sources) if round_ % 2 == 0 else list(reversed(sources))
+                for name in names:
+                    us = run_child(sources[name], scenario, args.calls)
+                    results.setdefault((scenario, name), []).append(us)
+                    print(
+                        f"round {round_ + 1}/{args.rounds} {scenario:<10} {name:<22} {us:7.2f} µs/call",
+                        file=sys.stderr,
+                    )
+        print(f"\n{'scenario':<10} {'source':<22} {'µs/call median':>15} {'[min..max]':>18}")
+        for scenario in args.scenarios:
+            for name in sources:
+                values = results[(scenario, name)]
+                print(
+                    f"{scenario:<10} {name:<22} {statistics.median(values):15.2f} "
+                    f"{f'[{min(values):.2f}..{max(values):.2f}]':>18}"
+                )
+            if base is not None:
+                ratios = [
+                    w / b
+                    for w, b in zip(
+                        results[(scenario, "work tree")],
+                        results[(scenario, f"baseline {args.baseline}")],
+                        strict=True,
+                    )
+                ]
+                # The minimums: noise only adds time, so they are the steadiest figures.
+                least = min(results[(scenario, "work tree")]) / min(
+                    results[(scenario, f"baseline {args.baseline}")]
+                )
+                print(
+                    f"{'':<10} work tree / baseline: per round, median"
+                    f" {statistics.median(ratios):.3f}; of the minimums {least:.3f}"
+                )
+    finally:
+        if base is not None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
