@@ -243,11 +243,13 @@ async def pids_until(http: httpx.AsyncClient, url: str, wanted: set[int] | int) 
 
 
 async def test_two_workers_answer_on_one_port_and_a_dead_one_is_replaced(app_file):
-    stateless_env = environment(MCPKIT_ENABLE_LEGACY_SSE="false")
-    with mcpkit_run(app_file, "--workers", "2", "--stateless", env=stateless_env) as served:
+    # No setting needed: stateless workers serve no legacy SSE, and say so.
+    with mcpkit_run(app_file, "--workers", "2", "--stateless") as served:
         workers = served.children()
         assert len(workers) == 2
         async with fresh_connections() as http:
+            legacy = await http.get(served.url + "/sse")
+            assert legacy.status_code == 404
             seen = await pids_until(http, served.url, workers)
             assert set(seen) == workers, f"{len(seen)} calls reached {set(seen)} of {workers}"
             assert served.process.pid not in seen
@@ -271,6 +273,7 @@ async def test_two_workers_answer_on_one_port_and_a_dead_one_is_replaced(app_fil
         served.process.send_signal(signal.SIGTERM)
         assert served.process.wait(20) == 0
         assert served.children() == set()
+        assert "legacy SSE is off" in served.process.stderr.read()  # type: ignore[union-attr]
 
 
 async def test_sigterm_lets_the_calls_running_in_every_worker_finish(app_file, tmp_path):
@@ -474,18 +477,26 @@ async def test_a_session_made_on_one_worker_is_served_by_the_other(app_file, red
 
 
 @pytest.mark.parametrize(
-    ("args", "lost"),
+    ("args", "variables", "lost"),
     [
-        ((), "Streamable HTTP sessions and legacy SSE sessions"),
-        (("--stateless",), "legacy SSE sessions"),
+        ((), {}, "Streamable HTTP sessions and legacy SSE sessions"),
+        # stateless workers leave legacy SSE off, unless a variable asks for it
+        (("--stateless",), {"MCPKIT_ENABLE_LEGACY_SSE": "true"}, "legacy SSE sessions"),
     ],
 )
-def test_workers_with_sessions_and_no_store_are_refused_before_serving(app_file, args, lost):
+def test_workers_with_sessions_and_no_store_are_refused_before_serving(
+    app_file, args, variables, lost
+):
     port = free_port()
     command = [sys.executable, "-m", "mcpkit", "run", str(app_file), "-t", "http"]
     command += ["--port", str(port), "--workers", "2", *args]
     done = subprocess.run(
-        command, cwd=app_file.parent, env=environment(), capture_output=True, text=True, timeout=30
+        command,
+        cwd=app_file.parent,
+        env=environment(**variables),
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 2
     assert done.stdout == ""  # no banner: nothing was served

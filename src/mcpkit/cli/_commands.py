@@ -106,7 +106,7 @@ def run(
         typer.Option(
             "--workers",
             min=1,
-            help="Worker processes serving the HTTP port; more than 1 needs --redis-url, or --stateless with MCPKIT_ENABLE_LEGACY_SSE=false",
+            help="Worker processes serving the HTTP port; more than 1 needs --redis-url, or --stateless (legacy SSE is then off)",
         ),
     ] = DEFAULTS["workers"],
     json_output: Annotated[

@@ -169,7 +169,15 @@ def run_server(
     from mcpkit.transports.http._app import bind_http_socket, run_http_server
 
     build = functools.partial(
-        http_server_for, target, host, port, endpoint, stateless, redis_url, shutdown_grace
+        http_server_for,
+        target,
+        host,
+        port,
+        endpoint,
+        stateless,
+        redis_url,
+        shutdown_grace,
+        workers,
     )
     server, options = build()
     if workers > 1:
@@ -178,6 +186,11 @@ def run_server(
         lost = state_lost_across_workers(options)
         if lost:
             raise CliError(workers_refusal(workers, lost), code=EXIT_USAGE)
+        if stateless and not redis_url and not options.enable_legacy_sse:
+            sys.stderr.write(
+                "mcpkit: legacy SSE is off: with --workers its sessions would each live in"
+                " one worker (--redis-url serves it)\n"
+            )
     try:
         if workers > 1:
             from mcpkit.transports.http._workers import bind_worker_sockets
@@ -225,9 +238,13 @@ def http_server_for(
     stateless: bool,
     redis_url: str | None,
     shutdown_grace: float | None,
+    workers: int = 1,
 ) -> tuple[Any, Any]:
     """The app of ``target`` and its HTTP options as ``mcpkit run`` serves them (``MCPKIT_*``
-    variables read, Redis stores when ``redis_url``): what each ``--workers`` process builds."""
+    variables read, Redis stores when ``redis_url``): what each ``--workers`` process builds.
+
+    Several stateless workers without Redis serve no legacy SSE (its sessions are state)
+    unless ``MCPKIT_ENABLE_LEGACY_SSE`` asks for it, which the start then refuses."""
     from mcpkit.cli._loader import load_app
     from mcpkit.cli._settings import server_options
 
@@ -241,6 +258,8 @@ def http_server_for(
         hub = RedisHub(redis_url)
         shared = redis_options(hub)
         server.tasks.store = RedisTaskStore(hub)
+    if workers > 1 and stateless and not redis_url and "MCPKIT_ENABLE_LEGACY_SSE" not in os.environ:
+        shared["enable_legacy_sse"] = False
     options = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)
     return server, options
 
@@ -250,8 +269,8 @@ def workers_refusal(workers: int, lost: tuple[str, ...]) -> str:
     names for the fixes)."""
     return (
         f"--workers {workers} would lose sessions: {' and '.join(lost)} live in one worker"
-        " each; pass --redis-url to share them, or serve none with --stateless and"
-        " MCPKIT_ENABLE_LEGACY_SSE=false"
+        " each; pass --redis-url to share them, or serve none with --stateless"
+        " (and MCPKIT_ENABLE_LEGACY_SSE unset or false)"
     )
 
 
