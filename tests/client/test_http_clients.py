@@ -368,9 +368,25 @@ async def test_close_deletes_the_session(official_urls: dict[str, str]) -> None:
     assert response.status_code == 404
 
 
-async def test_an_expired_session_fails_with_a_clear_error(official_urls: dict[str, str]) -> None:
+async def test_an_expired_session_is_started_again(official_urls: dict[str, str]) -> None:
     url = official_urls["stateful-json"]
     async with connected(options(url)) as client:
+        session_id = client.session.stream.session_id  # type: ignore[attr-defined]
+        async with httpx.AsyncClient(timeout=WAIT_TIMEOUT) as http:
+            response = await http.delete(
+                url, headers={"Mcp-Session-Id": session_id, "MCP-Protocol-Version": "2025-11-25"}
+            )
+            assert response.status_code == 200
+        # The official server answers 404: a new session, and the call goes through there.
+        result = await client.call_tool("add", {"a": 1, "b": 1})
+        assert result.content[0].text == "2"  # type: ignore[union-attr]
+        assert client.session_id not in (None, session_id)
+        await client.ping()
+
+
+async def test_an_expired_session_fails_with_a_clear_error(official_urls: dict[str, str]) -> None:
+    url = official_urls["stateful-json"]
+    async with connected(options(url, renew_expired_session=False)) as client:
         session_id = client.session.stream.session_id  # type: ignore[attr-defined]
         async with httpx.AsyncClient(timeout=WAIT_TIMEOUT) as http:
             response = await http.delete(

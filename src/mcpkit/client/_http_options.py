@@ -131,6 +131,10 @@ class HttpClientTransportOptions:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     #: DELETE the session on close: None -> only a session this client initialized.
     delete_session_on_close: bool | None = None
+    #: A 404 on a session this client initialized starts a new one (``initialize`` again,
+    #: its subscriptions and log level restored) and sends the request once more, as the
+    #: spec asks of a client; False: the request fails with ``SessionExpiredError``.
+    renew_expired_session: bool = True
 
     @property
     def display_name(self) -> str:

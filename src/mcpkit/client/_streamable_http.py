@@ -9,9 +9,11 @@ stream that ends before the response is resumed (``_response_streams``). After
 unsolicited messages (``_listen_stream``).
 
 Failures of one request (an HTTP error status, a stream that cannot be resumed) come back to
-that request as a JSON-RPC error response; a 404 on a request that carried the session id
-means the session expired, which ends the transport: the engine's pending requests fail
-with a ``SessionExpiredError`` (a ``ConnectionClosedError``) that says so.
+that request as a JSON-RPC error response. A 404 on a request that carried the session id
+means the server forgot the session: for a session initialized here a new one is started
+and the request sent there once more (``_session_renewal``); otherwise (or when that fails)
+it ends the transport: the engine's pending requests fail with a ``SessionExpiredError`` (a
+``ConnectionClosedError``) that says so.
 
 A ``known_session_id`` is resumed without ``initialize`` (``resume_session``): requests
 carry that session id and the version given, the first answer confirms the session (its
@@ -64,6 +66,7 @@ from mcpkit.client._modern_http import (
     modern_request_headers,
 )
 from mcpkit.client._response_streams import Inflight, ResponseStreamHandling
+from mcpkit.client._session_renewal import SessionRenewal
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS
 
 logger = logging.getLogger("mcpkit.client.http")
@@ -122,6 +125,8 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         self.tool_headers: dict[str, HeaderAnnotations] = {}
         #: True once a 2026-07-28 request went out (and no ``initialize`` since).
         self.modern = False
+        #: A new session in place of one the server forgot (404).
+        self.renewal = SessionRenewal(self)
 
     # lifecycle ----------------------------------------------------------------------------
 
@@ -218,6 +223,8 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         if len(self._inflight) + len(request_ids) > MAX_INFLIGHT_REQUESTS:
             raise TransportError(f"more than {MAX_INFLIGHT_REQUESTS} requests in flight")
         modern_headers = self._modern_headers(peeks)
+        if modern_headers is None:
+            self.renewal.note(frame, peeks)
         record = Inflight(ids=request_ids, modern=modern_headers is not None)
         for request_id in request_ids:
             self._inflight[request_id] = record
@@ -274,12 +281,15 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         *,
         initialize: bool = False,
         modern_headers: dict[str, str] | None = None,
+        renewing: bool = False,
     ) -> httpx.Response:
         """POST ``frame``; return the response once its status is good.
 
         Raises ``HttpStatusError`` for an error status, ``ConnectionClosedError`` (after ending
         the transport) when the session expired, ``TransportError`` when the request failed.
         ``modern_headers`` (a 2026-07-28 request) replace the session and version headers.
+        A 404 on the session starts a new one and POSTs ``frame`` there once more, unless
+        ``renewing`` (the renewal's own requests, and that second POST).
         """
         headers = (
             dict(modern_headers)
@@ -299,8 +309,37 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         finally:
             await response.aclose()
         if response.status_code == 404 and sent_session:
+            if not renewing and await self.renewal.renewed(headers[SESSION_HEADER]):
+                return await self._open_post(frame, initialize=initialize, renewing=True)
             raise self._session_expired(response, body)
         raise status_error("POST", self.endpoint, response, body)
+
+    # what a session renewal does through the transport -------------------------------------
+
+    async def open_post(self, frame: bytes, *, renewing: bool = True) -> httpx.Response:
+        """``_open_post`` for the renewal: no renewal of its own on a 404."""
+        return await self._open_post(frame, renewing=renewing)
+
+    async def own_request(self, frame: bytes, request_id: str, *, initialize: bool = False) -> None:
+        """POST a request of the transport's own and read its answer (``SessionRenewal.take``
+        keeps it from the client engine); an ``initialize`` adopts the session it opens."""
+        response = await self._open_post(frame, initialize=initialize, renewing=True)
+        if initialize:
+            self._adopt_session(response)
+        record = Inflight(ids=(request_id,))
+        self._inflight[request_id] = record
+        await self._consume(response, record)
+
+    def stop_listening(self) -> None:
+        """Drop the listen stream (of a session that is gone)."""
+        task, self._listen_task = self._listen_task, None
+        if task is not None and not task.done():
+            task.cancel()
+        self.listen_state = ListenStreamState.OFF
+
+    def start_listening(self) -> None:
+        """Open the listen stream (of a new session)."""
+        self._start_listening()
 
     def _confirm_resumed(self, response: httpx.Response) -> None:
         """The server answered in the resumed session: take the version it names for the
@@ -356,6 +395,10 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
     # inbound ------------------------------------------------------------------------------
 
     async def _deliver(self, frame: bytes) -> None:
+        if self.renewal.take(frame):
+            for p in peek(frame):
+                self._mark_answered(p.id)
+            return
         for p in peek(frame):
             if not p.is_response:
                 continue
