@@ -41,6 +41,7 @@ from mcpkit import (
     McpClient,
     McpServerApp,
     McpToolContext,
+    SessionExpiredError,
     TransportError,
     mcp_server,
     mcp_tool,
@@ -764,6 +765,31 @@ async def test_a_stream_that_cannot_be_resumed_fails_its_request_only() -> None:
         with pytest.raises(McpCallError, match="ended the response stream"):
             await client.call_tool("anything", {})
         await client.ping()  # the connection is fine
+
+
+@pytest.mark.parametrize("renew", [True, False], ids=["renewing", "not-renewing"])
+async def test_a_stream_whose_session_is_forgotten_before_the_answer(renew: bool) -> None:
+    async def on_call(request: Request, message: dict[str, Any]) -> Response:
+        return sse_response("id: p1\nretry: 50\ndata: \n\n")  # ends before the answer
+
+    async def on_get(request: Request, n: int) -> Response:
+        if request.headers.get("last-event-id"):  # the resumption: the session is gone
+            return JSONResponse({"error": "unknown session"}, status_code=404)
+        return Response(status_code=405)
+
+    script = Script(on_get=on_get, on_call=on_call)
+    async with scripted(script, renew_expired_session=renew) as client:
+        if renew:
+            # Only this request's answer is lost (sending it again could run it twice);
+            # the transport lives on, and the next 404 would start a new session.
+            with pytest.raises(McpCallError, match="forgot the session before answering"):
+                await client.call_tool("anything", {})
+            await client.ping()
+        else:
+            with pytest.raises(SessionExpiredError):
+                await client.call_tool("anything", {})
+            with pytest.raises(SessionExpiredError):
+                await client.ping()
 
 
 async def test_an_oversized_event_fails_its_request() -> None:

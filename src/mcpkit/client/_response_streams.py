@@ -94,6 +94,7 @@ class ResponseStreamHandling(SseStreamReading):
     _headers: Callable[[], dict[str, str]]
     _forget: Callable[[tuple[Any, ...]], None]
     _session_expired: Callable[[httpx.Response, bytes], ConnectionClosedError]
+    _renewable: Callable[[], bool]
 
     async def _request_flow(
         self, frame: bytes, record: Inflight, modern_headers: dict[str, str] | None = None
@@ -198,7 +199,18 @@ class ResponseStreamHandling(SseStreamReading):
                     assert attempt.response is not None
                     body = await error_body(attempt.response)
                     if attempt.response.status_code == 404 and SESSION_HEADER in headers:
-                        self._session_expired(attempt.response, body)
+                        if not self._renewable():
+                            self._session_expired(attempt.response, body)
+                            return
+                        # The answer went with the old session; the next request starts a
+                        # new one (sending this one again could run it twice).
+                        await self._fail(
+                            record,
+                            TransportError(
+                                "the server forgot the session before answering this request;"
+                                " its answer is lost (later requests start a new session)"
+                            ),
+                        )
                     else:
                         await self._fail(
                             record, status_error("GET", self.endpoint, attempt.response, body)

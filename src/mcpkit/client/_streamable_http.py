@@ -330,6 +330,10 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         self._inflight[request_id] = record
         await self._consume(response, record)
 
+    def _renewable(self) -> bool:
+        """Whether a 404 on the session would start a new one (``SessionRenewal``)."""
+        return self.renewal.possible()
+
     def stop_listening(self) -> None:
         """Drop the listen stream (of a session that is gone)."""
         task, self._listen_task = self._listen_task, None
