@@ -302,7 +302,7 @@ class SessionCluster:
                 await stop()
                 stop = None
                 session.discard_relay(relay)
-                await handler.serve_stream(
+                await handler.listen.serve_stream(
                     local, session, send, receive, _replayer(send, relay.last_id or last_event_id)
                 )
                 return

@@ -4,7 +4,7 @@ POST carries client messages. A request is answered as JSON, or as an SSE stream
 the moment the call produces a message of its own (progress, logs, a server-to-client
 request), so quick calls stay plain JSON (``_calls.py``). A 2026-07-28 POST is stateless
 (``_modern_post.py``). GET opens the session's standalone stream or resumes a dropped one
-(``Last-Event-ID``). DELETE ends the session.
+(``Last-Event-ID``, ``_streamable_get.py``). DELETE ends the session.
 
 With a ``SessionStore`` backend (``options.session_store``) sessions are shared between
 instances: what that changes lives in ``_cluster.py``; this module calls it at a few
@@ -45,7 +45,6 @@ from mcpkit.transports.http._asgi import (
     BodyTooLarge,
     Receive,
     Send,
-    disconnected_before,
     encode_headers,
     error_body,
     json_response,
@@ -66,7 +65,8 @@ from mcpkit.transports.http._sessions import (
     StreamableSession,
     StreamableSessionStore,
 )
-from mcpkit.transports.http._streams import Replayer, SseResponse, SseStream
+from mcpkit.transports.http._streamable_get import ListenStreams
+from mcpkit.transports.http._streams import SseResponse, SseStream
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -95,6 +95,8 @@ class StreamableHttpHandler:
         self._background: set[asyncio.Task[Any]] = set()
         self._disconnects = DisconnectWatch()
         self.modern = ModernPosts(self)
+        #: The GET endpoint: a session's standalone stream, or one resumed.
+        self.listen = ListenStreams(self)
         #: Shared sessions and/or a message bus; else ``LocalCluster``, which does nothing.
         self.cluster: SessionCluster | LocalCluster = (
             SessionCluster(self)
@@ -143,7 +145,7 @@ class StreamableHttpHandler:
             return
         stateless = self.options.stateless or is_modern(headers.get("mcp-protocol-version"))
         if method == "GET" and not stateless:
-            await self.get(receive, send, headers)
+            await self.listen.get(receive, send, headers)
         elif method == "DELETE" and not stateless:
             await self.delete(send, headers)
         else:
@@ -209,7 +211,7 @@ class StreamableHttpHandler:
         # (the client would take it for the answer to its own request of that id).
         request_id = decoded.id if type(decoded) is JsonRpcRequest else None
         if not is_supported(version):
-            await self._unsupported_version(send, version, request_id)
+            await self.unsupported_version(send, version, request_id)
             return
         batch = type(decoded) is list
         messages: list[Any] = decoded if batch else [decoded]  # type: ignore[assignment]
@@ -535,7 +537,7 @@ class StreamableHttpHandler:
             label=label,
         )
 
-    async def _unsupported_version(
+    async def unsupported_version(
         self, send: Send, version: str | None, request_id: Any = None
     ) -> None:
         error = UnsupportedProtocolVersionError(version)
@@ -571,111 +573,6 @@ class StreamableHttpHandler:
         """An HTTP error whose body is a JSON-RPC error; it carries MCP-Protocol-Version too."""
         headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()), *(extra or ())]
         await send_json(send, status, error_body(code, message, data), headers)
-
-    # GET ----------------------------------------------------------------------------------
-
-    async def get(self, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        if "text/event-stream" not in headers.get("accept", ""):
-            await self.fail(
-                send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow text/event-stream"
-            )
-            return
-        version = headers.get("mcp-protocol-version")
-        if not is_supported(version):
-            await self._unsupported_version(send, version)
-            return
-        session_id = headers.get("mcp-session-id")
-        if session_id is None:
-            await self.fail(
-                send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
-            )
-            return
-        try:
-            session = await self.sessions.find_owned(session_id, session_owner(CURRENT_AUTH.get()))
-        except StoreUnavailableError as exc:
-            await self.store_unavailable(send, exc)
-            return
-        if session is None:
-            await self.fail(
-                send,
-                404,
-                ErrorCode.SESSION_EXPIRED,
-                "Session expired or unknown",
-                {"sessionId": session_id},
-            )
-            return
-        last_event_id = headers.get("last-event-id")
-        if self.shared_cluster is not None:
-            await self.shared_cluster.get(session, send, receive, version, last_event_id)
-            return
-        if last_event_id is None and session.standalone.attached:
-            await self.fail(
-                send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session"
-            )
-            return
-        await start_sse(send, self.response_headers(session, version))
-        if last_event_id is None:
-            await self.serve_stream(session.standalone, session, send, receive, None)
-            return
-        replayer = Replayer(send, last_event_id, self.options.sse_write_timeout)
-        try:
-            stream_id = await self.event_store.replay_events_after(
-                session.session_id, last_event_id, replayer
-            )
-        except TimeoutError:  # the client does not read its replay: the server closes it
-            logger.warning(
-                "SSE client of session %s not reading its replay; stream dropped",
-                session.session_id,
-            )
-            return
-        if stream_id is None or stream_id == session.standalone.stream_id:
-            await self.serve_stream(session.standalone, session, send, receive, replayer)
-            return
-        live = session.streams.get(stream_id)
-        if live is None or live.finished.is_set():
-            await send_chunk(send, b"", more=False)  # that call is over and fully replayed
-            return
-        await self.serve_stream(live, session, send, receive, replayer)
-
-    async def serve_stream(
-        self,
-        stream: SseStream,
-        session: StreamableSession,
-        send: Send,
-        receive: Receive,
-        replayer: Replayer | None,
-    ) -> None:
-        """Attach this GET (its SSE response started) to ``stream`` until the stream ends
-        (its session closed, its call answered), the client leaves, or it stops reading
-        (the response is dropped; the client resumes with Last-Event-ID). However it ends,
-        the response ends with its end of body, and nothing of it outlives this call.
-
-        After a replay, a second one under the stream's lock catches up on events written
-        meanwhile (queued, never waiting: writers wait on that lock), so the live feed
-        starts exactly where the replay stopped.
-        """
-        response = self.sse_response(send, stream.stream_id)
-        try:
-            async with stream.lock:
-                if replayer is not None:
-                    replayer.response = response
-                    await self.event_store.replay_events_after(
-                        session.session_id, replayer.last_id, replayer
-                    )
-                stream.attach(response)
-            if replayer is None and resumable_streams(session.protocol_version):
-                await stream.prime()
-            await self._wait_finished_or_gone(response, receive)
-        finally:
-            stream.detach(response)  # still attached: the client left, or this was cancelled
-            await response.wait()
-
-    @staticmethod
-    async def _wait_finished_or_gone(response: SseResponse, receive: Receive) -> None:
-        """Until ``response`` is complete (its stream ended it, or it was dropped) or the
-        client leaves (then it is dropped)."""
-        if await disconnected_before(response.task, receive) and not response.task.done():
-            response.drop()  # the client left
 
     # DELETE -------------------------------------------------------------------------------
 
