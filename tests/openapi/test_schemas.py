@@ -5,8 +5,8 @@ document loader (JSON text, YAML without PyYAML, Swagger 2.0)."""
 
 from __future__ import annotations
 
-import builtins
 import json
+import sys
 from typing import Any
 
 import httpx
@@ -265,16 +265,9 @@ def test_json_text_and_bytes_load_like_the_dict():
     assert tools_of(json.dumps(forest_31()).encode()) == tools_of(forest_31())
 
 
-def test_yaml_text_without_pyyaml_names_the_package(monkeypatch):
-    real_import = builtins.__import__
-
-    def no_yaml(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "yaml":
-            raise ImportError("No module named 'yaml'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_yaml)
-    with pytest.raises(ImportError, match="pip install pyyaml"):
+def test_yaml_text_without_pyyaml_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "yaml", None)  # as if PyYAML were not installed
+    with pytest.raises(ImportError, match=r"pip install 'mcpkit\[openapi\]'"):
         load_document("openapi: 3.1.0\ninfo: {title: t, version: '1'}\n")
 
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from mcpkit._extras import require
+
 logger = logging.getLogger("mcpkit.openapi")
 
 #: What ``McpServerApp.from_openapi`` accepts as the document: the parsed mapping, or its
@@ -23,10 +25,7 @@ OpenApiSource = Mapping[str, Any] | str | bytes
 #: Most ``$ref`` hops followed for one non-schema object (a chain longer than this is a loop).
 MAX_REF_HOPS = 32
 
-_YAML_MISSING = (
-    "this OpenAPI document is not JSON, and reading YAML needs PyYAML, which is not "
-    "installed: `pip install pyyaml`, or pass the document as a dict or JSON text"
-)
+_YAML_FEATURE = "an OpenAPI document that is not JSON (YAML text)"
 
 
 def _parse_text(text: str) -> Any:
@@ -34,10 +33,7 @@ def _parse_text(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         pass
-    try:
-        import yaml  # type: ignore[import-untyped, unused-ignore]  # optional: PyYAML
-    except ImportError:
-        raise ImportError(_YAML_MISSING) from None
+    yaml = require("yaml", "openapi", _YAML_FEATURE)  # PyYAML
     return yaml.safe_load(text)
 
 
