@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
 from pathlib import Path
 
 SERVERS_DIR = Path(__file__).resolve().parent / "servers"
@@ -30,3 +32,14 @@ def uvicorn_command(python: Path | str, target: str, port: int, flags: list[str]
         "on",
         *flags,
     ]
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after 10 s: a server that will not stop does not hang the bench."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -73,7 +73,7 @@ except ImportError:  # pragma: no cover - depends on how it was started
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned
-from _uvicorn import uvicorn_command
+from _uvicorn import stop_server, uvicorn_command
 from _wrk import bench_result, wrk_command
 
 PEERS = HERE / ".venv-peers"
@@ -394,13 +394,7 @@ class Server:
             return float("nan")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_server(self.proc)
         self.log.close()
         try:
             os.unlink(self.log.name)

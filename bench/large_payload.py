@@ -28,7 +28,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -48,7 +47,7 @@ import httpx
 
 sys.path.insert(0, str(HERE))
 from _pinning import pinned
-from _uvicorn import uvicorn_command
+from _uvicorn import stop_server, uvicorn_command
 
 SERVERS_DIR = HERE / "servers"
 EXTRAS = HERE / ".venv-peers" / "project-extras"
@@ -169,13 +168,7 @@ class Server:
         return int(Path(f"/proc/{self.proc.pid}/schedstat").read_text().split()[1]) / 1e9
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_server(self.proc)
         self.log.close()
 
 

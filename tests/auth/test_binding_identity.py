@@ -24,6 +24,7 @@ from tests.auth._support import Signer
 from tests.auth.test_server_gate import AUDIENCE, make_config
 from tests.auth.test_session_isolation import legacy_reply, legacy_session, text_of, tool_call
 from tests.http_server import serving
+from tests.wire import initialize_request
 
 WAIT = 10.0
 MODERN = "2026-07-28"
@@ -110,16 +111,7 @@ async def test_a_websocket_runs_as_its_upgrade(signer: Signer) -> None:
     async with serving(app, bearer_auth=make_config(signer), enable_websocket=True) as (url, _):
         ws_url = url.replace("http://", "ws://", 1) + "/ws"
         async with connect(ws_url, additional_headers=token(signer, "carol")) as ws:
-            init = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            }
+            init = initialize_request()
             await ws.send(json.dumps(init))
             assert "result" in json.loads(await ws.recv())
             await ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -138,16 +130,7 @@ async def test_a_connection_guard_sees_the_identity_before_any_message(signer: S
         return auth is not None and auth.subject == "alice"
 
     app = McpServerApp(Identity)
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    init = initialize_request()
     accept = {"accept": "application/json, text/event-stream"}
     async with (
         serving(app, bearer_auth=make_config(signer), connection_guards=(alice_only,)) as (url, _),

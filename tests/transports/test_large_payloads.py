@@ -20,6 +20,7 @@ from mcpkit import McpServerApp, McpToolContext, mcp_resource, mcp_server, mcp_t
 from mcpkit.protocol._sse import SseDecoder
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import serving
+from tests.wire import initialize_request
 
 PAYLOAD = 5 * 1024 * 1024
 _LINE = 'a line with "quotes", a tab\there, a backslash \\ and é, to 64 chars.\n'
@@ -67,16 +68,7 @@ def _sse_messages(body: bytes) -> list[dict[str, Any]]:
 
 
 async def _session_headers(client: httpx.AsyncClient, url: str) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
+    init = initialize_request()
     response = await client.post(url, json=init, headers=HEADERS)
     headers = {**HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
