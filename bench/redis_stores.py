@@ -130,29 +130,19 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Redis:
-    def __init__(self) -> None:
+    """A redis-server on a free loopback port, no persistence; pinned to ``cpu`` (None: not
+    pinned)."""
+
+    def __init__(self, cpu: int | None = LOAD_CPU) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             sys.exit("redis-server is required: apt-get install -y redis-server")
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="mcpkit-bench-redis-")
+        command = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        command += ["--appendonly", "no", "--dir", self.dir]
         self.process = subprocess.Popen(
-            pinned(
-                [
-                    binary,
-                    "--port",
-                    str(self.port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    self.dir,
-                ],
-                LOAD_CPU,
-            ),
+            command if cpu is None else pinned(command, cpu),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -32,7 +32,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,50 +42,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import http_load as load
 from _pinning import pin_self
+from redis_stores import Redis
 
 SERVER_FILE = load.SERVERS_DIR / "http_mcpkit.py"
 SCENARIOS = ("call-modern", "call-session")
-
-
-class RedisProcess:
-    """A redis-server on a free loopback port, no persistence, for ``call-session``."""
-
-    def __init__(self) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            sys.exit("call-session needs redis-server: apt-get install -y redis-server")
-        self.port = load.free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.dir = tempfile.mkdtemp(prefix="bench-redis-")
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-            + ["--appendonly", "no", "--dir", self.dir],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        sys.exit("redis-server did not start")
-
-    def flush(self) -> None:
-        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:
-            sock.sendall(b"FLUSHALL\r\n")
-            sock.recv(16)
-
-    def cpu_seconds(self) -> float:
-        return _cpu_of(self.proc.pid)
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait(5)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _cpu_of(pid: int) -> float:
@@ -112,7 +71,7 @@ def _children(pid: int) -> list[int]:
 class WorkersServer:
     """``mcpkit run --workers N`` serving the bench's ``add`` tool."""
 
-    def __init__(self, workers: int, scenario: str, redis: RedisProcess | None) -> None:
+    def __init__(self, workers: int, scenario: str, redis: Redis | None) -> None:
         self.workers = workers
         self.port = load.free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
@@ -165,7 +124,7 @@ class WorkersServer:
 
 
 def measure(
-    wrk: str, workers: int, scenario: str, redis: RedisProcess | None, args: argparse.Namespace
+    wrk: str, workers: int, scenario: str, redis: Redis | None, args: argparse.Namespace
 ) -> dict:
     """One N under one scenario: warm up, then one measured wrk run."""
     _mode, script, _unit = load.SCENARIOS[scenario]
@@ -180,7 +139,7 @@ def measure(
             load.run_wrk(wrk, server.url, script, args.warmup, args.connections)
         cpu0, busy0, t0 = server.cpu_seconds(), load.cpu_busy(), time.monotonic()
         children0 = server.per_child()
-        redis0 = redis.cpu_seconds() if redis is not None else 0.0
+        redis0 = _cpu_of(redis.process.pid) if redis is not None else 0.0
         result, raw, wrk_cpu, _wait = load.run_wrk(
             wrk, server.url, script, args.duration, args.connections
         )
@@ -191,7 +150,7 @@ def measure(
         spread = sorted(
             (c / elapsed for c in children.values() if c > 0.01 * elapsed), reverse=True
         )
-        redis_cpu = (redis.cpu_seconds() - redis0) if redis is not None else 0.0
+        redis_cpu = (_cpu_of(redis.process.pid) - redis0) if redis is not None else 0.0
         busy = sum(load.cpu_busy().values()) - sum(busy0.values())
         if result is None:
             return {"workers": workers, "scenario": scenario, "wrong": raw.strip()[-300:]}
@@ -253,7 +212,8 @@ def main() -> None:
     wrk = load.ensure_wrk()
     pin_self(load.WRK_CPU)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    redis = RedisProcess() if "call-session" in args.scenarios else None
+    # not pinned, as the workers are not
+    redis = Redis(cpu=None) if "call-session" in args.scenarios else None
     base, many = args.workers
     rows: list[dict] = []
     try:
@@ -286,7 +246,7 @@ def main() -> None:
                         )
     finally:
         if redis is not None:
-            redis.stop()
+            redis.close()
         load.drop_mcpkit_snapshot()
     print(
         f"\nmcpkit run --workers N, {args.connections} connections, {args.duration:g} s x"

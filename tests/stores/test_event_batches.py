@@ -32,6 +32,7 @@ from mcpkit.stores._events import EventStore, NewEvent
 from tests.http_server import serving
 from tests.redis_server import RedisServer, needs_redis
 from tests.waiting import wait_until
+from tests.wire import initialize_request
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -276,16 +277,7 @@ async def two_instances(redis_url: str) -> AsyncIterator[list[str]]:
 
 
 async def open_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "batch", "version": "1"},
-        },
-    }
+    init = initialize_request(VERSION)
     response = await http.post(url, json=init, headers=HEADERS)
     assert response.status_code == 200, response.text
     headers = {

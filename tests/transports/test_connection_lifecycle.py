@@ -31,6 +31,7 @@ from mcpkit.transports import InMemoryTransport
 from tests.http_server import serving
 from tests.transports._tools import CancellableTools
 from tests.waiting import wait_until
+from tests.wire import initialize_request
 
 WAIT = 5.0
 URI = "data://lifecycle"
@@ -45,19 +46,6 @@ class LifecycleTools(CancellableTools):
     @mcp_resource(URI)
     def data(self) -> str:
         return "data"
-
-
-def initialize(version: str = VERSION) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "lifecycle", "version": "1"},
-        },
-    }
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -273,7 +261,7 @@ async def test_every_transport_opens_and_closes_its_connection_in_the_engine(
         assert len(app.connections) == 0
         peer = await open_peer(app, url, http)
         version = "2024-11-05" if transport == "legacy-sse" else VERSION
-        await peer.send(initialize(version))
+        await peer.send(initialize_request(version))
         assert "result" in await peer.reply(1)
         await peer.send(INITIALIZED)
         await peer.send(SUBSCRIBE)
@@ -309,7 +297,7 @@ async def test_a_streamable_session_that_expires_closes_like_a_deleted_one() -> 
         httpx.AsyncClient(timeout=WAIT) as http,
     ):
         peer = StreamablePeer(http, url)
-        await peer.send(initialize())
+        await peer.send(initialize_request(VERSION))
         await peer.reply(1)
         await peer.send(INITIALIZED)
         await peer.send(SUBSCRIBE)
@@ -334,7 +322,7 @@ async def test_a_connection_closed_twice_is_forgotten_once() -> None:
     first, second = MemoryPeer(app), MemoryPeer(app)
     try:
         for peer in (first, second):
-            await peer.send(initialize())
+            await peer.send(initialize_request(VERSION))
             await peer.reply(1)
             await peer.send(SUBSCRIBE)
             await peer.reply(2)

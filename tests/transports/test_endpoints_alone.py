@@ -25,20 +25,12 @@ from tests.http_server import serve_asgi
 from tests.raw_asgi import send_json
 from tests.transports._tools import CancellableTools
 from tests.transports.test_connection_lifecycle import LifecycleTools
+from tests.wire import initialize_request
 
 WAIT = 5.0
 VERSION = "2025-11-25"
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": VERSION,
-        "capabilities": {},
-        "clientInfo": {"name": "alone", "version": "1"},
-    },
-}
+INIT = initialize_request(VERSION)
 
 pytestmark = pytest.mark.timeout(60)
 

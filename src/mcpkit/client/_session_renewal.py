@@ -147,7 +147,7 @@ class SessionRenewal:
                 f"the new session speaks {result.get('protocolVersion')!r}, not {version!r}"
             )
         initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
-        response = await transport.open_post(initialized, renewing=True)
+        response = await transport.open_post(initialized)
         await response.aclose()
         for frame in list(self.kept.values()):
             try:

@@ -316,9 +316,9 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
 
     # what a session renewal does through the transport -------------------------------------
 
-    async def open_post(self, frame: bytes, *, renewing: bool = True) -> httpx.Response:
+    async def open_post(self, frame: bytes) -> httpx.Response:
         """``_open_post`` for the renewal: no renewal of its own on a 404."""
-        return await self._open_post(frame, renewing=renewing)
+        return await self._open_post(frame, renewing=True)
 
     async def own_request(self, frame: bytes, request_id: str, *, initialize: bool = False) -> None:
         """POST a request of the transport's own and read its answer (``SessionRenewal.take``

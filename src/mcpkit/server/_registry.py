@@ -97,13 +97,16 @@ class McpConnectionRegistry:
         return await self._deliver(key, send, payload)
 
     async def _deliver(self, key: str, send: SendFn, payload: dict[str, Any]) -> bool:
+        """``_offer`` to one connection, bounded by ``broadcast_timeout``."""
         try:
             async with asyncio.timeout(self.broadcast_timeout):
-                await send(payload)
-            return True
-        except Exception:
+                return await self._offer(key, send, payload)
+        except TimeoutError:
             logger.warning(
-                "could not deliver %s to connection %s", payload.get("method"), key, exc_info=True
+                "could not deliver %s to connection %s within %s s",
+                payload.get("method"),
+                key,
+                self.broadcast_timeout,
             )
             return False
 
@@ -156,6 +159,7 @@ class McpConnectionRegistry:
 
     @staticmethod
     async def _offer(key: str, send: SendFn, payload: dict[str, Any]) -> bool:
+        """Send ``payload`` to one connection; False (logged) when that fails."""
         try:
             await send(payload)
             return True

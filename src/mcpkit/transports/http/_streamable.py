@@ -313,13 +313,7 @@ class StreamableHttpHandler:
             await self.store_unavailable(send, exc)
             return False
         if session is None:
-            await self.fail(
-                send,
-                404,
-                ErrorCode.SESSION_EXPIRED,
-                "Session expired or unknown",
-                {"sessionId": session_id},
-            )
+            await self.fail_unknown_session(send, session_id)
             return False
         return True
 
@@ -574,6 +568,16 @@ class StreamableHttpHandler:
         headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()), *(extra or ())]
         await send_json(send, status, error_body(code, message, data), headers)
 
+    async def fail_unknown_session(self, send: Send, session_id: str) -> None:
+        """404 for a session this server does not know (expired, ended, another's)."""
+        await self.fail(
+            send,
+            404,
+            ErrorCode.SESSION_EXPIRED,
+            "Session expired or unknown",
+            {"sessionId": session_id},
+        )
+
     # DELETE -------------------------------------------------------------------------------
 
     async def delete(self, send: Send, headers: dict[str, str]) -> None:
@@ -594,13 +598,7 @@ class StreamableHttpHandler:
         if self.sessions.shared and not held_here:
             await self.cluster.publish_ended(session_id)  # else _forget tells the others
         if not known:
-            await self.fail(
-                send,
-                404,
-                ErrorCode.SESSION_EXPIRED,
-                "Session expired or unknown",
-                {"sessionId": session_id},
-            )
+            await self.fail_unknown_session(send, session_id)
             return
         await send_response(send, 200, b"")
 

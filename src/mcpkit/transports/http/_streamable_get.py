@@ -60,13 +60,7 @@ class ListenStreams:
             await handler.store_unavailable(send, exc)
             return
         if session is None:
-            await handler.fail(
-                send,
-                404,
-                ErrorCode.SESSION_EXPIRED,
-                "Session expired or unknown",
-                {"sessionId": session_id},
-            )
+            await handler.fail_unknown_session(send, session_id)
             return
         last_event_id = headers.get("last-event-id")
         if handler.shared_cluster is not None:
