@@ -8,6 +8,14 @@ cost shows in one run: ``--baseline REV`` runs mcpkit of that git revision besid
 tree, the two alternating round by round, each round in a fresh process.
 
     .venv/bin/python bench/asgi_calls.py [--calls 20000] [--rounds 5] [--baseline REV]
+    .venv/bin/python bench/asgi_calls.py --instructions [--baseline REV]
+
+``--instructions`` counts instead of timing: each scenario runs under valgrind's callgrind
+(Debian's ``valgrind``) twice, for 200 and 1,200 calls, and the difference gives the
+instructions one call executes. That figure does not move with the machine's load, so a
+change of a few percent shows at once; the ``bare`` row (the ceiling app of
+``servers/http_bare.py`` driven the same way) is what the caller itself costs, and the
+``mcpkit's own`` column subtracts it.
 
 Every answer is checked (status 200 and the result ``3``); nothing is written into the
 repository.
@@ -19,6 +27,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -32,6 +41,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PROJECT_PY = ROOT / ".venv" / "bin" / "python"
 SCENARIOS = ("stateless", "session", "modern")
+#: Calls per counted run (--instructions): the two runs differ by ``COUNTED[1] - COUNTED[0]``.
+COUNTED = (200, 1200)
 
 CALL = {
     "jsonrpc": "2.0",
@@ -109,13 +120,18 @@ def _check(status: int, body: bytes) -> None:
         raise SystemExit(f"wrong answer: {status} {body[:300]!r}")
 
 
-async def measure(scenario: str, calls: int) -> float:
-    """µs per call of ``scenario`` over ``calls`` calls (after a warm-up)."""
+async def measure(scenario: str, calls: int, warmup: int = 2000) -> float:
+    """µs per call of ``scenario`` over ``calls`` calls (after ``warmup`` more)."""
     os.environ["BENCH_MODE"] = "stateless" if scenario == "stateless" else "stateful"
     sys.path.insert(0, str(HERE / "servers"))
-    import http_mcpkit  # the same app http_load.py serves
+    if scenario == "bare":
+        import http_bare  # the ceiling http_load.py compares with
 
-    app = http_mcpkit.app
+        app = http_bare.app
+    else:
+        import http_mcpkit  # the same app http_load.py serves
+
+        app = http_mcpkit.app
     headers = {**BASE_HEADERS, "mcp-protocol-version": "2025-11-25"}
     call = dict(CALL)
     if scenario == "session":
@@ -139,7 +155,7 @@ async def measure(scenario: str, calls: int) -> float:
         )
         call["params"] = {**CALL["params"], "_meta": MODERN_META}  # type: ignore[dict-item]
     body = json.dumps(call).encode()
-    for _ in range(min(2000, calls)):
+    for _ in range(min(warmup, calls)):
         status, _, answer = await post(app, body, headers)
         _check(status, answer)
     started = time.perf_counter()
@@ -149,14 +165,14 @@ async def measure(scenario: str, calls: int) -> float:
     return (time.perf_counter() - started) / calls * 1e6
 
 
-def child(scenario: str, calls: int) -> None:
+def child(scenario: str, calls: int, warmup: int) -> None:
     try:
         import uvloop
 
         runner = uvloop.run
     except ImportError:
         runner = asyncio.run
-    print(json.dumps({"us": runner(measure(scenario, calls))}))
+    print(json.dumps({"us": runner(measure(scenario, calls, warmup))}))
 
 
 def snapshot(revision: str) -> Path:
@@ -168,21 +184,62 @@ def snapshot(revision: str) -> Path:
     return folder
 
 
-def run_child(source: Path | None, scenario: str, calls: int) -> float:
+def _child_run(
+    source: Path | None, scenario: str, calls: int, warmup: int, prefix: list[str]
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if source is not None:
         env["PYTHONPATH"] = str(source / "src")
     python = PROJECT_PY if PROJECT_PY.exists() else Path(sys.executable)
+    command = [str(python), __file__, "--child", scenario, "--calls", str(calls)]
     out = subprocess.run(
-        [str(python), __file__, "--child", scenario, "--calls", str(calls)],
-        env=env,
-        capture_output=True,
-        text=True,
+        [*prefix, *command, "--warmup", str(warmup)], env=env, capture_output=True, text=True
     )
     if out.returncode != 0:
         raise SystemExit(f"{scenario} failed:\n{out.stderr[-2000:]}{out.stdout[-500:]}")
+    return out
+
+
+def run_child(source: Path | None, scenario: str, calls: int) -> float:
+    out = _child_run(source, scenario, calls, 2000, [])
     return float(json.loads(out.stdout.strip().splitlines()[-1])["us"])
+
+
+def count_instructions(source: Path | None, scenario: str) -> int:
+    """Instructions one call of ``scenario`` executes (callgrind, the difference of two runs:
+    start-up, imports and the warm-up cancel out)."""
+    counts = []
+    for calls in COUNTED:
+        out = _child_run(
+            source,
+            scenario,
+            calls,
+            100,
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"],
+        )
+        found = re.search(r"Collected : (\d+)", out.stderr)
+        if found is None:
+            raise SystemExit(f"no instruction count from valgrind:\n{out.stderr[-1000:]}")
+        counts.append(int(found.group(1)))
+    return round((counts[1] - counts[0]) / (COUNTED[1] - COUNTED[0]))
+
+
+def instructions(scenarios: list[str], sources: dict[str, Path | None]) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    floor = count_instructions(None, "bare")
+    print(f"\n{'scenario':<10} {'source':<22} {'instructions/call':>18} {'mcpkit own':>11}")
+    print(f"{'bare':<10} {'(the caller alone)':<22} {floor:18,}")
+    for scenario in scenarios:
+        own: dict[str, int] = {}
+        for name, source in sources.items():
+            total = count_instructions(source, scenario)
+            own[name] = total - floor
+            print(f"{scenario:<10} {name:<22} {total:18,} {own[name]:11,}")
+        if len(own) == 2:
+            work, base = own.values()
+            print(f"{'':<10} mcpkit's own, work tree / baseline: {work / base:.3f}")
 
 
 def main() -> None:
@@ -191,16 +248,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds per source (5)")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--baseline", metavar="REV", help="also run mcpkit of git revision REV")
-    parser.add_argument("--child", choices=SCENARIOS, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions per call (valgrind)"
+    )
+    parser.add_argument("--child", choices=(*SCENARIOS, "bare"), help=argparse.SUPPRESS)
+    parser.add_argument("--warmup", type=int, default=2000, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.calls)
+        child(args.child, args.calls, args.warmup)
         return
     base = snapshot(args.baseline) if args.baseline else None
     try:
         sources: dict[str, Path | None] = {"work tree": None}
         if base is not None:
             sources[f"baseline {args.baseline}"] = base
+        if args.instructions:
+            instructions(args.scenarios, sources)
+            return
         results: dict[tuple[str, str], list[float]] = {}
         for round_ in range(args.rounds):
             for scenario in args.scenarios:

@@ -1,11 +1,13 @@
-"""What a quick POSTed call costs beyond its own work: no task of its own for the disconnect
-watch. One sweeper serves every call and stays while calls keep coming, so quick calls
-never start (and end) a task each; a slow call whose client hangs up is still cancelled,
-by that same sweeper, however many quick calls came before it."""
+"""What a quick POSTed call costs beyond its own work. A call that never waits is never
+watched for its client hanging up (nothing could be cancelled). A call that waits gets no
+task of its own for the watch: one sweeper serves every such call and stays while calls
+keep coming, so they never start (and end) a task each; a slow call whose client hangs up
+is still cancelled, by that same sweeper, however many quick calls came before it."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httpx
 
@@ -40,6 +42,12 @@ def _app() -> tuple[McpServerApp, asyncio.Event, asyncio.Event]:
             return "ok"
 
         @mcp_tool()
+        async def pause(self) -> str:
+            """Waits once (a turn of the event loop), then answers."""
+            await asyncio.sleep(0)
+            return "ok"
+
+        @mcp_tool()
         async def hang(self) -> str:
             """Runs until cancelled."""
             started.set()
@@ -53,7 +61,8 @@ def _app() -> tuple[McpServerApp, asyncio.Event, asyncio.Event]:
     return McpServerApp(Costs), started, cancelled
 
 
-async def test_quick_calls_share_one_disconnect_sweeper():
+async def _post_calls(tool: str, count: int) -> Any:
+    """``count`` stateless calls of ``tool``, each checked; returns the disconnect watch."""
     app, _, _ = _app()
     async with (
         asyncio.timeout(20),
@@ -61,15 +70,24 @@ async def test_quick_calls_share_one_disconnect_sweeper():
         httpx.AsyncClient(timeout=10) as http,
     ):
         watch = asgi.streamable._disconnects
-        first = await http.post(url, json=_call("quick", 1), headers=HEADERS)
-        assert first.json()["result"]["content"][0]["text"] == "ok"
-        sweeper = watch._sweeper
-        assert sweeper is not None and not sweeper.done()
-        for request_id in range(2, 202):
-            answer = await http.post(url, json=_call("quick", request_id), headers=HEADERS)
-            assert answer.json()["id"] == request_id
-        assert watch._sweeper is sweeper and not sweeper.done()
+        sweepers = set()
+        for request_id in range(1, count + 1):
+            answer = await http.post(url, json=_call(tool, request_id), headers=HEADERS)
+            assert answer.json()["result"]["content"][0]["text"] == "ok"
+            sweepers.add(watch._sweeper)
         assert not watch._calls and not watch._watchers
+        return watch, sweepers
+
+
+async def test_calls_that_never_wait_are_not_watched():
+    watch, sweepers = await _post_calls("quick", 50)
+    assert sweepers == {None}  # no sweeper was ever started
+
+
+async def test_calls_that_wait_share_one_disconnect_sweeper():
+    watch, sweepers = await _post_calls("pause", 200)
+    (sweeper,) = sweepers  # the first call started it; every later one found it running
+    assert sweeper is not None
 
 
 async def test_a_slow_call_after_quick_ones_is_cancelled_when_its_client_leaves():

@@ -386,20 +386,33 @@ async def test_a_signal_answers_the_calls_of_websocket_and_legacy_sse(
 # --------------------------------------------------------------------------- slow bodies
 
 
-async def test_a_body_trickled_past_body_read_timeout_gets_408() -> None:
+def _echo_app() -> McpServerApp:
     @mcp_tool
     def echo(text: str) -> str:
         return text
 
-    app = McpServerApp(echo)
+    return McpServerApp(echo)
+
+
+async def _post_head(
+    url: str, content_length: int, body_start: bytes = b""
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A raw connection that has sent a POST's headers and ``body_start``, no more."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+        f"Content-Length: {content_length}\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(head.encode() + body_start)
+    return reader, writer
+
+
+async def test_a_body_trickled_past_body_read_timeout_gets_408() -> None:
+    app = _echo_app()
     async with serving(app, body_read_timeout=0.5) as (url, _):
-        host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
-        head = (
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            "Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n"
-        )
-        reader, writer = await asyncio.open_connection(host, int(port))
-        writer.write(head.encode() + b'{"jsonrpc":')
+        reader, writer = await _post_head(url, 1000, b'{"jsonrpc":')
         started = time.monotonic()
 
         async def trickle() -> None:
@@ -434,3 +447,19 @@ async def test_a_body_trickled_past_body_read_timeout_gets_408() -> None:
                 url, json=initialize(), headers={"accept": "application/json, text/event-stream"}
             )
         assert answer.status_code == 200 and "result" in answer.json()
+
+
+async def test_a_body_that_never_starts_gets_408() -> None:
+    """The headers come, the body never does: the wait for its first byte is under the
+    deadline too (the read is started eagerly and only a read that waits has one)."""
+
+    async with serving(_echo_app(), body_read_timeout=0.5) as (url, _):
+        reader, writer = await _post_head(url, 100)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(10):
+                head_lines = (await reader.readuntil(b"\r\n\r\n")).lower().split(b"\r\n")
+        finally:
+            writer.close()
+        assert head_lines[0].startswith(b"http/1.1 408"), head_lines
+        assert 0.4 < time.monotonic() - started < 2.0

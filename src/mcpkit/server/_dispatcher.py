@@ -18,6 +18,7 @@ from mcpkit._exceptions import (
     MethodNotFoundError,
     ProtocolError,
 )
+from mcpkit._runtime import start_eagerly
 from mcpkit.protocol._jsonrpc import (
     JsonRpcNotification,
     JsonRpcRequest,
@@ -143,12 +144,16 @@ class McpDispatcher:
             )
         ):
             return error_response(request.id, self._refusal(request, binding, running))
-        task = asyncio.current_task()
-        assert task is not None, "dispatch() runs inside a task"
-        self._in_flight[key] = task
-        self._per_connection[connection] = running + 1
+        tracked = False
         try:
-            result = await handler(request, binding)
+            finished, result = start_eagerly(handler(request, binding))
+            if not finished:
+                # It waits: from now on it can be cancelled, and it counts against the
+                # connection's limit. One that never waits can be neither cancelled nor
+                # overlapped, so it is never tracked (most requests: a cost saved on each).
+                self._track(key, connection)
+                tracked = True
+                result = await result
             if era is not None:
                 result = era.leave(request.method, result)
         except InputRequired as needed:
@@ -162,6 +167,8 @@ class McpDispatcher:
                 exc = era.convert_error(exc)
             return None if key in self._cancel_requested else error_response(request.id, exc)
         except asyncio.CancelledError:
+            task = asyncio.current_task()
+            assert task is not None, "dispatch() runs inside a task"
             if key not in self._cancel_requested:
                 aborted = self._aborted.pop(key, None) if self._aborted else None
                 if aborted is None or task.uncancel():
@@ -175,7 +182,8 @@ class McpDispatcher:
             )
             return error_response(request.id, error)
         finally:
-            self._untrack(key)
+            if tracked:
+                self._untrack(key)
         if self._cancel_requested and key in self._cancel_requested:
             return None
         return {
@@ -199,6 +207,12 @@ class McpDispatcher:
         if (binding.connection_key, request.id) in self._in_flight:
             return InvalidRequestError(f"Request id {request.id!r} is already in use")
         return InternalError("Server busy: too many requests in flight on this connection")
+
+    def _track(self, key: _InFlightKey, connection: str) -> None:
+        task = asyncio.current_task()
+        assert task is not None, "dispatch() runs inside a task"
+        self._in_flight[key] = task
+        self._per_connection[connection] = self._per_connection.get(connection, 0) + 1
 
     def _untrack(self, key: _InFlightKey) -> None:
         del self._in_flight[key]

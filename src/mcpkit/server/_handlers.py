@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import (
@@ -38,6 +39,7 @@ from mcpkit.server._results import (
     resource_contents,
     structured_tool_result,
     tool_result,
+    wrapped_scalar_result,
 )
 from mcpkit.server._session import LOG_LEVELS
 from mcpkit.server._sync_calls import ASYNC, call_entry
@@ -224,7 +226,11 @@ class MethodHandlers:
             result["nextCursor"] = cursor
         return result
 
-    async def call_tool(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
+    def call_tool(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> Awaitable[dict[str, Any]]:
+        """Check the call and hand back the coroutine that runs it (a plain function: the
+        dispatcher awaits what it returns, one coroutine fewer on every tools/call)."""
         params = _params(request)
         name = params.get("name")
         entry = self.catalog.get_tool(name) if isinstance(name, str) else None
@@ -238,8 +244,8 @@ class MethodHandlers:
         if entry.task_support is not None:
             mode = self.app.tasks.mode_for(entry, binding)
             if mode is not None:  # the tasks extension: answered with a CreateTaskResult
-                return await self.app.tasks.call_tool(mode, entry, kwargs, request, binding)
-        return await self.execute_tool(entry, kwargs, request, binding)
+                return self.app.tasks.call_tool(mode, entry, kwargs, request, binding)
+        return self.execute_tool(entry, kwargs, request, binding)
 
     async def execute_tool(
         self, entry: Any, kwargs: dict[str, Any], request: JsonRpcRequest, binding: TransportBinding
@@ -267,22 +273,23 @@ class MethodHandlers:
         except Exception as exc:
             logger.debug("tool %s raised", entry.name, exc_info=True)
             return error_result(f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc))
-        if (
-            entry.output_schema is not None
-            and signature is not None
-            and signature.output_schema is not None
-            and not is_call_tool_result(value)
-        ):
-            try:
-                structured = signature.structure_output(value)
-            except Exception as exc:
-                return error_result(
-                    f"Tool '{entry.name}' returned a value its output schema refuses: {exc}"
-                )
-            return _downgrade.tool_result(
-                structured_tool_result(structured, signature.wraps_output), _version(binding)
+        if entry.output_schema is None or signature is None or signature.output_schema is None:
+            return _downgrade.tool_result(tool_result(value), _version(binding))
+        if signature.wraps_output:  # an int or a str: never a CallToolResult
+            result = wrapped_scalar_result(value)
+            if result is not None:
+                return result
+        if is_call_tool_result(value):
+            return _downgrade.tool_result(tool_result(value), _version(binding))
+        try:
+            structured = signature.structure_output(value)
+        except Exception as exc:
+            return error_result(
+                f"Tool '{entry.name}' returned a value its output schema refuses: {exc}"
             )
-        return _downgrade.tool_result(tool_result(value), _version(binding))
+        return _downgrade.tool_result(
+            structured_tool_result(structured, signature.wraps_output), _version(binding)
+        )
 
     # resources --------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from mcpkit._exceptions import ProtocolError
+from mcpkit._runtime import start_eagerly
 from mcpkit.protocol._jsonrpc import encode_json, error_response
 
 Scope = dict[str, Any]
@@ -131,16 +132,24 @@ async def read_body(receive: Receive, limit: int, timeout: float | None = None) 
     ``BodyTimeout`` when it has not all arrived after ``timeout`` seconds (None: no bound;
     a client trickling its body would otherwise hold the request open for ever)."""
     if timeout is None:
-        return await _read_body(receive, limit)
+        return await _read_body(receive(), receive, limit)
+    # A body that has already arrived (the usual case: the server read it with the
+    # headers) is taken without setting a deadline at all.
+    finished, first = start_eagerly(receive())
+    if not finished:
+        return await _under_deadline(_read_body(first, receive, limit), timeout)
+    if first.get("more_body"):
+        return await _under_deadline(read_rest(receive, first, limit), timeout)
+    body: bytes = first.get("body", b"")
+    if len(body) > limit:
+        raise BodyTooLarge
+    return body
+
+
+async def _under_deadline(read: Awaitable[bytes], timeout: float) -> bytes:
     task = _DEADLINES.start(timeout)
     try:
-        message = await receive()
-        if message.get("more_body"):
-            return await read_rest(receive, message, limit)
-        body: bytes = message.get("body", b"")
-        if len(body) > limit:
-            raise BodyTooLarge
-        return body
+        return await read
     except asyncio.CancelledError:
         if _DEADLINES.expired(task):
             raise BodyTimeout from None
@@ -149,8 +158,8 @@ async def read_body(receive: Receive, limit: int, timeout: float | None = None) 
         _DEADLINES.stop(task)
 
 
-async def _read_body(receive: Receive, limit: int) -> bytes:
-    message = await receive()
+async def _read_body(first: Awaitable[dict[str, Any]], receive: Receive, limit: int) -> bytes:
+    message = await first
     body: bytes = message.get("body", b"")
     if not message.get("more_body"):
         if len(body) > limit:

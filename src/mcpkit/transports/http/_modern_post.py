@@ -33,7 +33,6 @@ from mcpkit.server._binding import TransportBinding
 from mcpkit.server._modern import (
     HeaderMismatchError,
     check_meta,
-    modern_version,
     request_meta,
 )
 from mcpkit.transports.http._asgi import error_body
@@ -61,7 +60,9 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
     client's probe gets a modern error)."""
     if version in MODERN_VERSIONS:
         return True
-    if modern_version(getattr(decoded, "params", None)) is not None:
+    params = getattr(decoded, "params", None)
+    meta = params.get("_meta") if params else None  # modern_version(), inline: every POST
+    if type(meta) is dict and meta.get(PROTOCOL_VERSION_KEY) is not None:
         return True
     return (
         version is not None
@@ -84,27 +85,31 @@ def modern_response_headers(
             else _LATEST_VALUE,
         )
     ]
-    method = headers.get("mcp-method")
-    if method is not None:
-        out.append((b"mcp-method", _echoed(method)))
-    name = headers.get("mcp-name")
-    if name is not None:
-        out.append((b"mcp-name", _echoed(name)))
+    sent = (headers.get("mcp-method"), headers.get("mcp-name"))
+    echoed = _ECHO_CACHE.get(sent)
+    if echoed is None:
+        echoed = _echoed(sent)
+    out.extend(echoed)
     return out
 
 
-#: Header values already encoded for echoing (method and tool names repeat); cleared when full.
-_ECHO_CACHE: dict[str, bytes] = {}
+#: ``Mcp-Method`` / ``Mcp-Name`` pairs already encoded for echoing (they repeat: one per
+#: method and tool); cleared when full.
+_ECHO_CACHE: dict[tuple[str | None, str | None], tuple[tuple[bytes, bytes], ...]] = {}
 MAX_ECHO_CACHE = 1024
 
 
-def _echoed(value: str) -> bytes:
-    raw = _ECHO_CACHE.get(value)
-    if raw is None:
-        if len(_ECHO_CACHE) >= MAX_ECHO_CACHE:
-            _ECHO_CACHE.clear()
-        raw = _ECHO_CACHE[value] = value.strip(" \t").encode("latin-1")
-    return raw
+def _echoed(sent: tuple[str | None, str | None]) -> tuple[tuple[bytes, bytes], ...]:
+    if len(_ECHO_CACHE) >= MAX_ECHO_CACHE:
+        _ECHO_CACHE.clear()
+    method, name = sent
+    echoed = tuple(
+        (header, value.strip(" \t").encode("latin-1"))
+        for header, value in ((b"mcp-method", method), (b"mcp-name", name))
+        if value is not None
+    )
+    _ECHO_CACHE[sent] = echoed
+    return echoed
 
 
 def _hand_over_param_headers(meta: dict[str, Any], headers: dict[str, str]) -> None:
@@ -130,17 +135,19 @@ class ModernPosts:
         """``(binding, response headers, None)`` for a request that may run, else
         ``(None, response headers, (status, body))``: the answer to send instead (a body of
         ``None`` is an empty one). Synchronous: it runs for every modern POST."""
-        if isinstance(decoded, (list, JsonRpcResponse, JsonRpcErrorResponse)):
-            body = error_body(
-                ErrorCode.INVALID_REQUEST, "2026-07-28 accepts one request or notification per POST"
-            )
-            return None, [(b"mcp-protocol-version", LATEST_VERSION.encode())], (400, body)
-        if isinstance(decoded, JsonRpcNotification):
-            return (
-                None,
-                [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())],
-                (202, None),
-            )
+        if type(decoded) is not JsonRpcRequest:
+            if isinstance(decoded, (list, JsonRpcResponse, JsonRpcErrorResponse)):
+                body = error_body(
+                    ErrorCode.INVALID_REQUEST,
+                    "2026-07-28 accepts one request or notification per POST",
+                )
+                return None, [(b"mcp-protocol-version", LATEST_VERSION.encode())], (400, body)
+            if isinstance(decoded, JsonRpcNotification):
+                return (
+                    None,
+                    [(b"mcp-protocol-version", (version or LATEST_VERSION).encode())],
+                    (202, None),
+                )
         request: JsonRpcRequest = decoded
         meta = request_meta(request.params)
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None

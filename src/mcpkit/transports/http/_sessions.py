@@ -277,7 +277,8 @@ class StreamableSessionStore:
         if held is not None and held.owner != owner:
             self._refused(session_id)
             return None
-        session = await self.find(session_id)
+        # find(), without its coroutine when there is no backend to ask (every request)
+        session = self.get(session_id) if self.backend is None else await self.find(session_id)
         if session is not None and session.owner != owner:
             self._refused(session_id)
             return None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidRequestError, ProtocolError, StoreUnavailableError
+from mcpkit._runtime import start_eagerly
 from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
@@ -435,16 +436,21 @@ class StreamableHttpHandler:
             binding.send = call  # JSON only: the session's GET stream, if one is open
         if session is not None:
             session.calls += 1
-        self._disconnects.add(receive, call)
+        watched = False
         try:
-            response = await self.app.dispatcher.dispatch(request, binding)
+            finished, response = start_eagerly(self.app.dispatcher.dispatch(request, binding))
+            if not finished:  # it waits: watch for a client that hangs up meanwhile
+                self._disconnects.add(receive, call)
+                watched = True
+                response = await response
         except BaseException:
             call.end()
             if call.stream is not None:
                 call.stream.close()  # its response ends: nothing will answer on it now
             raise
         finally:
-            self._disconnects.remove(call)
+            if watched:
+                self._disconnects.remove(call)
             call.finished = True
             if session is not None:
                 session.calls -= 1

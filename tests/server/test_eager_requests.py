@@ -1,0 +1,97 @@
+"""Requests that never wait are run without the bookkeeping of one that does: they are not
+tracked for cancellation and do not count against the connection's limit, because nothing
+can cancel or overlap them. One that waits is tracked from its first suspension on. And a
+tool's plain ``int`` or ``str`` result, made in one step, is the result the general path
+makes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mcpkit import McpServerApp, mcp_tool
+from mcpkit.protocol import JsonRpcRequest
+from mcpkit.server import TransportBinding
+from mcpkit.server._results import structured_tool_result, wrapped_scalar_result
+from mcpkit.server._schema import inspect_callable
+from mcpkit.server._session import McpSession
+
+
+def build_app(release: asyncio.Event) -> McpServerApp:
+    @mcp_tool
+    async def quick(a: int) -> int:
+        return a + 1
+
+    @mcp_tool
+    async def slow() -> str:
+        await release.wait()
+        return "released"
+
+    return McpServerApp(quick, slow, max_in_flight_per_connection=1)
+
+
+def call(request_id: int, name: str, arguments: dict | None = None) -> JsonRpcRequest:
+    return JsonRpcRequest(request_id, "tools/call", {"name": name, "arguments": arguments or {}})
+
+
+def binding() -> TransportBinding:
+    session = McpSession.for_request("conn-1", "2025-11-25", {})
+    return TransportBinding(session=session, connection_key="conn-1")
+
+
+async def test_quick_requests_are_never_tracked_and_never_fill_the_limit() -> None:
+    app = build_app(asyncio.Event())
+    dispatcher, bound = app.dispatcher, binding()
+    for request_id in range(5):  # the limit is 1: untracked, they never reach it
+        answer = await dispatcher.dispatch(call(request_id, "quick", {"a": request_id}), bound)
+        assert answer["result"]["structuredContent"] == {"result": request_id + 1}
+    assert not dispatcher.cancel("conn-1", 0)  # nothing in flight to cancel
+
+
+async def start_slow(release: asyncio.Event) -> tuple[Any, TransportBinding, asyncio.Task]:
+    """The dispatcher, the connection's binding and request 1, waiting in ``slow``."""
+    dispatcher, bound = build_app(release).dispatcher, binding()
+    slow = asyncio.create_task(dispatcher.dispatch(call(1, "slow"), bound))
+    await asyncio.sleep(0.01)
+    return dispatcher, bound, slow
+
+
+async def test_a_waiting_request_is_tracked_counted_and_cancellable() -> None:
+    dispatcher, bound, slow = await start_slow(asyncio.Event())
+    busy = await dispatcher.dispatch(call(2, "quick", {"a": 1}), bound)
+    assert busy["error"]["message"].startswith("Server busy")  # the limit of 1 is taken
+    duplicate = await dispatcher.dispatch(call(1, "quick", {"a": 1}), bound)
+    assert "already in use" in duplicate["error"]["message"]
+    assert dispatcher.cancel("conn-1", 1)
+    assert await slow is None  # cancelled by the client: no answer
+    again = await dispatcher.dispatch(call(3, "quick", {"a": 1}), bound)
+    assert again["result"]["structuredContent"] == {"result": 2}  # its slot came back
+
+
+async def test_a_waiting_request_that_finishes_frees_its_slot() -> None:
+    release = asyncio.Event()
+    dispatcher, bound, slow = await start_slow(release)
+    release.set()
+    assert (await slow)["result"]["content"] == [{"type": "text", "text": "released"}]
+    answer = await dispatcher.dispatch(call(2, "quick", {"a": 1}), bound)
+    assert answer["result"]["structuredContent"] == {"result": 2}
+
+
+@pytest.mark.parametrize(
+    "value", [0, -7, 2**70, "", "plain", 'quote " and \\ backslash', "line\nbreak", "é ✓ 😀"]
+)
+def test_a_plain_int_or_str_result_is_the_general_paths_result(value: object) -> None:
+    def returns() -> int | str:  # a wrapped output (a plain ``-> str`` has no schema)
+        return 0
+
+    signature = inspect_callable(returns)
+    assert signature.wraps_output
+    general = structured_tool_result(signature.structure_output(value), signature.wraps_output)
+    assert wrapped_scalar_result(value) == general
+
+
+@pytest.mark.parametrize("value", [True, 1.5, None, [1], {"a": 1}])
+def test_other_values_take_the_general_path(value: object) -> None:
+    assert wrapped_scalar_result(value) is None
