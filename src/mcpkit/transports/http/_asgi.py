@@ -205,18 +205,16 @@ async def send_response(
     await send({"type": "http.response.body", "body": body})
 
 
+_JSON_TYPE = (b"content-type", b"application/json")
+
+
 def json_response(
     status: int, value: Any, headers: RawHeaders | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two ASGI messages of a JSON answer (callers on the hot path send them
     themselves, saving a coroutine)."""
     body = encode_json(value)
-    raw = (
-        [*headers, (b"content-type", b"application/json")]
-        if headers
-        else [(b"content-type", b"application/json")]
-    )
-    raw.append((b"content-length", b"%d" % len(body)))
+    raw = [*(headers or ()), _JSON_TYPE, (b"content-length", b"%d" % len(body))]
     return {"type": "http.response.start", "status": status, "headers": raw}, {
         "type": "http.response.body",
         "body": body,
