@@ -15,6 +15,7 @@ from typing import Any
 from mcpkit._exceptions import (
     InternalError,
     InvalidRequestError,
+    McpCallError,
     MethodNotFoundError,
     ProtocolError,
 )
@@ -27,7 +28,7 @@ from mcpkit.protocol._jsonrpc import (
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._mrtr import InputRequired
-from mcpkit.server._unexpected import internal_error
+from mcpkit.server._unexpected import client_request_failed, internal_error
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -162,10 +163,13 @@ class McpDispatcher:
                     request.id, InternalError("input requests need the 2026-07-28 era")
                 )
             result = era.input_required(binding, needed.requests)
-        except ProtocolError as exc:
+        except (ProtocolError, McpCallError) as failed:
+            # McpCallError: a request the handler made of the client failed (a tool's is
+            # already its isError result; a prompt's or a resource's fails the request).
+            error = failed if isinstance(failed, ProtocolError) else client_request_failed(failed)
             if era is not None:
-                exc = era.convert_error(exc)
-            return None if key in self._cancel_requested else error_response(request.id, exc)
+                error = era.convert_error(error)
+            return None if key in self._cancel_requested else error_response(request.id, error)
         except asyncio.CancelledError:
             task = asyncio.current_task()
             assert task is not None, "dispatch() runs inside a task"

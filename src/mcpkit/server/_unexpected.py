@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import secrets
 
-from mcpkit._exceptions import InternalError
+from mcpkit._exceptions import InternalError, McpCallError
 
 _logger = logging.getLogger("mcpkit.server")
 
@@ -37,4 +37,14 @@ def internal_error(
     return InternalError(message, {"errorId": error_id})
 
 
-__all__ = ["internal_error", "new_error_id"]
+def client_request_failed(exc: McpCallError) -> InternalError:
+    """The -32603 of a request whose handler asked the client something (sampling,
+    elicitation, roots) and got an error back, or could not ask. Not a bug, so not hidden
+    behind an error id: the client is told its own answer, under ``data.clientError``."""
+    failure: dict[str, object] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        failure["data"] = exc.data
+    return InternalError(f"A request to the client failed: {exc.message}", {"clientError": failure})
+
+
+__all__ = ["client_request_failed", "internal_error", "new_error_id"]
