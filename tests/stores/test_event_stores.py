@@ -130,6 +130,21 @@ async def test_store_evicts_a_session(make):
     assert (await replay(store, "t", kept))[0] == "_get"
 
 
+async def test_store_evicts_a_session_at_once_or_says_it_cannot(make):
+    """``evict_session_now``: the store in memory forgets at once; the others say False
+    (the caller then runs ``evict_session``) and keep the events until it does."""
+    store = make()
+    first = await store.store_event("s", "_get", msg(1))
+    evicted = store.evict_session_now("s")
+    assert evicted == isinstance(store, InMemoryEventStore)
+    if evicted:
+        assert await replay(store, "s", first) == (None, [])
+    else:
+        assert (await replay(store, "s", first))[0] == "_get"
+        await store.evict_session("s")
+        assert await replay(store, "s", first) == (None, [])
+
+
 async def test_store_feeds_listeners_in_order_until_stopped(make):
     store = make()
     seen: list[StoredEvent | None] = []

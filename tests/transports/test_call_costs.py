@@ -2,7 +2,8 @@
 watched for its client hanging up (nothing could be cancelled). A call that waits gets no
 task of its own for the watch: one sweeper serves every such call and stays while calls
 keep coming, so they never start (and end) a task each; a slow call whose client hangs up
-is still cancelled, by that same sweeper, however many quick calls came before it."""
+is still cancelled, by that same sweeper, however many quick calls came before it. And a
+session's DELETE evicts its events from a store in memory at once, with no task for it."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 import httpx
 
 from mcpkit import McpServerApp, mcp_server, mcp_tool
+from mcpkit.stores import InMemoryEventStore
 from tests.http_server import serving
 from tests.waiting import wait_until
+from tests.wire import initialize_request
 
 HEADERS = {
     "accept": "application/json, text/event-stream",
@@ -108,3 +111,54 @@ async def test_a_slow_call_after_quick_ones_is_cancelled_when_its_client_leaves(
         await asyncio.wait_for(cancelled.wait(), 5)
         await wait_until(lambda: app.dispatcher.in_flight_count() == 0, "the call released")
         await wait_until(lambda: not watch._watchers, "its watcher gone")
+
+
+class _Recording(InMemoryEventStore):
+    """The store in memory, noting each eviction that took the waiting path."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.evicted_later: list[str] = []
+
+    async def evict_session(self, session_id: str) -> None:
+        await asyncio.sleep(0)
+        self.evicted_later.append(session_id)
+        await super().evict_session(session_id)
+
+
+class _EvictsLater(_Recording):
+    """A store that cannot evict without waiting (as Redis or a file cannot)."""
+
+    def evict_session_now(self, session_id: str) -> bool:
+        return False
+
+
+async def _open_and_delete(store: _Recording) -> str:
+    """A session opened and deleted over HTTP; its id."""
+    app, _, _ = _app()
+    async with (
+        asyncio.timeout(20),
+        serving(app, event_store=store) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        await store.store_event("other", "_get", None)  # a session that stays
+        opened = await http.post(url, json=initialize_request(), headers=HEADERS)
+        session_id = opened.headers["mcp-session-id"]
+        await store.store_event(session_id, "_get", None)
+        deleted = await http.delete(url, headers={**HEADERS, "mcp-session-id": session_id})
+        assert deleted.status_code == 200
+        await wait_until(lambda: session_id not in store._events, "the session's events gone")
+        assert "other" in store._events
+        return session_id
+
+
+async def test_a_deleted_sessions_events_go_at_once_from_a_store_in_memory():
+    store = _Recording()
+    await _open_and_delete(store)
+    assert store.evicted_later == []  # evicted in the DELETE itself: no task spawned for it
+
+
+async def test_a_store_that_must_wait_still_gets_the_eviction():
+    store = _EvictsLater()
+    session_id = await _open_and_delete(store)
+    assert store.evicted_later == [session_id]

@@ -108,6 +108,12 @@ class EventStore(ABC):
     async def evict_session(self, session_id: str) -> None:
         """Forget a session's events."""
 
+    def evict_session_now(self, session_id: str) -> bool:
+        """Forget a session's events without waiting, when this store can (True); False
+        (the default): the caller runs ``evict_session`` instead. A session ends on every
+        DELETE, and a store in memory saves the caller a background task each time."""
+        return False
+
     async def listen(self, session_id: str, listener: EventListener) -> StopListening:
         """Call ``listener(event)`` for each event of ``session_id`` stored from now on, in
         order; returns the coroutine function that stops it. Once this returns, no event
@@ -198,6 +204,10 @@ class InMemoryEventStore(EventStore):
 
     async def evict_session(self, session_id: str) -> None:
         self._forget(session_id)
+
+    def evict_session_now(self, session_id: str) -> bool:
+        self._forget(session_id)
+        return True
 
     def _forget(self, session_id: str) -> None:
         self._events.pop(session_id, None)

@@ -618,7 +618,8 @@ class StreamableHttpHandler:
             stream.close()
         if not ended or (self.sessions.shared and session.saved is None):
             return  # only this replica goes, or the session was never stored
-        self._spawn(self._evict(session.session_id))
+        if not self.event_store.evict_session_now(session.session_id):
+            self._spawn(self._evict(session.session_id))
         if self.sessions.shared:
             self._spawn(self.cluster.publish_ended(session.session_id))
 
