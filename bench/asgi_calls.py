@@ -1,6 +1,7 @@
 """What one tools/call costs inside mcpkit's ASGI app, with no socket and no HTTP parser:
 the app of ``servers/http_mcpkit.py`` driven in process by a minimal ASGI caller, in µs per
-call, for a stateless POST, a POST in a session and a 2026-07-28 POST.
+call, for a stateless POST, a POST in a session and a 2026-07-28 POST; ``churn`` is a whole
+session per cycle (initialize, initialized, tools/call, DELETE), in µs per cycle.
 
 HTTP load (``http_load.py``) measures what a user sees; this measures mcpkit's own share of
 it, steadier on a noisy machine (no second process, no kernel in the loop), so a change's
@@ -40,7 +41,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PROJECT_PY = ROOT / ".venv" / "bin" / "python"
-SCENARIOS = ("stateless", "session", "modern")
+SCENARIOS = ("stateless", "session", "modern", "churn")
+#: HTTP requests per unit of a scenario (a churn cycle is four), for subtracting the caller.
+REQUESTS = {"churn": 4}
 #: Calls per counted run (--instructions): the two runs differ by ``COUNTED[1] - COUNTED[0]``.
 COUNTED = (200, 1200)
 
@@ -68,13 +71,15 @@ BASE_HEADERS = {
 }
 
 
-async def post(app: Any, body: bytes, headers: dict[str, str]) -> tuple[int, dict, bytes]:
-    """One POST through ``app``: its status, response headers and body."""
+async def post(
+    app: Any, body: bytes, headers: dict[str, str], method: str = "POST"
+) -> tuple[int, dict, bytes]:
+    """One POST (or ``method``) through ``app``: its status, response headers and body."""
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
-        "method": "POST",
+        "method": method,
         "scheme": "http",
         "path": "/mcp",
         "raw_path": b"/mcp",
@@ -134,21 +139,10 @@ async def measure(scenario: str, calls: int, warmup: int = 2000) -> float:
         app = http_mcpkit.app
     headers = {**BASE_HEADERS, "mcp-protocol-version": "2025-11-25"}
     call = dict(CALL)
+    if scenario == "churn":
+        return await _measure_churn(app, headers, calls, warmup)
     if scenario == "session":
-        init = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        }
-        status, answer_headers, body = await post(app, json.dumps(init).encode(), headers)
-        headers["mcp-session-id"] = answer_headers["mcp-session-id"]
-        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        await post(app, json.dumps(note).encode(), headers)
+        headers["mcp-session-id"] = await _open_session(app, headers)
     elif scenario == "modern":
         headers.update(
             {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "add"}
@@ -163,6 +157,51 @@ async def measure(scenario: str, calls: int, warmup: int = 2000) -> float:
         status, _, answer = await post(app, body, headers)
         _check(status, answer)
     return (time.perf_counter() - started) / calls * 1e6
+
+
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "0"},
+        },
+    }
+).encode()
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+
+
+async def _open_session(app: Any, headers: dict[str, str]) -> str:
+    """initialize + initialized; the new session's id."""
+    status, answer_headers, _ = await post(app, INITIALIZE, headers)
+    session_id: str = answer_headers["mcp-session-id"]
+    status, _, _ = await post(app, INITIALIZED, {**headers, "mcp-session-id": session_id})
+    if status != 202:
+        raise SystemExit(f"initialized answered {status}")
+    return session_id
+
+
+async def _measure_churn(app: Any, headers: dict[str, str], cycles: int, warmup: int) -> float:
+    """µs per cycle of initialize, initialized, tools/call and DELETE (as http_load's churn)."""
+    body = json.dumps(CALL).encode()
+
+    async def cycle() -> None:
+        session = {**headers, "mcp-session-id": await _open_session(app, headers)}
+        status, _, answer = await post(app, body, session)
+        _check(status, answer)
+        status, _, _ = await post(app, b"", session, "DELETE")
+        if status != 200:
+            raise SystemExit(f"DELETE answered {status}")
+
+    for _ in range(min(warmup, cycles)):
+        await cycle()
+    started = time.perf_counter()
+    for _ in range(cycles):
+        await cycle()
+    return (time.perf_counter() - started) / cycles * 1e6
 
 
 def child(scenario: str, calls: int, warmup: int) -> None:
@@ -235,7 +274,7 @@ def instructions(scenarios: list[str], sources: dict[str, Path | None]) -> None:
         own: dict[str, int] = {}
         for name, source in sources.items():
             total = count_instructions(source, scenario)
-            own[name] = total - floor
+            own[name] = total - floor * REQUESTS.get(scenario, 1)
             print(f"{scenario:<10} {name:<22} {total:18,} {own[name]:11,}")
         if len(own) == 2:
             work, base = own.values()
