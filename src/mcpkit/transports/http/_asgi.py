@@ -122,9 +122,36 @@ async def disconnected_before(done: asyncio.Future[Any], receive: Receive) -> bo
         done.remove_done_callback(waker)
 
 
+#: The header names MCP requests carry, decoded once: a name found here costs a lookup, not a
+#: new string (and its hash) per request. Fixed: other names are decoded as they come.
+_KNOWN_NAMES: dict[bytes, str] = {
+    name.encode(): name
+    for name in (
+        "host",
+        "accept",
+        "accept-encoding",
+        "authorization",
+        "connection",
+        "content-length",
+        "content-type",
+        "last-event-id",
+        "mcp-method",
+        "mcp-name",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "origin",
+        "user-agent",
+    )
+}
+
+
 def header_map(scope: Scope) -> dict[str, str]:
     """Request headers by lower-case name (ASGI already lower-cases them); last wins."""
-    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+    known = _KNOWN_NAMES.get
+    headers: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        headers[known(name) or name.decode("latin-1")] = value.decode("latin-1")
+    return headers
 
 
 async def read_body(receive: Receive, limit: int, timeout: float | None = None) -> bytes:
