@@ -1,8 +1,8 @@
 """Requests that never wait are run without the bookkeeping of one that does: they are not
 tracked for cancellation and do not count against the connection's limit, because nothing
 can cancel or overlap them. One that waits is tracked from its first suspension on. And a
-tool's plain ``int`` or ``str`` result, made in one step, is the result the general path
-makes."""
+tool's plain ``int`` or ``str`` result, made without the structuring step, is the result
+that step makes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.protocol import JsonRpcRequest
 from mcpkit.server import TransportBinding
-from mcpkit.server._results import structured_tool_result, wrapped_scalar_result
+from mcpkit.server._results import structured_tool_result
 from mcpkit.server._schema import inspect_callable
 from mcpkit.server._session import McpSession
 
@@ -80,18 +80,20 @@ async def test_a_waiting_request_that_finishes_frees_its_slot() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [0, -7, 2**70, "", "plain", 'quote " and \\ backslash', "line\nbreak", "é ✓ 😀"]
+    "value",
+    [0, -7, 2**70, "", "plain", 'quote " and \\ backslash', "line\nbreak", "é ✓ 😀"]
+    + [True, 1.5, None, [1]],
 )
-def test_a_plain_int_or_str_result_is_the_general_paths_result(value: object) -> None:
-    def returns() -> int | str:  # a wrapped output (a plain ``-> str`` has no schema)
-        return 0
+async def test_a_wrapped_result_is_what_structuring_it_makes(value: object) -> None:
+    """An ``int`` or ``str`` skips the structuring step; every value, those included, gets
+    the result that structuring it makes."""
 
+    def returns() -> int | str | float | bool | list[int] | None:  # a wrapped output
+        return value  # type: ignore[return-value]
+
+    app = McpServerApp(mcp_tool(returns))
+    answer = await app.dispatcher.dispatch(call(1, "returns"), binding())
     signature = inspect_callable(returns)
     assert signature.wraps_output
     general = structured_tool_result(signature.structure_output(value), signature.wraps_output)
-    assert wrapped_scalar_result(value) == general
-
-
-@pytest.mark.parametrize("value", [True, 1.5, None, [1], {"a": 1}])
-def test_other_values_take_the_general_path(value: object) -> None:
-    assert wrapped_scalar_result(value) is None
+    assert answer["result"] == general

@@ -39,7 +39,6 @@ from mcpkit.server._results import (
     resource_contents,
     structured_tool_result,
     tool_result,
-    wrapped_scalar_result,
 )
 from mcpkit.server._session import LOG_LEVELS
 from mcpkit.server._sync_calls import ASYNC, call_entry
@@ -275,10 +274,10 @@ class MethodHandlers:
             return error_result(f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc))
         if entry.output_schema is None or signature is None or signature.output_schema is None:
             return _downgrade.tool_result(tool_result(value), _version(binding))
-        if signature.wraps_output:  # an int or a str: never a CallToolResult
-            result = wrapped_scalar_result(value)
-            if result is not None:
-                return result
+        if signature.wraps_output and (type(value) is int or type(value) is str):
+            # JSON as it is (structure_output would return it unchanged), never a
+            # CallToolResult, and a text block every version has: no step is needed.
+            return structured_tool_result({"result": value}, True)
         if is_call_tool_result(value):
             return _downgrade.tool_result(tool_result(value), _version(binding))
         try:

@@ -116,20 +116,6 @@ def structured_tool_result(structured: Any, wrapped: bool) -> dict[str, Any]:
     return {"content": [_text_json(shown)], "structuredContent": structured}
 
 
-def wrapped_scalar_result(value: Any) -> dict[str, Any] | None:
-    """``structured_tool_result`` of a wrapped ``int`` or ``str`` return value, made in one
-    step (the most common tool results: their JSON needs no conversion, and a text block
-    needs no downgrade in any version); None for any other value."""
-    kind = type(value)
-    if kind is int:
-        text = str(value)
-    elif kind is str:
-        text = encode_json(value).decode()
-    else:
-        return None
-    return {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}}
-
-
 def error_result(message: str) -> dict[str, Any]:
     """The ``isError`` result of a tool that raised (spec: tool errors are results)."""
     return {"content": [{"type": "text", "text": message}], "isError": True}
