@@ -33,6 +33,7 @@ from mcpkit.server._binding import TransportBinding
 from mcpkit.server._modern import (
     HeaderMismatchError,
     check_meta,
+    modern_version,
     request_meta,
 )
 from mcpkit.transports.http._asgi import error_body
@@ -60,9 +61,7 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
     client's probe gets a modern error)."""
     if version in MODERN_VERSIONS:
         return True
-    params = getattr(decoded, "params", None)
-    meta = params.get("_meta") if params else None  # modern_version(), inline: every POST
-    if type(meta) is dict and meta.get(PROTOCOL_VERSION_KEY) is not None:
+    if modern_version(getattr(decoded, "params", None)) is not None:
         return True
     return (
         version is not None
