@@ -308,15 +308,22 @@ class StreamableHttpHandler:
         held = self.sessions.local(session_id)
         if owner is None and (held is None or held.owner is None):
             return True
+        return await self.owned_session(send, session_id, owner) is not None
+
+    async def owned_session(
+        self, send: Send, session_id: str, owner: str | None
+    ) -> StreamableSession | None:
+        """The session ``session_id`` names, when ``owner`` (``session_owner`` of the
+        request's identity) may use it; else None, the request answered: 503 when the
+        store is down, 404 when the session is unknown or another's."""
         try:
             session = await self.sessions.find_owned(session_id, owner)
         except StoreUnavailableError as exc:
             await self.store_unavailable(send, exc)
-            return False
+            return None
         if session is None:
             await self.fail_unknown_session(send, session_id)
-            return False
-        return True
+        return session
 
     def response_headers(
         self, session: StreamableSession | None, version: str | None

@@ -10,7 +10,6 @@ import logging
 from typing import TYPE_CHECKING
 
 from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import StoreUnavailableError
 from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._versions import is_supported, resumable_streams
 from mcpkit.transports.http._asgi import (
@@ -52,15 +51,8 @@ class ListenStreams:
                 send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
             )
             return
-        try:
-            session = await handler.sessions.find_owned(
-                session_id, session_owner(CURRENT_AUTH.get())
-            )
-        except StoreUnavailableError as exc:
-            await handler.store_unavailable(send, exc)
-            return
+        session = await handler.owned_session(send, session_id, session_owner(CURRENT_AUTH.get()))
         if session is None:
-            await handler.fail_unknown_session(send, session_id)
             return
         last_event_id = headers.get("last-event-id")
         if handler.shared_cluster is not None:
