@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -149,14 +150,22 @@ async def measure(scenario: str, calls: int, warmup: int = 2000) -> float:
         )
         call["params"] = {**CALL["params"], "_meta": MODERN_META}  # type: ignore[dict-item]
     body = json.dumps(call).encode()
-    for _ in range(min(warmup, calls)):
+
+    async def one_call() -> None:
         status, _, answer = await post(app, body, headers)
         _check(status, answer)
+
+    return await _timed(one_call, calls, warmup)
+
+
+async def _timed(step: Callable[[], Awaitable[None]], count: int, warmup: int) -> float:
+    """µs per ``step`` over ``count`` of them, after ``warmup`` more."""
+    for _ in range(min(warmup, count)):
+        await step()
     started = time.perf_counter()
-    for _ in range(calls):
-        status, _, answer = await post(app, body, headers)
-        _check(status, answer)
-    return (time.perf_counter() - started) / calls * 1e6
+    for _ in range(count):
+        await step()
+    return (time.perf_counter() - started) / count * 1e6
 
 
 INITIALIZE = json.dumps(
@@ -196,12 +205,7 @@ async def _measure_churn(app: Any, headers: dict[str, str], cycles: int, warmup:
         if status != 200:
             raise SystemExit(f"DELETE answered {status}")
 
-    for _ in range(min(warmup, cycles)):
-        await cycle()
-    started = time.perf_counter()
-    for _ in range(cycles):
-        await cycle()
-    return (time.perf_counter() - started) / cycles * 1e6
+    return await _timed(cycle, cycles, warmup)
 
 
 def child(scenario: str, calls: int, warmup: int) -> None:

@@ -64,8 +64,9 @@ def _app() -> tuple[McpServerApp, asyncio.Event, asyncio.Event]:
     return McpServerApp(Costs), started, cancelled
 
 
-async def _post_calls(tool: str, count: int) -> Any:
-    """``count`` stateless calls of ``tool``, each checked; returns the disconnect watch."""
+async def _post_calls(tool: str, count: int) -> set[Any]:
+    """``count`` stateless calls of ``tool``, each checked (and the disconnect watch empty
+    after them); returns the sweepers the watch had after each call."""
     app, _, _ = _app()
     async with (
         asyncio.timeout(20),
@@ -79,16 +80,16 @@ async def _post_calls(tool: str, count: int) -> Any:
             assert answer.json()["result"]["content"][0]["text"] == "ok"
             sweepers.add(watch._sweeper)
         assert not watch._calls and not watch._watchers
-        return watch, sweepers
+        return sweepers
 
 
 async def test_calls_that_never_wait_are_not_watched():
-    watch, sweepers = await _post_calls("quick", 50)
+    sweepers = await _post_calls("quick", 50)
     assert sweepers == {None}  # no sweeper was ever started
 
 
 async def test_calls_that_wait_share_one_disconnect_sweeper():
-    watch, sweepers = await _post_calls("pause", 200)
+    sweepers = await _post_calls("pause", 200)
     (sweeper,) = sweepers  # the first call started it; every later one found it running
     assert sweeper is not None
 
