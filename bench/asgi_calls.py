@@ -232,6 +232,8 @@ def _child_run(
 ) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    if prefix:  # counted: the same string hashes (and dict layouts) in every run
+        env["PYTHONHASHSEED"] = "0"
     if source is not None:
         env["PYTHONPATH"] = str(source / "src")
     python = PROJECT_PY if PROJECT_PY.exists() else Path(sys.executable)

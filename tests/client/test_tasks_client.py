@@ -232,13 +232,13 @@ class TaskBinding(TransportBinding):
     ``tasks/result`` to carry them (the 2025-11-25 way), the task ``input_required``
     meanwhile."""
 
-    receiver: HandshakeTasks
-    task_id: str
+    receiver: HandshakeTasks | None = None
 
     async def client_rpc(
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None
     ) -> Any:
         receiver, task_id = self.receiver, self.task_id
+        assert receiver is not None and task_id is not None
         receiver.set_status(task_id, "input_required", "Waiting for input")
         channel = await receiver.channel(task_id)
         meta = {"io.modelcontextprotocol/related-task": {"taskId": task_id}}

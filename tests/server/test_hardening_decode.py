@@ -517,7 +517,15 @@ async def test_an_exception_outside_any_handler_is_answered_on_every_transport(m
             raise RuntimeError(SECRET)
         return await real(request, binding)
 
+    eagerly = app.dispatcher.dispatch_eagerly
+
+    def dispatch_eagerly(request: JsonRpcRequest, binding: Any) -> Any:  # HTTP's entry
+        if request.method == "ping" and request.id == 66:
+            raise RuntimeError(SECRET)
+        return eagerly(request, binding)
+
     monkeypatch.setattr(app.dispatcher, "dispatch", dispatch)
+    monkeypatch.setattr(app.dispatcher, "dispatch_eagerly", dispatch_eagerly)
     async with Raw(app) as raw:  # a message stream: -32603 with the request's id
         await raw.send(b'{"jsonrpc":"2.0","id":66,"method":"ping"}')
         reply = await raw.recv()

@@ -34,15 +34,16 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder()
 
 
-class JsonRpcRequest:
-    """A request: expects exactly one response with the same id."""
+class JsonRpcRequest(msgspec.Struct, eq=False):
+    """A request: expects exactly one response with the same id.
 
-    __slots__ = ("id", "method", "params")
+    The message classes are msgspec Structs for the cost of making one (one per message,
+    in C), not to be encoded as they are: ``to_dict`` gives the wire form. Equality is
+    identity, as for any plain object."""
 
-    def __init__(self, id: RequestId, method: str, params: dict[str, Any] | None = None) -> None:
-        self.id = id
-        self.method = method
-        self.params = params
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The message as a JSON-RPC dict."""
@@ -55,14 +56,11 @@ class JsonRpcRequest:
         return f"JsonRpcRequest(id={self.id!r}, method={self.method!r})"
 
 
-class JsonRpcNotification:
+class JsonRpcNotification(msgspec.Struct, eq=False):
     """A one-way message: no id, no response."""
 
-    __slots__ = ("method", "params")
-
-    def __init__(self, method: str, params: dict[str, Any] | None = None) -> None:
-        self.method = method
-        self.params = params
+    method: str
+    params: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The message as a JSON-RPC dict."""
@@ -75,14 +73,11 @@ class JsonRpcNotification:
         return f"JsonRpcNotification(method={self.method!r})"
 
 
-class JsonRpcResponse:
+class JsonRpcResponse(msgspec.Struct, eq=False):
     """A successful answer to a request."""
 
-    __slots__ = ("id", "result")
-
-    def __init__(self, id: RequestId, result: Any) -> None:
-        self.id = id
-        self.result = result
+    id: RequestId
+    result: Any
 
     def to_dict(self) -> dict[str, Any]:
         """The message as a JSON-RPC dict."""
@@ -92,14 +87,11 @@ class JsonRpcResponse:
         return f"JsonRpcResponse(id={self.id!r})"
 
 
-class JsonRpcErrorResponse:
+class JsonRpcErrorResponse(msgspec.Struct, eq=False):
     """A failed answer; ``id`` is None when the request's id could not be read."""
 
-    __slots__ = ("error", "id")
-
-    def __init__(self, id: RequestId | None, error: dict[str, Any]) -> None:
-        self.id = id
-        self.error = error
+    id: RequestId | None
+    error: dict[str, Any]
 
     @property
     def code(self) -> int:

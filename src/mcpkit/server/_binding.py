@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
@@ -24,8 +25,7 @@ ClientRpc = Callable[..., Awaitable[Any]]
 CloseStream = Callable[[], Awaitable[None]]
 
 
-@dataclass(slots=True)
-class TransportBinding:
+class TransportBinding(msgspec.Struct, eq=False, repr_omit_defaults=True):
     """What a transport knows about the call it hands to the dispatcher.
 
     ``send`` is the channel for messages produced during this call (the stdio pipe, a POST's
@@ -40,6 +40,9 @@ class TransportBinding:
     ``@deferred_task`` call may still become a task, ``task_id`` once it runs as one.
     """
 
+    # A msgspec Struct for the cost of making one, in C (the HTTP transport makes one per
+    # request, with positional arguments: a change to the order of these fields changes
+    # those calls too). Equality is identity; ``msgspec.structs.replace`` copies one.
     session: McpSession | None = None
     send: SendMessage | None = None
     headers: Mapping[str, str] | None = None

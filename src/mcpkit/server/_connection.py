@@ -9,8 +9,9 @@ import asyncio
 import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from mcpkit._exceptions import InvalidRequestError, MessageTooLargeError, ProtocolError
 from mcpkit.protocol._jsonrpc import (

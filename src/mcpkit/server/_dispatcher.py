@@ -83,6 +83,7 @@ class McpDispatcher:
         self._telemetry = telemetry
         if telemetry is None:
             self.__dict__.pop("dispatch", None)
+            self.__dict__.pop("dispatch_eagerly", None)
             return
         untraced = type(self).dispatch.__get__(self)
 
@@ -94,8 +95,12 @@ class McpDispatcher:
             )
             return response
 
-        # An instance attribute shadows the method: only a traced app pays for tracing.
+        def traced_eagerly(request: JsonRpcRequest, binding: TransportBinding) -> tuple[bool, Any]:
+            return False, traced(request, binding)
+
+        # Instance attributes shadow the methods: only a traced app pays for tracing.
         self.__dict__["dispatch"] = traced
+        self.__dict__["dispatch_eagerly"] = traced_eagerly
 
     # registration -----------------------------------------------------------------------
 
@@ -122,12 +127,24 @@ class McpDispatcher:
         """
         if binding is None:
             binding = CURRENT_BINDING.get() or TransportBinding()
+        finished, response = self._eager(request, binding)
+        return response if finished else await response  # type: ignore[no-any-return]
+
+    def _eager(self, request: JsonRpcRequest, binding: TransportBinding) -> tuple[bool, Any]:
+        """``dispatch`` run in the caller's task up to its handler's first suspension:
+        ``(True, response)`` when the handler never waited (most requests, answered with no
+        coroutine of the dispatcher's own), else ``(False, rest)``. Awaiting ``rest`` gives
+        the response; it must be awaited in the same task (the handler has started in it).
+        Telemetry shadows the public name, ``dispatch_eagerly``, never this one."""
         era = self.modern
-        if era is not None and era.applies(request.params, binding):
+        params = request.params
+        if era is not None and (
+            binding.modern or (params and "_meta" in params and era.applies(params, binding))
+        ):
             try:
                 binding = era.enter(request, binding)
             except ProtocolError as exc:
-                return error_response(request.id, exc)
+                return True, error_response(request.id, exc)
         else:
             era = None
         handler = self._handlers.get(request.method)
@@ -144,57 +161,90 @@ class McpDispatcher:
                 and request.method not in _BEFORE_INITIALIZE
             )
         ):
-            return error_response(request.id, self._refusal(request, binding, running))
-        tracked = False
+            return True, error_response(request.id, self._refusal(request, binding, running))
         try:
             finished, result = start_eagerly(handler(request, binding))
             if not finished:
                 # It waits: from now on it can be cancelled, and it counts against the
                 # connection's limit. One that never waits can be neither cancelled nor
                 # overlapped, so it is never tracked (most requests: a cost saved on each).
-                self._track(key, connection)
-                tracked = True
-                result = await result
+                return False, self._finish(result, request, binding, era, key)
             if era is not None:
                 result = era.leave(request.method, result)
-        except InputRequired as needed:
+        except BaseException as exc:
+            return True, self._failure(exc, request, binding, era, key)
+        if self._cancel_requested and key in self._cancel_requested:
+            return True, None
+        return True, {"jsonrpc": "2.0", "id": request.id, "result": result}  # as _response()
+
+    dispatch_eagerly = _eager
+
+    async def _finish(
+        self,
+        rest: Awaitable[Any],
+        request: JsonRpcRequest,
+        binding: TransportBinding,
+        era: Any,
+        key: _InFlightKey,
+    ) -> dict[str, Any] | None:
+        """The rest of a request whose handler suspended: tracked while it runs."""
+        self._track(key)
+        try:
+            result = await rest
+            if era is not None:
+                result = era.leave(request.method, result)
+        except BaseException as exc:
+            return self._failure(exc, request, binding, era, key)
+        finally:
+            self._untrack(key)
+        return self._response(request, key, result)
+
+    def _response(
+        self, request: JsonRpcRequest, key: _InFlightKey, result: Any
+    ) -> dict[str, Any] | None:
+        if self._cancel_requested and key in self._cancel_requested:
+            return None
+        return {"jsonrpc": "2.0", "id": request.id, "result": result}  # result_response(), inline
+
+    def _failure(
+        self,
+        exc: BaseException,
+        request: JsonRpcRequest,
+        binding: TransportBinding,
+        era: Any,
+        key: _InFlightKey,
+    ) -> dict[str, Any] | None:
+        """The response of a request whose handler raised ``exc``; raises what is not the
+        request's to answer (a cancellation from outside, ``KeyboardInterrupt``)."""
+        if isinstance(exc, InputRequired):
             if era is None:
                 return error_response(
                     request.id, InternalError("input requests need the 2026-07-28 era")
                 )
-            result = era.input_required(binding, needed.requests)
-        except (ProtocolError, McpCallError) as failed:
+            return self._response(request, key, era.input_required(binding, exc.requests))
+        if isinstance(exc, (ProtocolError, McpCallError)):
             # McpCallError: a request the handler made of the client failed (a tool's is
             # already its isError result; a prompt's or a resource's fails the request).
-            error = failed if isinstance(failed, ProtocolError) else client_request_failed(failed)
+            error = exc if isinstance(exc, ProtocolError) else client_request_failed(exc)
             if era is not None:
                 error = era.convert_error(error)
             return None if key in self._cancel_requested else error_response(request.id, error)
-        except asyncio.CancelledError:
+        if isinstance(exc, asyncio.CancelledError):
             task = asyncio.current_task()
             assert task is not None, "dispatch() runs inside a task"
             if key not in self._cancel_requested:
                 aborted = self._aborted.pop(key, None) if self._aborted else None
                 if aborted is None or task.uncancel():
-                    raise
+                    raise exc
                 return error_response(request.id, aborted)  # abort(): answered, not dropped
             task.uncancel()
             return None
-        except Exception as exc:  # a handler bug must not take the connection down
+        if isinstance(exc, Exception):  # a handler bug must not take the connection down
             error = internal_error(
                 exc, f"handler for {request.method}", expose=self.expose_internal_errors
             )
             return error_response(request.id, error)
-        finally:
-            if tracked:
-                self._untrack(key)
-        if self._cancel_requested and key in self._cancel_requested:
-            return None
-        return {
-            "jsonrpc": "2.0",
-            "id": request.id,
-            "result": result,
-        }  # result_response(), inline: every request
+        raise exc
 
     def _refusal(
         self, request: JsonRpcRequest, binding: TransportBinding, running: int
@@ -212,7 +262,8 @@ class McpDispatcher:
             return InvalidRequestError(f"Request id {request.id!r} is already in use")
         return InternalError("Server busy: too many requests in flight on this connection")
 
-    def _track(self, key: _InFlightKey, connection: str) -> None:
+    def _track(self, key: _InFlightKey) -> None:
+        connection = key[0]
         task = asyncio.current_task()
         assert task is not None, "dispatch() runs inside a task"
         self._in_flight[key] = task

@@ -230,7 +230,7 @@ class MethodHandlers:
     ) -> Awaitable[dict[str, Any]]:
         """Check the call and hand back the coroutine that runs it (a plain function: the
         dispatcher awaits what it returns, one coroutine fewer on every tools/call)."""
-        params = _params(request)
+        params = request.params or {}
         name = params.get("name")
         entry = self.catalog.get_tool(name) if isinstance(name, str) else None
         if entry is None:

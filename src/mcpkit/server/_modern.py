@@ -158,7 +158,7 @@ class ModernEra:
             meta[CLIENT_CAPABILITIES_KEY],
             meta.get(CLIENT_INFO_KEY),
             meta.get(LOG_LEVEL_KEY),
-            modern=True,
+            True,
         )
         if fresh:
             binding.session = session

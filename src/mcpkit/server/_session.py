@@ -12,6 +12,8 @@ import itertools
 import uuid
 from typing import Any
 
+import msgspec
+
 from mcpkit._exceptions import ConnectionClosedError, McpCallError, RequestTimeoutError
 from mcpkit.protocol._jsonrpc import JsonRpcErrorResponse, JsonRpcResponse, RequestId
 from mcpkit.server._binding import SendMessage
@@ -32,54 +34,43 @@ LOG_LEVELS: tuple[str, ...] = (
     "emergency",
 )
 _LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
-_new_session = object.__new__
 
 
-class McpSession:
-    """Protocol state of one connection (stdio pipe, WebSocket, HTTP session)."""
+class McpSession(msgspec.Struct, eq=False, repr_omit_defaults=True):
+    """Protocol state of one connection (stdio pipe, WebSocket, HTTP session).
 
-    __slots__ = (
-        "_ids",
-        "_pending",
-        "client_capabilities",
-        "client_info",
-        "client_request_timeout",
-        "closed",
-        "ephemeral",
-        "initialize_seen",
-        "initialized",
-        "key",
-        "log_level",
-        "max_pending_client_requests",
-        "modern",
-        "protocol_version",
-        "request_id_prefix",
-        "send",
-        "session_id",
-    )
+    ``McpSession(send, session_id=..., key=...)``; ``key`` (what the dispatcher tracks the
+    connection's requests by) defaults to the session id, else a new random one. A msgspec
+    Struct for the cost of making one, in C: the stateless transports make one per request
+    (``for_request``). Equality is identity."""
 
-    def __init__(
-        self,
-        send: SendMessage | None = None,
-        *,
-        session_id: str | None = None,
-        key: str | None = None,
-        client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
-        max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
-    ) -> None:
-        self._fill(
-            send,
-            session_id,
-            key or session_id or uuid.uuid4().hex,
-            None,
-            None,
-            None,
-            None,
-            False,
-            False,
-            client_request_timeout,
-            max_pending_client_requests,
-        )
+    send: SendMessage | None = None
+    session_id: str | None = None
+    key: str = ""
+    client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT
+    max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS
+    protocol_version: str | None = None
+    client_capabilities: dict[str, Any] | None = None
+    client_info: dict[str, Any] | None = None
+    log_level: str | None = None
+    #: initialize was answered; and notifications/initialized came.
+    initialize_seen: bool = False
+    initialized: bool = False
+    #: One request's worth of state (stateless HTTP): initialize may come at any time.
+    ephemeral: bool = False
+    #: 2026-07-28: no handshake; logging only when the request named a level.
+    modern: bool = False
+    closed: bool = False
+    #: Server-to-client request ids are "{prefix}s{n}"; a session served by several
+    #: instances prefixes them with the instance's id, so ids never collide and the
+    #: client's answer can be routed back to the instance that waits for it.
+    request_id_prefix: str = ""
+    _pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
+    _ids: itertools.count[int] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.key:
+            self.key = self.session_id or uuid.uuid4().hex
 
     @classmethod
     def for_request(
@@ -92,61 +83,23 @@ class McpSession:
         modern: bool = False,
     ) -> McpSession:
         """The session of one request (stateless HTTP, the 2026-07-28 era): its state came
-        with it, there is no handshake to wait for. Made without ``__init__``'s keyword
-        arguments: it is made for every such request."""
-        self = _new_session(cls)
-        self._fill(
+        with it, there is no handshake to wait for. Positional: it is made for every such
+        request."""
+        return cls(
             None,
             None,
             key,
+            DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
             protocol_version,
             client_capabilities,
             client_info,
             log_level,
             True,
+            True,
+            True,
             modern,
-            DEFAULT_CLIENT_REQUEST_TIMEOUT,
-            DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
         )
-        return self
-
-    def _fill(
-        self,
-        send: SendMessage | None,
-        session_id: str | None,
-        key: str,
-        protocol_version: str | None,
-        client_capabilities: dict[str, Any] | None,
-        client_info: dict[str, Any] | None,
-        log_level: str | None,
-        request_scoped: bool,
-        modern: bool,
-        client_request_timeout: float,
-        max_pending_client_requests: int,
-    ) -> None:
-        """Every slot, for both ways of making a session."""
-        self.send = send
-        self.session_id = session_id
-        self.key = key
-        self.protocol_version = protocol_version
-        self.client_info = client_info
-        self.client_capabilities = client_capabilities
-        # A request-scoped session has no handshake to wait for.
-        self.initialize_seen = self.initialized = request_scoped
-        self.log_level = log_level
-        self.closed = False
-        # One request's worth of state (stateless HTTP): initialize may come at any time.
-        self.ephemeral = request_scoped
-        # 2026-07-28: no handshake; logging only when the request named a level.
-        self.modern = modern
-        self.client_request_timeout = client_request_timeout
-        self.max_pending_client_requests = max_pending_client_requests
-        # Server-to-client request ids are "{prefix}s{n}"; a session served by several
-        # instances prefixes them with the instance's id, so ids never collide and the
-        # client's answer can be routed back to the instance that waits for it.
-        self.request_id_prefix = ""
-        self._pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
-        self._ids: itertools.count[int] | None = None
 
     def should_log(self, level: str) -> bool:
         """Whether a log message at ``level`` passes this session's ``logging/setLevel``."""

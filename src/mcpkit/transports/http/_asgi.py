@@ -158,19 +158,28 @@ async def read_body(receive: Receive, limit: int, timeout: float | None = None) 
     """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes, and
     ``BodyTimeout`` when it has not all arrived after ``timeout`` seconds (None: no bound;
     a client trickling its body would otherwise hold the request open for ever)."""
+    body = body_now(receive, limit, timeout)
+    return body if type(body) is bytes else await body  # type: ignore[misc]
+
+
+def body_now(
+    receive: Receive, limit: int, timeout: float | None = None
+) -> bytes | Awaitable[bytes]:
+    """``read_body`` for the hot path: the body itself when it has already arrived (the
+    usual case: the server read it with the headers), taken with no deadline and no
+    coroutine of its own; else an awaitable of it, under the deadline. Raises as
+    ``read_body`` does."""
     if timeout is None:
-        return await _read_body(receive(), receive, limit)
-    # A body that has already arrived (the usual case: the server read it with the
-    # headers) is taken without setting a deadline at all.
+        return _read_body(receive(), receive, limit)
     finished, first = start_eagerly(receive())
     if not finished:
-        return await _under_deadline(_read_body(first, receive, limit), timeout)
+        return _under_deadline(_read_body(first, receive, limit), timeout)
     if first.get("more_body"):
-        return await _under_deadline(read_rest(receive, first, limit), timeout)
-    body: bytes = first.get("body", b"")
+        return _under_deadline(read_rest(receive, first, limit), timeout)
+    body = first.get("body", b"")
     if len(body) > limit:
         raise BodyTooLarge
-    return body
+    return body if type(body) is bytes else bytes(body)  # the caller tells bytes apart
 
 
 async def _under_deadline(read: Awaitable[bytes], timeout: float) -> bytes:

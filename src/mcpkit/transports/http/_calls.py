@@ -8,6 +8,8 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.protocol._versions import V2025_11_25
 from mcpkit.transports.http._asgi import Receive, Send, start_sse
@@ -31,49 +33,26 @@ DISCONNECT_WATCH_DELAY = 0.05
 DISCONNECT_SWEEPER_LINGER = 100
 
 
-class PostCall:
+class PostCall(msgspec.Struct, eq=False):
     """One request's HTTP exchange. The SSE stream (and, in a session, its place among the
     session's resumable streams) is made only when the call first sends something, so a
-    call answered with plain JSON allocates nothing for it."""
+    call answered with plain JSON allocates nothing for it. A msgspec Struct for the cost
+    of making one, in C (one per POST); hashed by identity (``DisconnectWatch`` keys)."""
 
-    __slots__ = (
-        "connection_key",
-        "finished",
-        "handler",
-        "headers",
-        "opened",
-        "request_id",
-        "send",
-        "session",
-        "sse",
-        "started",
-        "stream",
-    )
-
-    def __init__(
-        self,
-        handler: StreamableHttpHandler,
-        send: Send,
-        headers: list[tuple[bytes, bytes]],
-        session: StreamableSession | None,
-        sse: bool,
-        connection_key: str,
-        request_id: RequestId,
-    ) -> None:
-        self.handler = handler
-        self.send = send
-        self.headers = headers
-        self.session = session
-        #: The client accepts an SSE answer.
-        self.sse = sse
-        self.stream: SseStream | None = None
-        self.opened = False
-        self.finished = False
-        # Not the binding: it holds this call as its ``send``, and a cycle would leave both
-        # to the garbage collector.
-        self.connection_key = connection_key
-        self.request_id = request_id
-        self.started = 0.0
+    handler: StreamableHttpHandler
+    send: Send
+    headers: list[tuple[bytes, bytes]]
+    session: StreamableSession | None
+    #: The client accepts an SSE answer.
+    sse: bool
+    # Not the binding: it holds this call as its ``send``, and a cycle would leave both
+    # to the garbage collector.
+    connection_key: str
+    request_id: RequestId
+    stream: SseStream | None = None
+    opened: bool = False
+    finished: bool = False
+    started: float = 0.0
 
     @property
     def resumable(self) -> bool:

@@ -61,7 +61,8 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
     client's probe gets a modern error)."""
     if version in MODERN_VERSIONS:
         return True
-    if modern_version(getattr(decoded, "params", None)) is not None:
+    params = getattr(decoded, "params", None)
+    if params and "_meta" in params and modern_version(params) is not None:
         return True
     return (
         version is not None
@@ -157,11 +158,9 @@ class ModernPosts:
         if meta is not None:  # always, once _problem passed: a modern request carries _meta
             _hand_over_param_headers(meta, headers)
         # Marked modern with its _meta checked: the engine fills in the request's session.
+        # Positional, as in StreamableHttpHandler._binding: no keyword dict per request.
         binding = TransportBinding(
-            headers=headers,
-            connection_key=f"m{next(self._ids)}",
-            modern=True,
-            auth=CURRENT_AUTH.get(),
+            None, None, headers, None, f"m{next(self._ids)}", CURRENT_AUTH.get(), None, True
         )
         return binding, response_headers, None
 

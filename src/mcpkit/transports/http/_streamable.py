@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidRequestError, ProtocolError, StoreUnavailableError
-from mcpkit._runtime import start_eagerly
 from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
@@ -46,10 +45,10 @@ from mcpkit.transports.http._asgi import (
     BodyTooLarge,
     Receive,
     Send,
+    body_now,
     encode_headers,
     error_body,
     json_response,
-    read_body,
     send_chunk,
     send_json,
     send_response,
@@ -175,7 +174,9 @@ class StreamableHttpHandler:
         version = headers.get("mcp-protocol-version")
         limit = self.options.max_body_bytes
         try:  # BodyTimeout: answered 408 by McpAsgiApp
-            body = await read_body(receive, limit, self.options.body_read_timeout)
+            body = body_now(receive, limit, self.options.body_read_timeout)
+            if type(body) is not bytes:
+                body = await body  # type: ignore[misc]  # not bytes: the awaitable
         except BodyTooLarge:
             await self.fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
             return
@@ -341,19 +342,17 @@ class StreamableHttpHandler:
     def _binding(
         self, session: StreamableSession | None, headers: dict[str, str], version: str | None
     ) -> TransportBinding:
+        # Positional (session, send, headers, execution_context, connection_key, auth):
+        # keyword arguments cost a dict per request in the dataclass's __init__.
         auth = CURRENT_AUTH.get()
         if session is not None:
             mcp = session.mcp
-            binding = TransportBinding(
-                session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, auth=auth
-            )
+            binding = TransportBinding(mcp, mcp.send, headers, None, mcp.key, auth)
         else:
             temp = McpSession.for_request(
                 f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None
             )
-            binding = TransportBinding(
-                session=temp, headers=headers, connection_key=temp.key, auth=auth
-            )
+            binding = TransportBinding(temp, None, headers, None, temp.key, auth)
         CURRENT_BINDING.set(binding)
         return binding
 
@@ -445,7 +444,7 @@ class StreamableHttpHandler:
             session.calls += 1
         watched = False
         try:
-            finished, response = start_eagerly(self.app.dispatcher.dispatch(request, binding))
+            finished, response = self.app.dispatcher.dispatch_eagerly(request, binding)
             if not finished:  # it waits: watch for a client that hangs up meanwhile
                 self._disconnects.add(receive, call)
                 watched = True
