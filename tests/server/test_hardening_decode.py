@@ -477,11 +477,11 @@ async def test_a_failing_session_store_is_a_json_rpc_500_not_a_bare_one(monkeypa
     async with asyncio.timeout(30), http_server() as (url, _, http):
         headers = await open_session(http, url)
 
-        async def broken(self: Any, session_id: str, owner: Any) -> Any:
+        def broken(self: Any, session_id: str, owner: Any) -> Any:
             raise RuntimeError(SECRET)
 
         with monkeypatch.context() as patch:  # the lookup every POST of a session makes
-            patch.setattr(StreamableSessionStore, "find_owned", broken)
+            patch.setattr(StreamableSessionStore, "owned_here", broken)
             answer = await http.post(
                 url, json={"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers=headers
             )
@@ -496,11 +496,11 @@ async def test_a_failing_session_store_is_a_json_rpc_500_not_a_bare_one(monkeypa
         )
         assert ping.json() == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
-        async def unavailable(self: Any, session_id: str, owner: Any) -> Any:
+        def unavailable(self: Any, session_id: str, owner: Any) -> Any:
             raise StoreUnavailableError("redis is down")
 
         with monkeypatch.context() as patch:  # the store_unavailable path is kept: 503
-            patch.setattr(StreamableSessionStore, "find_owned", unavailable)
+            patch.setattr(StreamableSessionStore, "owned_here", unavailable)
             outage = await http.post(
                 url, json={"jsonrpc": "2.0", "id": 4, "method": "ping"}, headers=headers
             )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from msgspec.structs import replace
+
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
 from mcpkit.protocol._modern import (
@@ -19,7 +21,6 @@ from mcpkit.protocol._modern import (
     SERVER_INFO_KEY,
 )
 from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
-from mcpkit.server._binding import TransportBinding
 from mcpkit.server._mrtr import RoundInputs, is_retry, round_inputs
 from mcpkit.server._session import LOG_LEVELS, McpSession
 
@@ -163,19 +164,7 @@ class ModernEra:
         if fresh:
             binding.session = session
         else:
-            binding = TransportBinding(
-                session=session,
-                send=binding.send,
-                headers=binding.headers,
-                execution_context=binding.execution_context,
-                connection_key=binding.connection_key,
-                auth=binding.auth,
-                close_stream=binding.close_stream,
-                modern=True,
-                round_inputs=binding.round_inputs,
-                task_start=binding.task_start,
-                task_id=binding.task_id,
-            )
+            binding = replace(binding, session=session, modern=True)
         if request.method in _ROUND_TRIP_METHODS:
             if is_retry(params):
                 binding.round_inputs = RoundInputs.from_request(self.codec, request.method, params)

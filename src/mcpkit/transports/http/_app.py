@@ -159,15 +159,22 @@ class McpAsgiApp:
                 await send_text(send, 404, "Not Found")
                 return
         headers = scope[HEADERS_SCOPE_KEY] = header_map(scope)  # made once, read down the chain
-        refusal = self.guard.check(scope["method"], headers)
+        method = scope["method"]
+        refusal = self.guard.check(method, headers)
         if refusal is not None:  # 415, 421, 403: a JSON-RPC error without id, as all refusals
             await send_json(send, refusal[0], error_body(ErrorCode.INVALID_REQUEST, refusal[1]))
             return
         if not self._ready and not await self._ensure_started(send):
             return
         token = CURRENT_REQUEST_SCOPE.set(scope)  # McpRequestScope, read only on demand
+        streamable = self.streamable
         try:
-            await handler(scope, receive, send)
+            if handler is streamable and method == "POST" and streamable.cluster.started:
+                # What the endpoint's own __call__ would do, one coroutine fewer (nothing
+                # wraps it, and the headers are made).
+                await streamable.post(receive, send, headers)
+            else:
+                await handler(scope, receive, send)
         except BodyTimeout:  # raised before any answer: the body never came in full
             await self._body_timeout(send)
         except Exception as exc:  # the safety net: a bug, or a store failing unforeseen

@@ -76,40 +76,35 @@ def modern_response_headers(
     headers: dict[str, str], version: str | None
 ) -> list[tuple[bytes, bytes]]:
     """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent.
-    ``version`` may come from the body (``_meta``), so may be any JSON value."""
-    out = [
-        (
-            b"mcp-protocol-version",
-            _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE)
-            if type(version) is str
-            else _LATEST_VALUE,
-        )
-    ]
-    sent = (headers.get("mcp-method"), headers.get("mcp-name"))
-    echoed = _ECHO_CACHE.get(sent)
-    if echoed is None:
-        echoed = _echoed(sent)
-    out.extend(echoed)
-    return out
+    ``version`` may come from the body (``_meta``), so may be any JSON value. The lists
+    repeat (one per version, method and tool): made once, shared by the answers, never
+    changed by a user."""
+    shown = _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE) if type(version) is str else None
+    key = (shown, headers.get("mcp-method"), headers.get("mcp-name"))
+    made = _MADE.get(key)
+    if made is None:
+        made = _make(key)
+    return made
 
 
-#: ``Mcp-Method`` / ``Mcp-Name`` pairs already encoded for echoing (they repeat: one per
-#: method and tool); cleared when full.
-_ECHO_CACHE: dict[tuple[str | None, str | None], tuple[tuple[bytes, bytes], ...]] = {}
-MAX_ECHO_CACHE = 1024
+#: Answer headers already made, by (version header value, Mcp-Method, Mcp-Name); cleared
+#: when full.
+_MADE: dict[tuple[bytes | None, str | None, str | None], list[tuple[bytes, bytes]]] = {}
+MAX_MADE_HEADERS = 1024
 
 
-def _echoed(sent: tuple[str | None, str | None]) -> tuple[tuple[bytes, bytes], ...]:
-    if len(_ECHO_CACHE) >= MAX_ECHO_CACHE:
-        _ECHO_CACHE.clear()
-    method, name = sent
-    echoed = tuple(
+def _make(key: tuple[bytes | None, str | None, str | None]) -> list[tuple[bytes, bytes]]:
+    if len(_MADE) >= MAX_MADE_HEADERS:
+        _MADE.clear()
+    shown, method, name = key
+    made = [(b"mcp-protocol-version", shown or _LATEST_VALUE)]
+    made.extend(
         (header, value.strip(" \t").encode("latin-1"))
         for header, value in ((b"mcp-method", method), (b"mcp-name", name))
         if value is not None
     )
-    _ECHO_CACHE[sent] = echoed
-    return echoed
+    _MADE[key] = made
+    return made
 
 
 def _hand_over_param_headers(meta: dict[str, Any], headers: dict[str, str]) -> None:

@@ -65,7 +65,8 @@ class TransportSecurityGuard:
         if not self.enabled:
             return None
         host = headers.get("host")
-        if host is None or not self._host_ok(host):
+        # The remembered verdict first, without _host_ok's call: every request.
+        if host is None or not (self._host_verdicts.get(host) or self._host_ok(host)):
             return 421, f"Host not allowed: {host}"
         origin = headers.get("origin")
         if origin is not None and not self._origin_ok(origin):

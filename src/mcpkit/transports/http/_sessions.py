@@ -46,6 +46,7 @@ class StreamableSession:
     """One Streamable HTTP session (or this instance's replica of a shared one)."""
 
     __slots__ = (
+        "answer_headers",
         "calls",
         "closed",
         "created_at",
@@ -87,6 +88,8 @@ class StreamableSession:
         self.relays: set[StreamRelay] | None = None
         #: Requests of this session running now (a call answered as JSON has no stream).
         self.calls = 0
+        #: The headers of its answers, with the version they name (``response_headers``).
+        self.answer_headers: tuple[str, list[tuple[bytes, bytes]]] | None = None
 
     def touch(self) -> None:
         """Mark the session used now (its idle timeout starts again)."""
@@ -240,10 +243,11 @@ class StreamableSessionStore:
         session = self._sessions.get(session_id)
         if session is None:
             return None
-        if time.monotonic() - session.last_seen > self.idle_timeout and not session.busy:
+        now = time.monotonic()
+        if now - session.last_seen > self.idle_timeout and not session.busy:
             self.remove(session_id)
             return None
-        session.touch()
+        session.last_seen = now  # touch(), with the time just read
         return session
 
     async def find(self, session_id: str) -> StreamableSession | None:
@@ -273,16 +277,26 @@ class StreamableSessionStore:
         every authenticated request; one made under auth is refused to a request without.
         Another identity's attempt does not keep the session alive here. Raises
         ``StoreUnavailableError``."""
+        if self.backend is None:
+            return self.owned_here(session_id, owner)
         held = self._sessions.get(session_id)
         if held is not None and held.owner != owner:
             self._refused(session_id)
             return None
-        # find(), without its coroutine when there is no backend to ask (every request)
-        session = self.get(session_id) if self.backend is None else await self.find(session_id)
+        session = await self.find(session_id)
         if session is not None and session.owner != owner:
             self._refused(session_id)
             return None
         return session
+
+    def owned_here(self, session_id: str, owner: str | None) -> StreamableSession | None:
+        """``find_owned`` of a table with no backend, which has nothing to wait for: what
+        every POST of an in-memory session calls, with no coroutine."""
+        held = self._sessions.get(session_id)
+        if held is not None and held.owner != owner:
+            self._refused(session_id)
+            return None
+        return self.get(session_id)
 
     @staticmethod
     def _refused(session_id: str) -> None:

@@ -76,6 +76,9 @@ logger = logging.getLogger("mcpkit.http")
 #: JSON-RPC error code of the answer a JSON-only client gets for a request it cancelled.
 #: MCP defines none; -32800 is the "request cancelled" of other JSON-RPC protocols (LSP).
 REQUEST_CANCELLED = -32800
+#: Versions whose answer headers a stateless endpoint keeps made (a POST names a supported
+#: version, or none, before its headers are made: a handful at most).
+MAX_VERSION_HEADERS = 16
 
 
 class StreamableHttpHandler:
@@ -91,6 +94,7 @@ class StreamableHttpHandler:
         self.sessions = self._session_table(options)
         self.sessions.on_remove(self._forget)
         self._stateless_ids = itertools.count(1)
+        self._version_headers: dict[str | None, list[tuple[bytes, bytes]]] = {}
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         self._disconnects = DisconnectWatch()
@@ -220,7 +224,8 @@ class StreamableHttpHandler:
         session = None
         if not self.options.stateless:
             try:
-                session, failure = await self._session_for(messages, headers)
+                found = self._session_for(messages, headers)
+                session, failure = found if type(found) is tuple else await found
             except StoreUnavailableError as exc:
                 await self.store_unavailable(send, exc, request_id)
                 return
@@ -250,11 +255,11 @@ class StreamableHttpHandler:
                 decoded, session, binding, wants_sse, send, receive, response_headers
             )
 
-    async def _session_for(
-        self, messages: list[Any], headers: dict[str, str]
-    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
+    def _session_for(self, messages: list[Any], headers: dict[str, str]) -> Any:
         """The session of a stateful POST: a new one for ``initialize``, else the one its
-        ``Mcp-Session-Id`` names; or why there is none (status, body)."""
+        ``Mcp-Session-Id`` names; or why there is none (status, body). That pair itself
+        when nothing has to be waited for (in memory: every request), else an awaitable
+        of it (a session store to ask)."""
         if len(messages) == 1:
             initialize = getattr(messages[0], "method", None) == "initialize" and isinstance(
                 messages[0], JsonRpcRequest
@@ -289,7 +294,20 @@ class StreamableHttpHandler:
                 400,
                 error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"),
             )
-        session = await self.sessions.find_owned(session_id, session_owner(CURRENT_AUTH.get()))
+        owner = session_owner(CURRENT_AUTH.get())
+        if self.sessions.backend is not None:
+            return self._stored_session(session_id, owner)
+        return self._found(self.sessions.owned_here(session_id, owner), session_id)
+
+    async def _stored_session(
+        self, session_id: str, owner: str | None
+    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
+        return self._found(await self.sessions.find_owned(session_id, owner), session_id)
+
+    @staticmethod
+    def _found(
+        session: StreamableSession | None, session_id: str
+    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
         if session is None:
             return None, (
                 404,
@@ -329,15 +347,28 @@ class StreamableHttpHandler:
     def response_headers(
         self, session: StreamableSession | None, version: str | None
     ) -> list[tuple[bytes, bytes]]:
+        """``MCP-Protocol-Version`` (and ``Mcp-Session-Id``) of an answer. Made once per
+        version, and per session, then shared by the answers: never changed by a user."""
         if session is None:
-            return [(b"mcp-protocol-version", (version or LATEST_HANDSHAKE_VERSION).encode())]
-        return [
-            (
-                b"mcp-protocol-version",
-                (session.mcp.protocol_version or version or LATEST_HANDSHAKE_VERSION).encode(),
-            ),
-            (b"mcp-session-id", session.session_id.encode()),
-        ]
+            headers = self._version_headers.get(version)
+            if headers is None:
+                headers = [
+                    (b"mcp-protocol-version", (version or LATEST_HANDSHAKE_VERSION).encode())
+                ]
+                if len(self._version_headers) < MAX_VERSION_HEADERS:
+                    self._version_headers[version] = headers
+            return headers
+        shown = session.mcp.protocol_version or version or LATEST_HANDSHAKE_VERSION
+        made = session.answer_headers
+        if made is None or made[0] != shown:
+            made = session.answer_headers = (
+                shown,
+                [
+                    (b"mcp-protocol-version", shown.encode()),
+                    (b"mcp-session-id", session.session_id.encode()),
+                ],
+            )
+        return made[1]
 
     def _binding(
         self, session: StreamableSession | None, headers: dict[str, str], version: str | None
