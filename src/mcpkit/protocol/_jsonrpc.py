@@ -231,17 +231,20 @@ def decode_message(
     if max_depth is not None and size > 2 * max_depth:
         _check_openers(data, obj, max_depth)
     if type(obj) is dict:
-        # The common case, a well-formed request, checked inline; parse_message does the rest.
+        # The common cases, a well-formed request or notification, checked inline;
+        # parse_message does the rest.
         method = obj.get("method")
-        rid = obj.get("id")
         params = obj.get("params")
         if (
             type(method) is str
-            and (type(rid) is int or type(rid) is str)
             and (params is None or type(params) is dict)
             and obj.get("jsonrpc") == "2.0"
         ):
-            return JsonRpcRequest(rid, method, params)
+            rid = obj.get("id")
+            if type(rid) is int or type(rid) is str:
+                return JsonRpcRequest(rid, method, params)
+            if rid is None and "id" not in obj:
+                return JsonRpcNotification(method, params)
         return parse_message(obj)
     if type(obj) is list:
         if not obj:
