@@ -29,7 +29,7 @@ from mcpkit.protocol._jsonrpc import (
 )
 from mcpkit.protocol._modern import PROTOCOL_VERSION_KEY
 from mcpkit.protocol._versions import LATEST_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
-from mcpkit.server._binding import TransportBinding
+from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._modern import (
     HeaderMismatchError,
     check_meta,
@@ -157,6 +157,7 @@ class ModernPosts:
         binding = TransportBinding(
             None, None, headers, None, f"m{next(self._ids)}", CURRENT_AUTH.get(), None, True
         )
+        CURRENT_BINDING.set(binding)  # as for a handshake-era POST: the call's own binding
         return binding, response_headers, None
 
     def _problem(
