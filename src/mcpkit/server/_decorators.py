@@ -304,7 +304,9 @@ class Pipeline:
     interceptors: tuple[Any, ...] = ()
     exception_handlers: tuple[Any, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Nothing to run around the callable: read on every call, so worked out once (a
+    #: pipeline is made whole and never changed; ``dataclasses.replace`` works it out again).
+    empty: bool = field(init=False, repr=False, compare=False, default=True)
 
-    @property
-    def empty(self) -> bool:
-        return not (self.guards or self.interceptors or self.exception_handlers)
+    def __post_init__(self) -> None:
+        self.empty = not (self.guards or self.interceptors or self.exception_handlers)

@@ -150,14 +150,16 @@ class McpDispatcher:
         handler = self._handlers.get(request.method)
         connection = binding.connection_key
         key = (connection, request.id)
-        running = self._per_connection.get(connection, 0)
+        # Looked up only while something is in flight (mostly nothing is).
+        running = self._per_connection.get(connection, 0) if self._per_connection else 0
+        session = binding.session
         if (
             handler is None
-            or key in self._in_flight
             or running >= self.max_in_flight_per_connection
+            or (running and key in self._in_flight)
             or (
-                binding.session is not None
-                and not binding.session.initialize_seen
+                session is not None
+                and not session.initialize_seen
                 and request.method not in _BEFORE_INITIALIZE
             )
         ):
