@@ -41,8 +41,7 @@ class TransportBinding(msgspec.Struct, eq=False, repr_omit_defaults=True):
     """
 
     # A msgspec Struct for the cost of making one, in C (the HTTP transport makes one per
-    # request, with positional arguments: a change to the order of these fields changes
-    # those calls too). Equality is identity; ``msgspec.structs.replace`` copies one.
+    # request). Equality is identity; ``msgspec.structs.replace`` copies one.
     session: McpSession | None = None
     send: SendMessage | None = None
     headers: Mapping[str, str] | None = None

@@ -159,7 +159,7 @@ class ModernEra:
             meta[CLIENT_CAPABILITIES_KEY],
             meta.get(CLIENT_INFO_KEY),
             meta.get(LOG_LEVEL_KEY),
-            True,
+            modern=True,
         )
         if fresh:
             binding.session = session

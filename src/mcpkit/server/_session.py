@@ -83,22 +83,17 @@ class McpSession(msgspec.Struct, eq=False, repr_omit_defaults=True):
         modern: bool = False,
     ) -> McpSession:
         """The session of one request (stateless HTTP, the 2026-07-28 era): its state came
-        with it, there is no handshake to wait for. Positional: it is made for every such
-        request."""
+        with it, there is no handshake to wait for."""
         return cls(
-            None,
-            None,
-            key,
-            DEFAULT_CLIENT_REQUEST_TIMEOUT,
-            DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
-            protocol_version,
-            client_capabilities,
-            client_info,
-            log_level,
-            True,
-            True,
-            True,
-            modern,
+            key=key,
+            protocol_version=protocol_version,
+            client_capabilities=client_capabilities,
+            client_info=client_info,
+            log_level=log_level,
+            initialize_seen=True,
+            initialized=True,
+            ephemeral=True,
+            modern=modern,
         )
 
     def should_log(self, level: str) -> bool:

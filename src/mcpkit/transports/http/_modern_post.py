@@ -153,9 +153,11 @@ class ModernPosts:
         if meta is not None:  # always, once _problem passed: a modern request carries _meta
             _hand_over_param_headers(meta, headers)
         # Marked modern with its _meta checked: the engine fills in the request's session.
-        # Positional, as in StreamableHttpHandler._binding: no keyword dict per request.
         binding = TransportBinding(
-            None, None, headers, None, f"m{next(self._ids)}", CURRENT_AUTH.get(), None, True
+            headers=headers,
+            connection_key=f"m{next(self._ids)}",
+            modern=True,
+            auth=CURRENT_AUTH.get(),
         )
         CURRENT_BINDING.set(binding)  # as for a handshake-era POST: the call's own binding
         return binding, response_headers, None

@@ -373,17 +373,19 @@ class StreamableHttpHandler:
     def _binding(
         self, session: StreamableSession | None, headers: dict[str, str], version: str | None
     ) -> TransportBinding:
-        # Positional (session, send, headers, execution_context, connection_key, auth):
-        # keyword arguments cost a dict per request in the dataclass's __init__.
         auth = CURRENT_AUTH.get()
         if session is not None:
             mcp = session.mcp
-            binding = TransportBinding(mcp, mcp.send, headers, None, mcp.key, auth)
+            binding = TransportBinding(
+                session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, auth=auth
+            )
         else:
             temp = McpSession.for_request(
                 f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None
             )
-            binding = TransportBinding(temp, None, headers, None, temp.key, auth)
+            binding = TransportBinding(
+                session=temp, headers=headers, connection_key=temp.key, auth=auth
+            )
         CURRENT_BINDING.set(binding)
         return binding
 
