@@ -8,10 +8,15 @@ import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Literal
 
+import httpx
 import uvicorn
 
 from mcpkit import McpServerApp
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
+from tests.wire import initialize_request
+
+#: What a Streamable HTTP client sends with every POST.
+POST_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
@@ -66,3 +71,20 @@ async def serving(
     asgi = create_asgi_app(app, options)
     async with serve_asgi(asgi, port=port, lifespan="on") as base:
         yield f"{base}{options.endpoint}", asgi
+
+
+async def open_session(
+    http: httpx.AsyncClient, url: str, version: str = "2025-11-25"
+) -> dict[str, str]:
+    """initialize, then notifications/initialized, over Streamable HTTP: the headers of the
+    session's later POSTs (``POST_HEADERS``, its id and version)."""
+    init = await http.post(url, json=initialize_request(version), headers=POST_HEADERS)
+    assert init.status_code == 200, init.text
+    headers = {
+        **POST_HEADERS,
+        "mcp-session-id": init.headers["mcp-session-id"],
+        "mcp-protocol-version": version,
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await http.post(url, json=initialized, headers=headers)).status_code == 202
+    return headers

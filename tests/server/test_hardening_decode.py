@@ -33,10 +33,9 @@ from mcpkit.protocol import JsonRpcRequest, JsonRpcResponse, decode_message
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_DEPTH, nests_deeper
 from mcpkit.stores import StoreUnavailableError
 from mcpkit.transports.http import StreamableSessionStore
-from tests.http_server import serving
+from tests.http_server import open_session, serving
 from tests.in_memory import InMemoryPeer
 from tests.legacy_sse_client import LegacyStream
-from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
@@ -359,25 +358,6 @@ async def http_server(
         httpx.AsyncClient(timeout=WAIT, trust_env=False) as http,
     ):
         yield url, asgi, http
-
-
-async def open_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
-    init = await http.post(
-        url,
-        json=initialize_request(),
-        headers=ACCEPT,
-    )
-    assert init.status_code == 200, init.text
-    headers = {
-        **ACCEPT,
-        "mcp-session-id": init.headers["mcp-session-id"],
-        "mcp-protocol-version": "2025-11-25",
-    }
-    note = await http.post(
-        url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
-    )
-    assert note.status_code == 202
-    return headers
 
 
 async def test_streamable_http_handshake_era_refuses_deep_bodies_and_serves_on():

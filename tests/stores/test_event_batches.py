@@ -29,10 +29,9 @@ from mcpkit.stores import (
 from mcpkit.stores._bus import DELIVERY_ID
 from mcpkit.stores._event_batches import EventBatcher
 from mcpkit.stores._events import EventStore, NewEvent
-from tests.http_server import serving
+from tests.http_server import open_session, serving
 from tests.redis_server import RedisServer, needs_redis
 from tests.waiting import wait_until
-from tests.wire import initialize_request
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -237,9 +236,6 @@ async def test_the_batcher_refuses_past_its_pending_bound():
 
 # --- two app instances sharing Redis --------------------------------------------------------
 
-VERSION = "2025-11-25"
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
 
 def make_app() -> McpServerApp:
     added = 0
@@ -274,20 +270,6 @@ async def two_instances(redis_url: str) -> AsyncIterator[list[str]]:
             url, _ = await stack.enter_async_context(serving(make_app(), **options))
             urls.append(url)
         yield urls
-
-
-async def open_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
-    init = initialize_request(VERSION)
-    response = await http.post(url, json=init, headers=HEADERS)
-    assert response.status_code == 200, response.text
-    headers = {
-        **HEADERS,
-        "mcp-session-id": response.headers["mcp-session-id"],
-        "mcp-protocol-version": VERSION,
-    }
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await http.post(url, json=initialized, headers=headers)).status_code == 202
-    return headers
 
 
 class Stream:

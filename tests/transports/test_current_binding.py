@@ -12,14 +12,13 @@ import httpx
 
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.server import CURRENT_BINDING
-from tests.http_server import serving
+from tests.http_server import POST_HEADERS, open_session, serving
 
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
 }
-JSON = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 @mcp_tool
@@ -55,7 +54,7 @@ async def test_a_tool_reads_its_own_binding_on_every_kind_of_post() -> None:
             handshake = await http.post(
                 url,
                 json=call(1),
-                headers={**JSON, "mcp-protocol-version": "2025-06-18", "x-tag": "old"},
+                headers={**POST_HEADERS, "mcp-protocol-version": "2025-06-18", "x-tag": "old"},
             )
             assert structured(handshake) == {
                 "tag": "old",
@@ -66,7 +65,7 @@ async def test_a_tool_reads_its_own_binding_on_every_kind_of_post() -> None:
                 url,
                 json=call(2, MODERN_META),
                 headers={
-                    **JSON,
+                    **POST_HEADERS,
                     "mcp-protocol-version": "2026-07-28",
                     "mcp-method": "tools/call",
                     "mcp-name": "whose",
@@ -79,23 +78,6 @@ async def test_a_tool_reads_its_own_binding_on_every_kind_of_post() -> None:
 async def test_a_tool_reads_its_session_s_binding() -> None:
     async with asyncio.timeout(30), serving(McpServerApp(whose)) as (url, _):
         async with httpx.AsyncClient() as http:
-            init = await http.post(
-                url,
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 0,
-                    "method": "initialize",
-                    "params": {
-                        "protocolVersion": "2025-11-25",
-                        "capabilities": {},
-                        "clientInfo": {"name": "t", "version": "1"},
-                    },
-                },
-                headers=JSON,
-            )
-            session = {**JSON, "mcp-session-id": init.headers["mcp-session-id"]}
-            await http.post(
-                url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
-            )
+            session = await open_session(http, url)
             answer = await http.post(url, json=call(1), headers={**session, "x-tag": "s"})
             assert structured(answer) == {"tag": "s", "version": "2025-11-25", "modern": False}

@@ -91,9 +91,10 @@ class StreamableSession:
         #: The headers of its answers, with the version they name (``response_headers``).
         self.answer_headers: tuple[str, list[tuple[bytes, bytes]]] | None = None
 
-    def touch(self) -> None:
-        """Mark the session used now (its idle timeout starts again)."""
-        self.last_seen = time.monotonic()
+    def touch(self, now: float | None = None) -> None:
+        """Mark the session used now (its idle timeout starts again); ``now``: the
+        ``time.monotonic()`` the caller has just read."""
+        self.last_seen = time.monotonic() if now is None else now
 
     @property
     def protocol_version(self) -> str | None:
@@ -247,7 +248,7 @@ class StreamableSessionStore:
         if now - session.last_seen > self.idle_timeout and not session.busy:
             self.remove(session_id)
             return None
-        session.last_seen = now  # touch(), with the time just read
+        session.touch(now)
         return session
 
     async def find(self, session_id: str) -> StreamableSession | None:
@@ -279,9 +280,7 @@ class StreamableSessionStore:
         ``StoreUnavailableError``."""
         if self.backend is None:
             return self.owned_here(session_id, owner)
-        held = self._sessions.get(session_id)
-        if held is not None and held.owner != owner:
-            self._refused(session_id)
+        if self._held_by_another(session_id, owner):
             return None
         session = await self.find(session_id)
         if session is not None and session.owner != owner:
@@ -292,11 +291,18 @@ class StreamableSessionStore:
     def owned_here(self, session_id: str, owner: str | None) -> StreamableSession | None:
         """``find_owned`` of a table with no backend, which has nothing to wait for: what
         every POST of an in-memory session calls, with no coroutine."""
+        if self._held_by_another(session_id, owner):
+            return None
+        return self.get(session_id)
+
+    def _held_by_another(self, session_id: str, owner: str | None) -> bool:
+        """Whether this instance holds the session for an identity other than ``owner``
+        (refused, and logged, before the lookup could keep it alive)."""
         held = self._sessions.get(session_id)
         if held is not None and held.owner != owner:
             self._refused(session_id)
-            return None
-        return self.get(session_id)
+            return True
+        return False
 
     @staticmethod
     def _refused(session_id: str) -> None:
