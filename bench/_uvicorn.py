@@ -1,5 +1,5 @@
-"""The uvicorn command line the HTTP benches start their servers with: one worker, apps from
-``servers/``, no access log, lifespan on."""
+"""The uvicorn command line the HTTP benches start their servers with: one worker (unless
+told), apps from ``servers/``, no access log, lifespan on."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from pathlib import Path
 SERVERS_DIR = Path(__file__).resolve().parent / "servers"
 
 
-def uvicorn_command(python: Path | str, target: str, port: int, flags: list[str]) -> list[str]:
-    """``python -m uvicorn`` serving ``target`` (``module:app`` in ``servers/``) on ``port``."""
+def uvicorn_command(
+    python: Path | str, target: str, port: int, flags: list[str], workers: int = 1
+) -> list[str]:
+    """``python -m uvicorn`` serving ``target`` (``module:app`` in ``servers/``) on ``port``
+    with ``workers`` processes."""
     return [
         str(python),
         "-m",
@@ -24,7 +27,7 @@ def uvicorn_command(python: Path | str, target: str, port: int, flags: list[str]
         "--port",
         str(port),
         "--workers",
-        "1",
+        str(workers),
         "--log-level",
         "warning",
         "--no-access-log",

@@ -1,14 +1,19 @@
-"""Workers: ``mcpkit run --workers N`` at N=1 and N=2 under the same wrk load, and the ratio.
+"""Workers: ``mcpkit run --workers N`` at N=1 and N=2 under the same wrk load, and the ratio,
+beside the same ratio for the bare app of ``http_load.py`` (the ceiling: what N workers can
+give on this machine at all).
 
     python bench/workers.py [--duration S] [--warmup S] [--rounds R] [--connections 16]
                             [--scenarios call-modern call-session] [--workers 1 2]
+                            [--servers mcpkit bare]
 
 The server is ``mcpkit run bench/servers/http_mcpkit.py -t http`` (the ``add`` tool of
 ``http_load.py``), with ``--stateless`` and legacy SSE off for ``call-modern`` (2026-07-28,
 nothing shared), and ``--redis-url`` on a redis-server of the bench's own for ``call-session``
 (16 handshake-era sessions; wrk's script hands each free session to whichever connection asks,
 so one session's calls reach either worker). The load, the Lua scenarios, the pre-flight check
-and the result line are ``http_load.py``'s.
+and the result line are ``http_load.py``'s. ``bare`` is ``servers/http_bare.py`` under
+``uvicorn --workers N`` (uvloop and httptools when they import): it shares nothing, and
+answers both scenarios with fixed bodies.
 
 Pinning: wrk runs on CPU 0, as in ``http_load.py``; the server is not pinned at either N (on
 a shared machine a pinned N=1 would be held to a core others may be using, flattering the
@@ -28,10 +33,12 @@ Nothing is written into the repository: the results are printed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -42,10 +49,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import http_load as load
 from _pinning import pin_self
+from _uvicorn import uvicorn_command
 from redis_stores import Redis
 
 SERVER_FILE = load.SERVERS_DIR / "http_mcpkit.py"
+BARE_APP = "http_bare:app"
 SCENARIOS = ("call-modern", "call-session")
+SERVER_KINDS = ("mcpkit", "bare")
 
 
 def _cpu_of(pid: int) -> float:
@@ -69,22 +79,29 @@ def _children(pid: int) -> list[int]:
 
 
 class WorkersServer:
-    """``mcpkit run --workers N`` serving the bench's ``add`` tool."""
+    """``mcpkit run --workers N`` serving the bench's ``add`` tool, or (``bare``) the bare app
+    under ``uvicorn --workers N``."""
 
-    def __init__(self, workers: int, scenario: str, redis: Redis | None) -> None:
+    def __init__(
+        self, kind: str, workers: int, scenario: str, redis: Redis | None, flags: list[str]
+    ) -> None:
+        self.kind = kind
         self.workers = workers
         self.port = load.free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         env = load.project_env()
         env = {k: v for k, v in env.items() if not k.startswith("MCPKIT_")}
-        command = [str(load.PROJECT_PY), "-m", "mcpkit", "run", str(SERVER_FILE), "-t", "http"]
-        command += ["--port", str(self.port), "--workers", str(workers)]
-        if scenario == "call-modern":
-            command.append("--stateless")
-            env["MCPKIT_ENABLE_LEGACY_SSE"] = "false"
+        if kind == "bare":
+            command = uvicorn_command(load.PROJECT_PY, BARE_APP, self.port, flags, workers)
         else:
-            assert redis is not None
-            command += ["--redis-url", redis.url]
+            command = [str(load.PROJECT_PY), "-m", "mcpkit", "run", str(SERVER_FILE), "-t", "http"]
+            command += ["--port", str(self.port), "--workers", str(workers)]
+            if scenario == "call-modern":
+                command.append("--stateless")
+                env["MCPKIT_ENABLE_LEGACY_SSE"] = "false"
+            else:
+                assert redis is not None
+                command += ["--redis-url", redis.url]
         if shutil.which("taskset"):  # not the bench's own affinity (CPU 0): every core
             command = ["taskset", "-c", f"0-{(os.cpu_count() or 1) - 1}", *command]
         self.log = tempfile.NamedTemporaryFile(prefix="bench-workers-", suffix=".log", delete=False)
@@ -95,10 +112,20 @@ class WorkersServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 return f"exited with {self.proc.returncode}: {self.log_tail()}"
-            if b"serving" in Path(self.log.name).read_bytes():  # the banner: all workers serve
+            if self._serving():
                 return None
             time.sleep(0.1)
         return f"did not start within {timeout:.0f} s"
+
+    def _serving(self) -> bool:
+        if self.kind != "bare":  # mcpkit's banner: every worker serves
+            return b"serving" in Path(self.log.name).read_bytes()
+        # uvicorn says nothing at --log-level warning: its workers are there and one answers
+        if self.workers > 1 and len(_children(self.proc.pid)) < self.workers:
+            return False
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 1):
+            return True
+        return False
 
     def log_tail(self) -> str:
         return " | ".join(Path(self.log.name).read_text(errors="replace").splitlines()[-6:])
@@ -124,17 +151,24 @@ class WorkersServer:
 
 
 def measure(
-    wrk: str, workers: int, scenario: str, redis: Redis | None, args: argparse.Namespace
+    wrk: str,
+    kind: str,
+    workers: int,
+    scenario: str,
+    redis: Redis | None,
+    flags: list[str],
+    args: argparse.Namespace,
 ) -> dict:
-    """One N under one scenario: warm up, then one measured wrk run."""
+    """One server at one N under one scenario: warm up, then one measured wrk run."""
     _mode, script, _unit = load.SCENARIOS[scenario]
     if redis is not None:
         redis.flush()
-    server = WorkersServer(workers, scenario, redis)
+    server = WorkersServer(kind, workers, scenario, redis, flags)
+    run = {"server": kind, "workers": workers, "scenario": scenario}
     try:
         problem = server.wait_ready() or load.preflight(server.url, scenario)
         if problem:
-            return {"workers": workers, "scenario": scenario, "wrong": problem}
+            return {**run, "wrong": problem}
         if args.warmup > 0:
             load.run_wrk(wrk, server.url, script, args.warmup, args.connections)
         cpu0, busy0, t0 = server.cpu_seconds(), load.cpu_busy(), time.monotonic()
@@ -153,14 +187,13 @@ def measure(
         redis_cpu = (_cpu_of(redis.process.pid) - redis0) if redis is not None else 0.0
         busy = sum(load.cpu_busy().values()) - sum(busy0.values())
         if result is None:
-            return {"workers": workers, "scenario": scenario, "wrong": raw.strip()[-300:]}
+            return {**run, "wrong": raw.strip()[-300:]}
         errors = sum(result.get(k, 0) for k in ("bad", "non200", "setup_bad", "lost"))
         errors += sum(result[k] for k in ("err_connect", "err_read", "err_write", "err_timeout"))
         if server.proc.poll() is not None:
-            return {"workers": workers, "scenario": scenario, "wrong": "server died under load"}
+            return {**run, "wrong": "server died under load"}
         return {
-            "workers": workers,
-            "scenario": scenario,
+            **run,
             "rate": result["ok"] / (result["duration_us"] / 1e6),
             "rate_per_cpu_s": result["ok"] / server_cpu if server_cpu > 0 else None,
             "worker_cpu": spread if workers > 1 else [server_cpu / elapsed],
@@ -200,6 +233,13 @@ def main() -> None:
     parser.add_argument(
         "--live-tree", action="store_true", help="serve the work tree itself, not a copy of it"
     )
+    parser.add_argument(
+        "--servers",
+        nargs="+",
+        choices=SERVER_KINDS,
+        default=list(SERVER_KINDS),
+        help="mcpkit, and the bare app as the ceiling (both)",
+    )
     args = parser.parse_args()
     if not args.live_tree:
         copy = Path(tempfile.mkdtemp(prefix="bench-workers-mcpkit-"))
@@ -210,6 +250,7 @@ def main() -> None:
         )
         load.MCPKIT_SNAPSHOT = copy  # project_env() puts it first on PYTHONPATH
     wrk = load.ensure_wrk()
+    flags = load.ensure_fast_http("auto", need_peers=False) if "bare" in args.servers else []
     pin_self(load.WRK_CPU)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     # not pinned, as the workers are not
@@ -219,86 +260,114 @@ def main() -> None:
     try:
         for round_ in range(args.rounds):
             for scenario in args.scenarios:
-                order = (base, many) if round_ % 2 == 0 else (many, base)
-                for workers in order:
-                    row = measure(wrk, workers, scenario, redis, args)
-                    for _ in range(args.retries):  # the machine was busy: measure again
-                        if "wrong" in row or row["other_cpu"] <= args.max_other:
-                            break
-                        load.log(
-                            f"round {round_ + 1} {scenario} N={workers}: disturbed (other work"
-                            f" used {row['other_cpu']:.2f} cores): again"
-                        )
-                        again = measure(wrk, workers, scenario, redis, args)
-                        if "wrong" in again or again["other_cpu"] < row["other_cpu"]:
-                            row = again
-                    row["round"] = round_
-                    rows.append(row)
-                    if "wrong" in row:
-                        load.log(f"round {round_ + 1} {scenario} N={workers}: WRONG {row['wrong']}")
-                    else:
-                        load.log(
-                            f"round {round_ + 1} {scenario:<12} N={workers}: {row['rate']:>8,.0f}"
-                            f" calls/s  errors {row['errors']}  server CPU {row['server_cpu']:.2f}"
-                            f"  wrk {row['wrk_cpu']:.2f}  redis {row['redis_cpu']:.2f}"
-                            f"  other {row['other_cpu']:.2f} cores  per worker "
-                            + "/".join(f"{c:.2f}" for c in row["worker_cpu"])
-                        )
+                for kind in args.servers:
+                    order = (base, many) if round_ % 2 == 0 else (many, base)
+                    for workers in order:
+                        row = measure_steady(wrk, kind, workers, scenario, redis, flags, args)
+                        row["round"] = round_
+                        rows.append(row)
+                        _log_row(round_, row)
     finally:
         if redis is not None:
             redis.close()
         load.drop_mcpkit_snapshot()
     print(
-        f"\nmcpkit run --workers N, {args.connections} connections, {args.duration:g} s x"
-        f" {args.rounds} rounds, {os.cpu_count()} CPUs"
+        f"\nN worker processes (mcpkit run --workers N; bare: uvicorn --workers N),"
+        f" {args.connections} connections, {args.duration:g} s x {args.rounds} rounds,"
+        f" {os.cpu_count()} CPUs"
     )
     print(
-        f"{'scenario':<14}{'N=' + str(base):>10}{'N=' + str(many):>10}{'ratio':>8}"
+        f"{'scenario':<14}{'server':<8}{'N=' + str(base):>10}{'N=' + str(many):>10}{'ratio':>8}"
         f"{'per round':>20}{'calls/CPU-s N=1, N=2':>24}{'other CPU':>11}"
     )
-    summary = {}
+    summary: dict[str, dict] = {}
     for scenario in args.scenarios:
-        ratios, rates = [], {base: [], many: []}
-        for round_ in range(args.rounds):
-            pair = {
-                r["workers"]: r
-                for r in rows
-                if r["scenario"] == scenario and r["round"] == round_ and "rate" in r
-            }
-            for n in (base, many):
-                if n in pair:
-                    rates[n].append(pair[n]["rate"])
-            if base in pair and many in pair:
-                ratios.append(pair[many]["rate"] / pair[base]["rate"])
-        good = [r for r in rows if r["scenario"] == scenario and "rate" in r]
-        other = [r["other_cpu"] for r in good]
-        per_cpu = {
-            n: statistics.median(
-                [r["rate_per_cpu_s"] for r in good if r["workers"] == n and r["rate_per_cpu_s"]]
-                or [0.0]
+        for kind in args.servers:
+            found = _summary(rows, kind, scenario, base, many)
+            if found is None:
+                print(f"{scenario:<14}{kind:<8} no complete round")
+                continue
+            summary.setdefault(scenario, {})[kind] = found
+            shown = " ".join(f"{r:.2f}" for r in found["ratios"])
+            per_cpu = found["rate_per_cpu_s"]
+            costs = f"{per_cpu[base]:,.0f}, {per_cpu[many]:,.0f}"
+            print(
+                f"{scenario:<14}{kind:<8}{found['rates'][base]:>10,.0f}"
+                f"{found['rates'][many]:>10,.0f}{found['ratio']:>7.2f}x{shown:>20}{costs:>24}"
+                f"{found['other_cpu_median']:>9.2f} c"
             )
-            for n in (base, many)
-        }
-        if not ratios:
-            print(f"{scenario:<14} no complete round")
-            continue
-        median = {n: statistics.median(v) for n, v in rates.items()}
-        ratio = statistics.median(ratios)
-        shown = " ".join(f"{r:.2f}" for r in ratios)
-        costs = f"{per_cpu[base]:,.0f}, {per_cpu[many]:,.0f}"
-        print(
-            f"{scenario:<14}{median[base]:>10,.0f}{median[many]:>10,.0f}{ratio:>7.2f}x"
-            f"{shown:>20}{costs:>24}{statistics.median(other):>9.2f} c"
-        )
-        summary[scenario] = {
-            "rates": median,
-            "ratio": ratio,
-            "ratios": ratios,
-            "rate_per_cpu_s": per_cpu,
-            "other_cpu_median": statistics.median(other),
-        }
     print("\nJSON (not written: results stay out of git)")
     print(json.dumps({"summary": summary, "runs": rows}, indent=1, default=str))
+
+
+def measure_steady(
+    wrk: str,
+    kind: str,
+    workers: int,
+    scenario: str,
+    redis: Redis | None,
+    flags: list[str],
+    args: argparse.Namespace,
+) -> dict:
+    """``measure``, again while the rest of the machine used more than ``--max-other`` cores
+    (up to ``--retries`` times), keeping the least disturbed run."""
+    row = measure(wrk, kind, workers, scenario, redis, flags, args)
+    for _ in range(args.retries):
+        if "wrong" in row or row["other_cpu"] <= args.max_other:
+            break
+        load.log(
+            f"{scenario} {kind} N={workers}: disturbed (other work used"
+            f" {row['other_cpu']:.2f} cores): again"
+        )
+        again = measure(wrk, kind, workers, scenario, redis, flags, args)
+        if "wrong" in again or again["other_cpu"] < row["other_cpu"]:
+            row = again
+    return row
+
+
+def _log_row(round_: int, row: dict) -> None:
+    name = f"round {round_ + 1} {row['scenario']:<12} {row['server']:<6} N={row['workers']}"
+    if "wrong" in row:
+        load.log(f"{name}: WRONG {row['wrong']}")
+        return
+    load.log(
+        f"{name}: {row['rate']:>8,.0f} calls/s  errors {row['errors']}  server CPU"
+        f" {row['server_cpu']:.2f}  wrk {row['wrk_cpu']:.2f}  redis {row['redis_cpu']:.2f}"
+        f"  other {row['other_cpu']:.2f} cores  per worker "
+        + "/".join(f"{c:.2f}" for c in row["worker_cpu"])
+    )
+
+
+def _summary(rows: list[dict], kind: str, scenario: str, base: int, many: int) -> dict | None:
+    """One server's figures under one scenario: the median rates, the N/base ratio taken
+    inside each round, calls per server CPU-second, the machine's other load. None without
+    a complete round."""
+    mine = [r for r in rows if r["server"] == kind and r["scenario"] == scenario and "rate" in r]
+    ratios: list[float] = []
+    rates: dict[int, list[float]] = {base: [], many: []}
+    for round_ in sorted({r["round"] for r in mine}):
+        pair = {r["workers"]: r for r in mine if r["round"] == round_}
+        for n in (base, many):
+            if n in pair:
+                rates[n].append(pair[n]["rate"])
+        if base in pair and many in pair:
+            ratios.append(pair[many]["rate"] / pair[base]["rate"])
+    if not ratios:
+        return None
+    per_cpu = {
+        n: statistics.median(
+            [r["rate_per_cpu_s"] for r in mine if r["workers"] == n and r["rate_per_cpu_s"]]
+            or [0.0]
+        )
+        for n in (base, many)
+    }
+    return {
+        "rates": {n: statistics.median(v) for n, v in rates.items()},
+        "ratio": statistics.median(ratios),
+        "ratios": ratios,
+        "rate_per_cpu_s": per_cpu,
+        "other_cpu_median": statistics.median([r["other_cpu"] for r in mine]),
+    }
 
 
 if __name__ == "__main__":
