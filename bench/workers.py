@@ -44,6 +44,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -263,7 +265,8 @@ def main() -> None:
                 for kind in args.servers:
                     order = (base, many) if round_ % 2 == 0 else (many, base)
                     for workers in order:
-                        row = measure_steady(wrk, kind, workers, scenario, redis, flags, args)
+                        take = partial(measure, wrk, kind, workers, scenario, redis, flags, args)
+                        row = steadiest(take, f"{scenario} {kind} N={workers}", args)
                         row["round"] = round_
                         rows.append(row)
                         _log_row(round_, row)
@@ -300,26 +303,15 @@ def main() -> None:
     print(json.dumps({"summary": summary, "runs": rows}, indent=1, default=str))
 
 
-def measure_steady(
-    wrk: str,
-    kind: str,
-    workers: int,
-    scenario: str,
-    redis: Redis | None,
-    flags: list[str],
-    args: argparse.Namespace,
-) -> dict:
-    """``measure``, again while the rest of the machine used more than ``--max-other`` cores
-    (up to ``--retries`` times), keeping the least disturbed run."""
-    row = measure(wrk, kind, workers, scenario, redis, flags, args)
+def steadiest(take: Callable[[], dict], label: str, args: argparse.Namespace) -> dict:
+    """``take()``'s run, taken again while the rest of the machine used more than
+    ``--max-other`` cores (up to ``--retries`` times); the least disturbed one is kept."""
+    row = take()
     for _ in range(args.retries):
         if "wrong" in row or row["other_cpu"] <= args.max_other:
             break
-        load.log(
-            f"{scenario} {kind} N={workers}: disturbed (other work used"
-            f" {row['other_cpu']:.2f} cores): again"
-        )
-        again = measure(wrk, kind, workers, scenario, redis, flags, args)
+        load.log(f"{label}: disturbed (other work used {row['other_cpu']:.2f} cores): again")
+        again = take()
         if "wrong" in again or again["other_cpu"] < row["other_cpu"]:
             row = again
     return row
