@@ -38,6 +38,8 @@ logger = logging.getLogger("mcpkit.http")
 
 #: Longest time a shared session's replica goes without telling the backend it is in use.
 DEFAULT_MAX_TOUCH_INTERVAL = 60.0
+#: ``owned_here``'s owner for a lookup that checks no owner (``get``).
+_ANY_OWNER: Any = object()
 
 __all__ = ["SessionLimitReached", "StreamableSession", "StreamableSessionStore"]
 
@@ -90,11 +92,6 @@ class StreamableSession:
         self.calls = 0
         #: The headers of its answers, with the version they name (``response_headers``).
         self.answer_headers: tuple[str, list[tuple[bytes, bytes]]] | None = None
-
-    def touch(self, now: float | None = None) -> None:
-        """Mark the session used now (its idle timeout starts again); ``now``: the
-        ``time.monotonic()`` the caller has just read."""
-        self.last_seen = time.monotonic() if now is None else now
 
     @property
     def protocol_version(self) -> str | None:
@@ -241,15 +238,7 @@ class StreamableSessionStore:
 
     def get(self, session_id: str) -> StreamableSession | None:
         """This process's session (no backend): None when unknown or idle too long."""
-        session = self._sessions.get(session_id)
-        if session is None:
-            return None
-        now = time.monotonic()
-        if now - session.last_seen > self.idle_timeout and not session.busy:
-            self.remove(session_id)
-            return None
-        session.touch(now)
-        return session
+        return self.owned_here(session_id, _ANY_OWNER)
 
     async def find(self, session_id: str) -> StreamableSession | None:
         """The session, adopted from the backend when this instance does not hold it yet;
@@ -290,10 +279,21 @@ class StreamableSessionStore:
 
     def owned_here(self, session_id: str, owner: str | None) -> StreamableSession | None:
         """``find_owned`` of a table with no backend, which has nothing to wait for: what
-        every POST of an in-memory session calls, with no coroutine."""
-        if self._held_by_another(session_id, owner):
+        every POST of an in-memory session calls, with no coroutine and one lookup; ``get``
+        when ``owner`` is ``_ANY_OWNER``. A session idle too long is dropped, and one used is
+        marked used now (its idle timeout starts again), unless another identity asked."""
+        session = self._sessions.get(session_id)
+        if session is None:
             return None
-        return self.get(session_id)
+        if session.owner != owner and owner is not _ANY_OWNER:
+            self._refused(session_id)
+            return None
+        now = time.monotonic()
+        if now - session.last_seen > self.idle_timeout and not session.busy:
+            self.remove(session_id)
+            return None
+        session.last_seen = now
+        return session
 
     def _held_by_another(self, session_id: str, owner: str | None) -> bool:
         """Whether this instance holds the session for an identity other than ``owner``

@@ -294,10 +294,12 @@ class StreamableHttpHandler:
                 400,
                 error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"),
             )
-        owner = session_owner(CURRENT_AUTH.get())
+        auth = CURRENT_AUTH.get()
+        owner = None if auth is None else session_owner(auth)
         if self.sessions.backend is not None:
             return self._stored_session(session_id, owner)
-        return self._found(self.sessions.owned_here(session_id, owner), session_id)
+        session = self.sessions.owned_here(session_id, owner)
+        return (session, None) if session is not None else self._found(None, session_id)
 
     async def _stored_session(
         self, session_id: str, owner: str | None
