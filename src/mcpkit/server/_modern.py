@@ -20,7 +20,7 @@ from mcpkit.protocol._modern import (
     PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY,
 )
-from mcpkit.protocol._versions import MODERN_VERSIONS, SUPPORTED_VERSIONS
+from mcpkit.protocol._versions import MODERN_VERSION_SET, SUPPORTED_VERSIONS
 from mcpkit.server._mrtr import RoundInputs, is_retry, round_inputs
 from mcpkit.server._session import LOG_LEVELS, McpSession
 
@@ -76,7 +76,7 @@ def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
             f"Invalid _meta: {PROTOCOL_VERSION_KEY} must be a string",
             {"field": PROTOCOL_VERSION_KEY},
         )
-    if version not in MODERN_VERSIONS:
+    if version not in MODERN_VERSION_SET:  # a str: checked above
         return UnsupportedProtocolVersionError(version)
     if not isinstance(meta.get(CLIENT_CAPABILITIES_KEY), dict):
         return InvalidParamsError(

@@ -28,7 +28,12 @@ from mcpkit.protocol._jsonrpc import (
     error_response,
 )
 from mcpkit.protocol._modern import PROTOCOL_VERSION_KEY
-from mcpkit.protocol._versions import LATEST_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS
+from mcpkit.protocol._versions import (
+    LATEST_VERSION,
+    MODERN_VERSION_SET,
+    MODERN_VERSIONS,
+    SUPPORTED_VERSION_SET,
+)
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._modern import (
     HeaderMismatchError,
@@ -59,14 +64,14 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
     """The era of this POST: a modern version header, or modern ``_meta`` in the body,
     or a version header we don't know on a request without a session (a modern
     client's probe gets a modern error)."""
-    if version in MODERN_VERSIONS:
+    if version in MODERN_VERSION_SET:
         return True
     params = getattr(decoded, "params", None)
     if params and "_meta" in params and modern_version(params) is not None:
         return True
     return (
         version is not None
-        and version not in SUPPORTED_VERSIONS
+        and version not in SUPPORTED_VERSION_SET
         and "mcp-session-id" not in headers
         and (isinstance(decoded, JsonRpcRequest) and decoded.method != "initialize")
     )

@@ -60,7 +60,10 @@ class TransportSecurityGuard:
     def check(self, method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
         if method == "POST":
             content_type = headers.get("content-type", "")
-            if not content_type.lower().startswith("application/json"):
+            # As clients send it, lower-case, first: one method call on every POST.
+            if not content_type.startswith("application/json") and not (
+                content_type.lower().startswith("application/json")
+            ):
                 return 415, "Content-Type must be application/json"
         if not self.enabled:
             return None
