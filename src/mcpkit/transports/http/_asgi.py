@@ -226,6 +226,23 @@ def encode_headers(pairs: Iterable[tuple[str, str]]) -> RawHeaders:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in pairs]
 
 
+#: ``content-length`` header pairs already made, by size: answers of one kind repeat their
+#: size, and formatting the number costs ~900 instructions a time. Cleared when full.
+_LENGTH_HEADERS: dict[int, tuple[bytes, bytes]] = {}
+MAX_LENGTH_HEADERS = 1024
+
+
+def content_length(size: int) -> tuple[bytes, bytes]:
+    """The ``content-length`` header pair of a body of ``size`` bytes (shared: never
+    changed)."""
+    pair = _LENGTH_HEADERS.get(size)
+    if pair is None:
+        if len(_LENGTH_HEADERS) >= MAX_LENGTH_HEADERS:
+            _LENGTH_HEADERS.clear()
+        pair = _LENGTH_HEADERS[size] = (b"content-length", b"%d" % size)
+    return pair
+
+
 async def send_response(
     send: Send,
     status: int,
@@ -236,7 +253,7 @@ async def send_response(
     raw = list(headers or ())
     if content_type is not None:
         raw.append((b"content-type", content_type))
-    raw.append((b"content-length", b"%d" % len(body)))
+    raw.append(_LENGTH_HEADERS.get(len(body)) or content_length(len(body)))
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
 
@@ -250,7 +267,8 @@ def json_response(
     """The two ASGI messages of a JSON answer (callers on the hot path send them
     themselves, saving a coroutine)."""
     body = encode_json(value)
-    raw = [*(headers or ()), _JSON_TYPE, (b"content-length", b"%d" % len(body))]
+    size = len(body)
+    raw = [*(headers or ()), _JSON_TYPE, _LENGTH_HEADERS.get(size) or content_length(size)]
     return {"type": "http.response.start", "status": status, "headers": raw}, {
         "type": "http.response.body",
         "body": body,
