@@ -267,7 +267,7 @@ def json_response(
     """The two ASGI messages of a JSON answer (callers on the hot path send them
     themselves, saving a coroutine)."""
     body = encode_json(value)
-    size = len(body)
+    size = len(body)  # the made pair read inline, content_length's call only for a new size
     raw = [*(headers or ()), _JSON_TYPE, _LENGTH_HEADERS.get(size) or content_length(size)]
     return {"type": "http.response.start", "status": status, "headers": raw}, {
         "type": "http.response.body",

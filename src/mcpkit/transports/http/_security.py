@@ -60,7 +60,7 @@ class TransportSecurityGuard:
     def check(self, method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
         if method == "POST":
             content_type = headers.get("content-type", "")
-            # As clients send it, lower-case, first: one method call on every POST.
+            # The usual lower-case value passes on one method call; lower() for the rest.
             if not content_type.startswith("application/json") and not (
                 content_type.lower().startswith("application/json")
             ):

@@ -93,6 +93,12 @@ class StreamableSession:
         #: The headers of its answers, with the version they name (``response_headers``).
         self.answer_headers: tuple[str, list[tuple[bytes, bytes]]] | None = None
 
+    def touch(self, now: float | None = None) -> None:
+        """Mark the session used now (its idle timeout starts again); ``now``: the
+        ``time.monotonic()`` the caller has just read. (The store's lookup sets
+        ``last_seen`` itself: it runs on every request.)"""
+        self.last_seen = time.monotonic() if now is None else now
+
     @property
     def protocol_version(self) -> str | None:
         """The version the session negotiated."""

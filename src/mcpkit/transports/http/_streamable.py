@@ -295,7 +295,7 @@ class StreamableHttpHandler:
                 error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"),
             )
         auth = CURRENT_AUTH.get()
-        owner = None if auth is None else session_owner(auth)
+        owner = None if auth is None else session_owner(auth)  # no call without auth
         if self.sessions.backend is not None:
             return self._stored_session(session_id, owner)
         session = self.sessions.owned_here(session_id, owner)
