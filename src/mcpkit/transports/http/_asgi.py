@@ -253,7 +253,7 @@ async def send_response(
     raw = list(headers or ())
     if content_type is not None:
         raw.append((b"content-type", content_type))
-    raw.append(_LENGTH_HEADERS.get(len(body)) or content_length(len(body)))
+    raw.append(content_length(len(body)))
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
 
