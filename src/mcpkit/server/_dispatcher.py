@@ -298,6 +298,8 @@ class McpDispatcher:
 
     def cancel_connection(self, connection_key: str) -> int:
         """Cancel every request of a connection that went away; returns how many."""
+        if not self._per_connection.get(connection_key):  # every session's end: mostly none
+            return 0
         keys = [key for key in self._in_flight if key[0] == connection_key]
         return sum(self.cancel(*key) for key in keys)
 

@@ -259,6 +259,19 @@ async def send_response(
 
 
 _JSON_TYPE = (b"content-type", b"application/json")
+_NO_LENGTH = (b"content-length", b"0")
+
+
+def empty_response(
+    status: int, headers: RawHeaders | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The two ASGI messages of an answer with no body (202 to a notification, 200 to a
+    DELETE: one of each in every session), sent by the caller as ``json_response``'s are."""
+    return {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [*(headers or ()), _NO_LENGTH],
+    }, {"type": "http.response.body", "body": b""}
 
 
 def json_response(

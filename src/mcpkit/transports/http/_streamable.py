@@ -46,6 +46,7 @@ from mcpkit.transports.http._asgi import (
     Receive,
     Send,
     body_now,
+    empty_response,
     encode_headers,
     error_body,
     json_response,
@@ -113,6 +114,8 @@ class StreamableHttpHandler:
             if isinstance(self.cluster, SessionCluster) and self.sessions.shared
             else None
         )
+        #: Nothing shared, no bus: the cluster's per-message steps do nothing, and are skipped.
+        self._local = type(self.cluster) is LocalCluster
         self._stream_prefix = (
             f"{self.cluster.instance_id}." if self.shared_cluster is not None else ""
         )
@@ -321,16 +324,6 @@ class StreamableHttpHandler:
             )
         return session, None
 
-    async def _may_end(self, send: Send, session_id: str) -> bool:
-        """DELETE's ownership check: False, answered 404 like an unknown session, when the
-        session belongs to another identity. Without auth (and no owner here) nothing is
-        looked up: DELETE works as it always did."""
-        owner = session_owner(CURRENT_AUTH.get())
-        held = self.sessions.local(session_id)
-        if owner is None and (held is None or held.owner is None):
-            return True
-        return await self.owned_session(send, session_id, owner) is not None
-
     async def owned_session(
         self, send: Send, session_id: str, owner: str | None
     ) -> StreamableSession | None:
@@ -428,7 +421,7 @@ class StreamableHttpHandler:
                 requests.append(message)
             elif isinstance(message, JsonRpcNotification):
                 await self.app.dispatcher.notify(message, binding)
-                if session is not None:
+                if session is not None and not self._local:
                     await self.cluster.after_notification(session, message)
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
                 # Never answered (an answer is not answered), even one with no id.
@@ -440,11 +433,15 @@ class StreamableHttpHandler:
             else:  # an invalid member of a batch
                 replies.append(error_response(getattr(message, "request_id", None), message))
         if not requests and not replies:
-            if session is not None and any(
-                getattr(m, "method", None) in STATEFUL_METHODS for m in messages
+            if (
+                session is not None
+                and self.shared_cluster is not None  # else nothing is stored
+                and any(getattr(m, "method", None) in STATEFUL_METHODS for m in messages)
             ):
-                await self.cluster.save(session)
-            await send_response(send, 202, b"", response_headers)
+                await self.shared_cluster.save(session)
+            start, body = empty_response(202, response_headers)
+            await send(start)
+            await send(body)
             return
         results = await asyncio.gather(
             *(self.app.dispatcher.dispatch(r, binding) for r in requests)
@@ -496,8 +493,12 @@ class StreamableHttpHandler:
             if session is not None:
                 session.calls -= 1
                 binding.close_stream = None  # breaks the binding<->call cycle
-        if session is not None and request.method in STATEFUL_METHODS:
-            await self.cluster.save(session)
+        if (
+            session is not None
+            and self.shared_cluster is not None  # else nothing is stored
+            and request.method in STATEFUL_METHODS
+        ):
+            await self.shared_cluster.save(session)
         if call.opened:
             stream: SseStream = call.stream  # type: ignore[assignment]
             try:
@@ -634,20 +635,30 @@ class StreamableHttpHandler:
                 send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
             )
             return
-        if not await self._may_end(send, session_id):
-            return
-        held_here = self.sessions.local(session_id) is not None
-        try:
-            known = await self.sessions.end(session_id)
-        except StoreUnavailableError as exc:
-            await self.store_unavailable(send, exc)
-            return
-        if self.sessions.shared and not held_here:
-            await self.cluster.publish_ended(session_id)  # else _forget tells the others
+        # The ownership check, without a coroutine when nothing is to be looked up: without
+        # auth, and no owner here, DELETE works as it always did.
+        owner = session_owner(CURRENT_AUTH.get())
+        held = self.sessions.local(session_id)
+        if owner is not None or (held is not None and held.owner is not None):
+            if await self.owned_session(send, session_id, owner) is None:
+                return  # answered 404, as an unknown session
+            held = self.sessions.local(session_id)  # it may have been adopted meanwhile
+        if self.sessions.backend is None:  # end(), with nothing to wait for
+            known = self.sessions.remove(session_id) is not None
+        else:
+            try:
+                known = await self.sessions.end(session_id)
+            except StoreUnavailableError as exc:
+                await self.store_unavailable(send, exc)
+                return
+            if held is None:
+                await self.cluster.publish_ended(session_id)  # else _forget tells the others
         if not known:
             await self.fail_unknown_session(send, session_id)
             return
-        await send_response(send, 200, b"")
+        start, body = empty_response(200)
+        await send(start)
+        await send(body)
 
     # session teardown ---------------------------------------------------------------------
 

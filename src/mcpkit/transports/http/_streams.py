@@ -288,9 +288,9 @@ class SseStream:
 
     __slots__ = (
         "_finished",
+        "_lock",
         "_writer",
         "closed",
-        "lock",
         "max_queued",
         "relayed",
         "remote_reader",
@@ -328,15 +328,23 @@ class SseStream:
         self._writer: SseResponse | None = None
         self._finished: asyncio.Event | None = None  # made on first use: sessions are many
         self.closed = False
-        # Held while an event is stored and queued, and while a resuming client replays
-        # and attaches, so no event falls between the replay and the live feed.
-        self.lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None  # made on first use, as _finished
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """Held while an event is stored and queued, and while a resuming client replays
+        and attaches, so no event falls between the replay and the live feed."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
     @property
     def finished(self) -> asyncio.Event:
         """Set when the stream is over (its call answered, or its session closed)."""
         if self._finished is None:
             self._finished = asyncio.Event()
+            if self.closed:  # closed before anyone asked: see close()
+                self._finished.set()
         return self._finished
 
     @property
@@ -462,7 +470,8 @@ class SseStream:
         """The stream is over (its session closed): its response ends after what is queued
         (whoever serves that response waits for it)."""
         self.closed = True
-        self.finished.set()
+        if self._finished is not None:  # else made already set when first asked for
+            self._finished.set()
         if self._writer is not None:
             self._writer.end()
 
