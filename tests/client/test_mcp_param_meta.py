@@ -21,6 +21,7 @@ from mcpkit.client import HttpClientTransportOptions
 from mcpkit.client._http_factory import forget_detected_modes
 from mcpkit.protocol._headers import PARAM_HEADERS_META_KEY, param_headers
 from mcpkit.protocol._modern import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
+from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES
 from tests.http_server import serving
 
 MODERN = "2026-07-28"
@@ -96,6 +97,12 @@ def test_param_headers_are_keyed_lower_case_and_decoded() -> None:
             "mcp-method": "tools/call",
         }
     ) == {"region": "eu-west-1", "city": "Zürich", "broken": "=?base64?***?="}
+
+
+def test_no_header_name_kept_once_is_a_param_header() -> None:
+    # A request whose names are all among these skips the search for Mcp-Param-* headers.
+    assert KNOWN_HEADER_NAMES
+    assert not [name for name in KNOWN_HEADER_NAMES if name.startswith("mcp-param-")]
 
 
 async def test_raw_mcp_param_headers_reach_the_tool_in_meta() -> None:

@@ -145,6 +145,11 @@ _KNOWN_NAMES: dict[bytes, str] = {
 }
 
 
+#: The names ``header_map`` keeps one string of; a request with no other has no
+#: ``Mcp-Param-*`` header (one C-speed test for the 2026-07-28 POSTs that carry none).
+KNOWN_HEADER_NAMES = frozenset(_KNOWN_NAMES.values())
+
+
 def header_map(scope: Scope) -> dict[str, str]:
     """Request headers by lower-case name (ASGI already lower-cases them); last wins."""
     known = _KNOWN_NAMES.get

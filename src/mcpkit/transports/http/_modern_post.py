@@ -41,7 +41,7 @@ from mcpkit.server._modern import (
     modern_version,
     request_meta,
 )
-from mcpkit.transports.http._asgi import error_body
+from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES, error_body
 
 if TYPE_CHECKING:
     from mcpkit.transports.http._streamable import StreamableHttpHandler
@@ -115,7 +115,7 @@ def _make(key: tuple[bytes | None, str | None, str | None]) -> list[tuple[bytes,
 def _hand_over_param_headers(meta: dict[str, Any], headers: dict[str, str]) -> None:
     """Put the request's ``Mcp-Param-*`` values in its ``_meta`` (the seed's
     ``_meta.x-mcp-headers``); a body-supplied value under that key is dropped."""
-    found = param_headers(headers)
+    found = {} if KNOWN_HEADER_NAMES.issuperset(headers) else param_headers(headers)
     if found:
         meta[PARAM_HEADERS_META_KEY] = found
     elif PARAM_HEADERS_META_KEY in meta:
