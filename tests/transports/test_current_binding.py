@@ -81,3 +81,29 @@ async def test_a_tool_reads_its_session_s_binding() -> None:
             session = await open_session(http, url)
             answer = await http.post(url, json=call(1), headers={**session, "x-tag": "s"})
             assert structured(answer) == {"tag": "s", "version": "2025-11-25", "modern": False}
+
+
+async def test_each_stateless_post_has_a_session_of_its_own() -> None:
+    """Made by copying one per version: what one request changes stays in it."""
+    seen: list[Any] = []
+
+    @mcp_tool
+    async def mark() -> str:
+        session = CURRENT_BINDING.get().session  # type: ignore[union-attr]
+        seen.append((session, session.key, session.log_level, session.protocol_version))
+        session.log_level = "debug"  # as logging/setLevel would, in this request only
+        return "ok"
+
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "mark"}}
+    async with asyncio.timeout(30), serving(McpServerApp(mark), stateless=True) as (url, _):
+        async with httpx.AsyncClient() as http:
+            for version in ("2025-06-18", "2025-06-18", "2025-11-25"):
+                headers = {**POST_HEADERS, "mcp-protocol-version": version}
+                answer = await http.post(url, json=body, headers=headers)
+                assert answer.status_code == 200, answer.text
+    sessions, keys, levels, versions = zip(*seen, strict=True)
+    assert len({id(session) for session in sessions}) == 3
+    assert len(set(keys)) == 3
+    assert levels == (None, None, None)
+    assert versions == ("2025-06-18", "2025-06-18", "2025-11-25")
+    assert all(session.initialize_seen and session.ephemeral for session in sessions)

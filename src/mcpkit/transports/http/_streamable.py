@@ -95,6 +95,8 @@ class StreamableHttpHandler:
         self.sessions = self._session_table(options)
         self.sessions.on_remove(self._forget)
         self._stateless_ids = itertools.count(1)
+        #: The session each stateless POST of a version copies (``_binding``).
+        self._stateless_sessions: dict[str | None, McpSession] = {}
         self._version_headers: dict[str | None, list[tuple[bytes, bytes]]] = {}
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
@@ -375,9 +377,11 @@ class StreamableHttpHandler:
                 session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, auth=auth
             )
         else:
-            temp = McpSession.for_request(
-                f"sl{next(self._stateless_ids)}", version or LATEST_HANDSHAKE_VERSION, None
-            )
+            made = self._stateless_sessions.get(version)
+            if made is None:  # once per version: is_supported has bounded them
+                made = McpSession.for_request("", version or LATEST_HANDSHAKE_VERSION, None)
+                self._stateless_sessions[version] = made
+            temp = made.copy_with_key(f"sl{next(self._stateless_ids)}")
             binding = TransportBinding(
                 session=temp, headers=headers, connection_key=temp.key, auth=auth
             )
