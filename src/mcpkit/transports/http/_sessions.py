@@ -240,7 +240,7 @@ class StreamableSessionStore:
                 raise SessionLimitReached(
                     f"at most {self.max_sessions} sessions may be live at once"
                 )
-        # 192 random bits as hex: a third of token_urlsafe's cost, on every session made.
+        # 192 random bits as hex: about a quarter of token_urlsafe's cost, on every session made.
         return self._new(urandom(24).hex(), event_store, retry_ms, owner)
 
     def get(self, session_id: str) -> StreamableSession | None:
