@@ -32,10 +32,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-PROJECT_PY = HERE.parent / ".venv" / "bin" / "python"
-SCENARIOS = ("stateless", "session", "modern", "churn")
-COUNTED = (200, 1200)
+from asgi_calls import COUNTED, HERE, PROJECT_PY, SCENARIOS  # the scenarios counted here
+
 HTTP = "mcpkit.transports.http"
 
 #: (name, depth, function): the request path, outermost first.

@@ -264,7 +264,7 @@ async def send_response(
 
 
 _JSON_TYPE = (b"content-type", b"application/json")
-_NO_LENGTH = (b"content-length", b"0")
+_NO_LENGTH = content_length(0)
 
 
 def empty_response(
