@@ -1,0 +1,157 @@
+"""Instructions per request of a whole server process: uvicorn, its parser and event loop,
+and the app, counted by callgrind, for the bare ASGI app and for mcpkit. The noise-free
+counterpart of ``http_load.py``'s mcpkit/bare ratio, and what it takes to move it.
+
+    python bench/server_instructions.py [--scenarios stateless session modern] [--requests 1000]
+
+Each server runs under ``valgrind --tool=callgrind`` as ``http_load.py`` runs it (the same
+``servers/http_*.py``, uvicorn with uvloop and httptools), and one keep-alive connection
+sends it tools/call requests, every answer checked. Two runs differ only in how many
+requests they send; the difference of their counts over the difference of the requests is
+what one request costs the process, start-up and shutdown cancelled out. Callgrind counts
+user-space instructions only: the kernel's share (the socket reads and writes, the same
+for every server) is not in these figures, so the ratio printed here is a little below the
+one ``http_load.py`` measures in CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from _uvicorn import uvicorn_command
+from http_load import (
+    ACCEPT_HEADERS,
+    CALL,
+    CALL_MODERN,
+    INIT,
+    INITIALIZED,
+    MODERN_HEADERS,
+    PROJECT_PY,
+    SHARE_OF_BARE,
+    ensure_fast_http,
+    free_port,
+    project_env,
+)
+
+SCENARIOS = ("stateless", "session", "modern")
+#: Requests of the shorter run; the longer sends ``--requests`` more.
+BASE_REQUESTS = 200
+#: Seconds a server under valgrind may take to start listening.
+START_TIMEOUT = 120
+
+
+def _connect(port: int) -> http.client.HTTPConnection:
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            connection.connect()
+            return connection
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no server listening on {port} after {START_TIMEOUT} s") from None
+            time.sleep(0.2)
+
+
+def _post(
+    connection: http.client.HTTPConnection, message: dict, headers: dict[str, str]
+) -> http.client.HTTPResponse:
+    connection.request("POST", "/mcp", json.dumps(message), headers)
+    response = connection.getresponse()
+    response.read()
+    return response
+
+
+def _send_calls(port: int, scenario: str, requests: int) -> None:
+    """``requests`` tools/call POSTs on one connection (a session opened first if need be)."""
+    connection = _connect(port)
+    headers = dict(MODERN_HEADERS if scenario == "modern" else ACCEPT_HEADERS)
+    call = CALL_MODERN if scenario == "modern" else CALL
+    if scenario == "session":
+        session_id = _post(connection, INIT, headers).getheader("mcp-session-id")
+        if session_id is None:
+            raise SystemExit("initialize was answered without an Mcp-Session-Id")
+        headers["Mcp-Session-Id"] = session_id
+        if _post(connection, INITIALIZED, headers).status != 202:
+            raise SystemExit("notifications/initialized was not accepted")
+    for _ in range(requests):
+        connection.request("POST", "/mcp", json.dumps(call), headers)
+        response = connection.getresponse()
+        body = response.read()
+        if response.status != 200 or b'"text":"3"' not in body.replace(b" ", b""):
+            raise SystemExit(f"{scenario}: unexpected answer {response.status} {body[:200]!r}")
+    connection.close()
+
+
+def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
+    """Instructions the whole server process executes while serving ``requests`` calls
+    (and starting and stopping)."""
+    port = free_port()
+    env = {
+        **project_env(),
+        "BENCH_MODE": "stateful" if scenario == "session" else "stateless",
+        "PYTHONHASHSEED": "0",
+    }
+    command = uvicorn_command(PROJECT_PY, f"http_{server}:app", port, flags)
+    process = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _send_calls(port, scenario, requests)
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, errors = process.communicate(timeout=120)
+    found = re.search(r"Collected : (\d+)", errors)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind:\n{errors[-1500:]}")
+    return int(found.group(1))
+
+
+def per_request(scenario: str, requests: int, flags: list[str]) -> dict[str, float]:
+    """Instructions per request of each server, its two runs side by side (two cores)."""
+    runs = [(server, n) for server in ("bare", "mcpkit") for n in (0, requests)]
+    with ThreadPoolExecutor(2) as pool:
+        counts = list(
+            pool.map(lambda run: count(run[0], scenario, BASE_REQUESTS + run[1], flags), runs)
+        )
+    return {
+        "bare": (counts[1] - counts[0]) / requests,
+        "mcpkit": (counts[3] - counts[2]) / requests,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+    parser.add_argument("--requests", type=int, default=1000, help="requests counted (1,000)")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("this bench needs valgrind (apt-get install valgrind)")
+    flags = ensure_fast_http("auto", need_peers=False)
+    print(f"{'scenario':<10} {'bare':>9} {'mcpkit':>9} {'mcpkit own':>11} {'bare/mcpkit':>12}")
+    for scenario in args.scenarios:
+        measured = per_request(scenario, args.requests, flags)
+        bare, mcpkit = measured["bare"], measured["mcpkit"]
+        # 0.70 in instructions: what mcpkit's own share may be at most
+        allowed = bare / SHARE_OF_BARE - bare
+        print(
+            f"{scenario:<10} {bare:9,.0f} {mcpkit:9,.0f} {mcpkit - bare:11,.0f} "
+            f"{bare / mcpkit:12.3f}   ({SHARE_OF_BARE:.2f} would allow {allowed:,.0f} of its own)"
+        )
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
