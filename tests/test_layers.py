@@ -43,6 +43,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("mcpkit.server._app", "mcpkit.openapi"): "McpServerApp.from_openapi/from_asgi, on call",
     ("mcpkit.server._app", "mcpkit.openapi._factory"): "the same classmethods",
+    ("mcpkit.server._app", "mcpkit.transports._stdio"): "McpServerApp.run, on call",
+    ("mcpkit.server._app", "mcpkit.transports.http"): "McpServerApp.run, on call",
 }
 
 #: What the engine may take from ``auth``: the identity types, not the token checks.

@@ -1,5 +1,6 @@
 """Runtime helpers every layer may use: process-level tuning applied by the servers mcpkit
-runs itself (``mcpkit run``), and running a coroutine eagerly up to its first suspension."""
+runs itself (``mcpkit run``), the event loop they run on, and running a coroutine eagerly
+up to its first suspension."""
 
 from __future__ import annotations
 
@@ -14,6 +15,17 @@ def freeze_startup_objects() -> None:
     garbage collector's reach, so collections scan only what requests create."""
     gc.collect()
     gc.freeze()
+
+
+def run_async(main: Any) -> Any:
+    """Run a coroutine on uvloop when it is installed (``mcpkit[speed]``), else asyncio."""
+    try:
+        import uvloop
+    except ImportError:
+        import asyncio
+
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def start_eagerly(awaitable: Awaitable[Any]) -> tuple[bool, Any]:

@@ -37,8 +37,38 @@ class Weather:
 app = McpServerApp(Weather)
 '''
 
+ORPHAN = """
+from mcpkit import McpServerApp, mcp_tool
+
+app = McpServerApp(name="orph")
+
+
+@mcp_tool
+def hello() -> str:
+    return "hi"
+"""
+
+FORECAST = """
+from mcpkit import McpServerApp, mcp_tool
+
+
+@mcp_tool
+def forecast(city: str, days: int = 1) -> str:
+    return f"sunny in {city} for {days} days"
+
+
+@mcp_tool
+def add(a, b):
+    return a + b
+
+
+app = McpServerApp(forecast, add, name="forecast")
+"""
+
 FILES = {
     "weather.py": WEATHER,
+    "orphan.py": ORPHAN,
+    "forecast.py": FORECAST,
     "syntax.py": "from mcpkit import mcp_server\n\ndef broken(:\n    pass\n",
     "raises.py": "import os\n\nsettings = {}\nTOKEN = settings['token']\n",
     "imports_helper.py": "import helper\n",
@@ -196,6 +226,65 @@ def test_arguments_must_be_an_object(files):
         2,
         "must be a JSON object, not an array",
     )
+
+
+ORPHAN_WARNING = (
+    "hello is decorated with @mcp_tool but not served by the app; pass it to"
+    " McpServerApp(hello, ...) or decorate it with @app.tool()"
+)
+
+
+@pytest.mark.parametrize("target", ["orphan.py", "orphan.py:app", "orphan"])
+def test_a_decorated_function_the_app_does_not_serve_is_warned_of(files, target):
+    done = mcpkit("inspect", target, cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"warning: {ORPHAN_WARNING}\n"
+    assert "Tools: none" in done.stdout
+
+
+def test_calling_a_decorated_function_the_app_does_not_serve_says_so(files):
+    done = mcpkit("call", "orphan.py", "hello", "{}", cwd=files)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"warning: {ORPHAN_WARNING}",
+        "error: no tool named 'hello'",
+        f"hint: {ORPHAN_WARNING}",
+    ]
+
+
+def test_an_argument_the_tool_does_not_take_is_warned_of_and_the_call_made(files):
+    done = mcpkit("call", "forecast.py", "forecast", '{"city": "Oslo", "dayz": 2}', cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "sunny in Oslo for 1 days\n"
+    assert done.stderr == (
+        "warning: forecast has no argument 'dayz' (did you mean 'days'?); arguments: city, days\n"
+    )
+
+
+def test_inspect_warns_of_parameters_without_a_type_hint(files):
+    done = mcpkit("inspect", "forecast.py", cwd=files)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"warning: add: parameter {name!r} has no type hint; clients see an untyped argument"
+        for name in ("a", "b")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tool", "example"),
+    [
+        ("forecast", """'{"city": "text", "days": 1}'"""),
+        ("add", """'{"a": "text", "b": "text"}'"""),
+        ("nosuch", """'{"city": "Oslo"}'"""),
+    ],
+)
+def test_the_bad_json_hint_shows_the_tools_own_arguments(files, tool, example):
+    lines = assert_one_error(
+        mcpkit("call", "forecast.py", tool, "{city: 1}", cwd=files),
+        2,
+        "arguments are not valid JSON",
+    )
+    assert lines[1] == f"hint: pass one JSON object in single quotes, e.g. {example}"
 
 
 def test_invalid_arguments_show_the_servers_message(files):

@@ -78,3 +78,94 @@ def test_a_file_with_nothing_to_serve_names_every_kind_it_looks_for(tmp_path):
         load_app(write(tmp_path, "empty.py", "def plain() -> None: ...\n"))
     assert "@mcp_server class" in caught.value.message
     assert "@mcp_tool" in caught.value.message
+
+
+# --------------------------------------------------------------------------- unserved decorated
+
+
+ORPHAN = """
+    from mcpkit import McpServerApp, mcp_server, mcp_tool
+
+    app = McpServerApp(name="orph")
+
+    @mcp_tool
+    def hello() -> str:
+        return "hi"
+
+    @mcp_server()
+    class Forgotten:
+        @mcp_tool
+        def wave(self) -> str:
+            return "o/"
+"""
+
+ALL_SERVED = """
+    from mcpkit import McpServerApp, mcp_prompt, mcp_resource, mcp_server, mcp_tool
+
+    @mcp_tool
+    def passed(a: int) -> int:
+        return a
+
+    @mcp_resource("note://hello")
+    def note() -> str:
+        return "hi"
+
+    @mcp_server()
+    class Weather:
+        @mcp_tool
+        def forecast(self, city: str) -> str:
+            return city
+
+    @mcp_prompt
+    def elsewhere(name: str) -> str:
+        return name
+
+    app = McpServerApp(passed, note, Weather, name="served")
+    other = McpServerApp(elsewhere, name="other")  # served by the file's other app
+
+    @app.tool()
+    def registered(b: int) -> int:
+        return b
+"""
+
+
+def test_decorated_functions_and_classes_the_app_does_not_serve_are_warned_of(tmp_path, capsys):
+    path = write(tmp_path, "orphan.py", ORPHAN)
+    for target in (path, f"{path}:app"):
+        load_app(target)
+        assert capsys.readouterr().err.splitlines() == [
+            "warning: hello is decorated with @mcp_tool but not served by the app; pass it to"
+            " McpServerApp(hello, ...) or decorate it with @app.tool()",
+            "warning: Forgotten is decorated with @mcp_server but not served by the app; pass"
+            " it to McpServerApp(Forgotten, ...)",
+        ]
+
+
+def test_what_an_app_serves_is_not_warned_of(tmp_path, capsys):
+    for target in (write(tmp_path, "served.py", ALL_SERVED), f"{tmp_path / 'served.py'}:app"):
+        load_app(target)
+        assert capsys.readouterr().err == ""
+    load_app(write(tmp_path, "mixed.py", CLASS_AND_FUNCTION))  # the app the loader builds
+    assert capsys.readouterr().err == ""
+
+
+TWO_CLASSES = """
+    from mcpkit import mcp_server, mcp_tool
+
+    @mcp_server(name="weather")
+    class Weather:
+        @mcp_tool
+        def forecast(self, city: str) -> str:
+            return city
+
+    @mcp_server(name="news")
+    class News:
+        @mcp_tool
+        def headlines(self) -> list[str]:
+            return []
+"""
+
+
+def test_a_server_class_named_as_the_target_leaves_the_others_unwarned(tmp_path, capsys):
+    load_app(f"{write(tmp_path, 'two_classes.py', TWO_CLASSES)}:Weather")
+    assert capsys.readouterr().err == ""

@@ -5,17 +5,21 @@ the short parse of ``run`` agrees with the typer command."""
 from __future__ import annotations
 
 import errno
+import io
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from mcpkit.cli._run import DEFAULTS, FLAGS, VALUE_OPTIONS, parse_fast
+from mcpkit.cli._errors import CliError
+from mcpkit.cli._run import DEFAULTS, FLAGS, VALUE_OPTIONS, parse_fast, run_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_CODE = """
@@ -108,6 +112,19 @@ def test_help_lists_the_global_options_and_every_command():
         assert done.returncode == 0 and "Usage: mcpkit " + command in done.stdout, done.stderr
 
 
+@pytest.mark.parametrize("command", ["run", "inspect", "call", "dev"])
+def test_help_says_a_module_names_the_target_too(command):
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit", command, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "MODULE:OBJECT" in done.stdout
+
+
 # --------------------------------------------------------------------------- HTTP: bind, banner
 
 
@@ -159,6 +176,61 @@ def test_stdio_answers_initialize_and_exits_0_at_end_of_input(server):
     out, err = proc.communicate(json.dumps(INITIALIZE) + "\n", timeout=30)
     assert proc.returncode == 0, err
     assert json.loads(out.splitlines()[0])["result"]["serverInfo"]["name"] == "cli-run-test"
+
+
+class FakeStdin(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The apps ``mcpkit run`` went on to serve (on stdio or HTTP), served by no one."""
+    import mcpkit.transports._stdio
+    import mcpkit.transports.http._app
+
+    apps: list[Any] = []
+
+    async def serve_stdio(app: Any) -> None:
+        apps.append(app)
+
+    def run_http_server(app: Any, *args: Any, **kwargs: Any) -> None:
+        apps.append(app)
+
+    monkeypatch.setattr(mcpkit.transports._stdio, "serve_stdio", serve_stdio)
+    monkeypatch.setattr(mcpkit.transports.http._app, "run_http_server", run_http_server)
+    return apps
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "piped"])
+def test_stdio_on_a_terminal_says_it_waits_for_a_client(
+    server, served, monkeypatch, capsys, terminal
+):
+    monkeypatch.setattr(sys, "stdin", FakeStdin(terminal))
+    assert run_server(server) == 0
+    assert len(served) == 1
+    said = "mcpkit: serving cli-run-test on stdio; waiting for a client (Ctrl-C to stop)\n"
+    assert capsys.readouterr().err == (said if terminal else "")
+
+
+def test_ws_without_a_websocket_library_is_refused_before_serving(server, served, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+
+    def without_websockets(name: str, *args: Any) -> Any:
+        return None if name in ("websockets", "wsproto") else find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_websockets)
+    with pytest.raises(CliError) as caught:
+        run_server(server, transport="ws", port=0)
+    assert caught.value.message.startswith("the WebSocket transport needs a WebSocket library")
+    assert caught.value.hint == "pip install 'mcpkit[ws]'"
+    assert served == []
 
 
 def test_ctrl_c_on_stdio_shuts_down_quietly_with_exit_0(server):

@@ -361,7 +361,6 @@ class Plain:
         (lambda: None, "undecorated function"),
         (Plain, "class"),
         (Plain(), "Plain object"),
-        ("hi", "str object"),
     ],
 )
 def test_what_serves_nothing_is_a_type_error(target, what):
@@ -389,3 +388,54 @@ async def test_concurrent_registrations_each_reach_the_client(connect):
             app.tool(f"t{n}")(lambda n=n: n)
         await wait_until(lambda: len(changed) == 5, "five tools/list_changed")
         assert len(await client.list_tools()) == 5
+
+
+# ----------------------------------------------------------------------------- habits of other SDKs
+
+
+def test_a_string_first_is_the_name_and_a_string_later_is_refused():
+    assert McpServerApp("weather", hi).name == "weather"  # FastMCP("weather")
+    assert McpServerApp("weather").name == "weather"
+    with pytest.raises(TypeError, match="two names"):
+        McpServerApp("weather", name="other")
+    with pytest.raises(TypeError, match=r'a name comes first, McpServerApp\("name", \.\.\.\)'):
+        McpServerApp(hi, "weather")
+
+
+def test_the_app_decorators_take_the_name_as_a_keyword():
+    app = McpServerApp()
+
+    @app.tool(name="greet", description="Say hi.")
+    def hello(who: str) -> str:
+        return f"hi {who}"
+
+    @app.prompt(name="review")
+    def review_prompt(code: str) -> str:
+        return f"Review {code}"
+
+    tool = app.catalog.get_tool("greet")
+    assert tool is not None and tool.description == "Say hi."
+    assert app.catalog.get_prompt("review") is not None
+    with pytest.raises(TypeError, match="got its name twice"):
+        app.tool("one", name="two")
+
+
+def test_a_second_function_under_a_taken_name_is_warned_about(caplog):
+    app = McpServerApp()
+
+    @app.tool("greet")
+    def first() -> str:
+        return "1"
+
+    with caplog.at_level("WARNING", logger="mcpkit.server"):
+
+        @app.tool("greet")
+        def second() -> str:
+            return "2"
+
+    assert "two tools are named 'greet'" in caplog.text
+    assert "second replaces" in caplog.text and "first" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="mcpkit.server"):
+        McpServerApp(hi, hi)  # the same function twice is no clash
+    assert "two tools" not in caplog.text

@@ -649,8 +649,11 @@ def test_positional_only_and_unsupported_types_raise() -> None:
 
     with pytest.raises(TypeError, match="positional-only"):
         inspect_callable(pos)
-    with pytest.raises(TypeError, match="opaque"):
+    with pytest.raises(TypeError, match="opaque") as err:
         inspect_callable(opaque)
+    # the parameter at fault and its type are named, and what would do instead
+    assert "parameter 'a' is a Opaque" in str(err.value)
+    assert "a dataclass, a TypedDict" in str(err.value)
 
 
 # --------------------------------------------------------------------------- output

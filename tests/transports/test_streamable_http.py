@@ -13,7 +13,7 @@ from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.protocol import SseDecoder
 from tests.http_server import serving
 from tests.transports._tools import CancellableTools
-from tests.wire import SchemaChecker
+from tests.wire import SchemaChecker, initialize_request
 
 INIT = {
     "jsonrpc": "2.0",
@@ -344,3 +344,23 @@ async def test_get_stream_carries_list_changed_and_second_get_conflicts(app):
                     if got:
                         break
         assert got[0]["method"] == "notifications/tools/list_changed"
+
+
+@pytest.mark.parametrize("stateless", [False, True])
+async def test_initialize_answer_names_the_version_agreed_in_its_header(app, stateless):
+    # The client's header says the latest version, its body asks for an older one: the
+    # answer's header names the one the body agreed on, as every later answer does.
+    request = initialize_request("2025-06-18")
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+    }
+    async with serving(app, stateless=stateless) as (url, _), httpx.AsyncClient() as http:
+        answer = await http.post(url, json=request, headers=headers)
+        assert answer.json()["result"]["protocolVersion"] == "2025-06-18"
+        assert answer.headers["mcp-protocol-version"] == "2025-06-18"
+        unknown = await http.post(
+            url, json={**request, "params": {**request["params"], "protocolVersion": "1999-01-01"}}
+        )
+        agreed = unknown.json()["result"]["protocolVersion"]
+        assert unknown.headers["mcp-protocol-version"] == agreed == "2025-11-25"

@@ -7,16 +7,21 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpkit.cli._errors import (
     EXIT_USAGE,
     CliError,
+    arguments_example,
     invalid_arguments,
     parse_arguments,
     transport_error,
+    unknown_arguments,
     unknown_tool,
 )
+
+if TYPE_CHECKING:
+    from mcpkit.cli._loader import Unserved
 
 _URL_SCHEMES = ("http://", "https://", "ws://", "wss://")
 
@@ -31,9 +36,15 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     return headers
 
 
-def _client_for(target: str, headers: dict[str, str], **client_options: Any) -> Any:
+def _client_for(
+    target: str,
+    headers: dict[str, str],
+    unserved: list[Unserved] | None = None,
+    **client_options: Any,
+) -> Any:
     """A client for a URL (HTTP: Streamable HTTP or legacy SSE, detected; ws: WebSocket) or
-    for a file, served in-process; ``client_options`` go to ``McpClient`` (handlers)."""
+    for a file, served in-process; ``client_options`` go to ``McpClient`` (handlers). For a
+    file, what it decorated but does not serve is added to ``unserved``."""
     from mcpkit.client import HttpClientTransportOptions, McpClient, WebSocketClientTransportOptions
 
     if target.startswith(("http://", "https://")):
@@ -48,19 +59,23 @@ def _client_for(target: str, headers: dict[str, str], **client_options: Any) -> 
         )
     if headers:
         raise CliError("--header is for a server URL, not a file", code=EXIT_USAGE)
-    from mcpkit.cli._loader import load_app
+    from mcpkit.cli._loader import load_server
 
-    return McpClient.in_memory(load_app(target), **client_options)
+    loaded = load_server(target)
+    if unserved is not None:
+        unserved.extend(loaded.unserved)
+    return McpClient.in_memory(loaded.app, **client_options)
 
 
 def _with_client(
     target: str,
     headers: list[str],
     action: Callable[[Any], Awaitable[Any]],
+    unserved: list[Unserved] | None = None,
     **client_options: Any,
 ) -> Any:
     parsed = parse_headers(headers)
-    client = _client_for(target, parsed, **client_options)
+    client = _client_for(target, parsed, unserved, **client_options)
 
     async def main() -> Any:
         async with client:
@@ -95,6 +110,13 @@ def inspect_target(target: str, headers: list[str], json_output: bool = False) -
         }
 
     listing = _with_client(target, headers, action)
+    for tool in listing["tools"]:
+        for name in untyped_parameters(tool.get("inputSchema")):
+            sys.stderr.write(
+                f"warning: {tool['name']}: parameter {name!r} has no type hint;"
+                " clients see an untyped argument\n"
+            )
+    sys.stderr.flush()
     if json_output:
         _print_json(listing)
     else:
@@ -102,6 +124,68 @@ def inspect_target(target: str, headers: list[str], json_output: bool = False) -
 
         print_listing(listing)
     return 0
+
+
+def untyped_parameters(input_schema: Any) -> list[str]:
+    """The parameters whose schema is empty: no type hint, so any value passes."""
+    properties = input_schema.get("properties") if isinstance(input_schema, dict) else None
+    if not isinstance(properties, dict):
+        return []
+    return [name for name, schema in properties.items() if schema == {}]
+
+
+def _input_schema(target: str, headers: list[str], tool: str) -> Any:
+    """The ``inputSchema`` of ``tool``, or None when it cannot be had (no such tool, the
+    server unreachable): only to word a hint better."""
+
+    async def action(client: Any) -> Any:
+        for item in await client.list_tools():
+            if item.name == tool:
+                return item.input_schema
+        return None
+
+    try:
+        return _with_client(target, headers, action)
+    except Exception:
+        return None
+
+
+def _parse_tool_arguments(target: str, headers: list[str], tool: str, text: str | None) -> Any:
+    """``parse_arguments``; when they are not a JSON object, the hint's example is made
+    from the tool's own parameters where the server tells them."""
+    try:
+        return parse_arguments(text)
+    except CliError:
+        example = arguments_example(_input_schema(target, headers, tool))
+        if example is None:
+            raise
+        return parse_arguments(text, example)
+
+
+def _unserved_tool(unserved: list[Unserved], tool: str) -> str | None:
+    """The warning about the file's unserved function that would have been ``tool``, if any."""
+    for item in unserved:
+        if item.decorator == "@mcp_tool" and item.served_as == tool:
+            return item.warning()
+    return None
+
+
+async def _warn_of_unknown_arguments(client: Any, tool: str, args: dict[str, Any]) -> None:
+    """Warn of arguments the tool does not take: the server may drop them silently."""
+    from mcpkit._exceptions import McpCallError
+
+    if not args:
+        return
+    try:
+        tools = await client.list_tools()
+    except McpCallError:  # no list to check against: the call itself still decides
+        return
+    for item in tools:
+        if item.name == tool:
+            for warning in unknown_arguments(tool, item.input_schema, args):
+                sys.stderr.write(f"warning: {warning}\n")
+            sys.stderr.flush()
+            return
 
 
 def call_tool(
@@ -123,9 +207,11 @@ def call_tool(
     from mcpkit.cli._output import CallDisplay, print_result
     from mcpkit.cli._prompts import UserPrompts
 
-    args = parse_arguments(arguments)
+    args = _parse_tool_arguments(target, headers, tool, arguments)
+    unserved: list[Unserved] = []
 
     async def action(client: Any) -> Any:
+        await _warn_of_unknown_arguments(client, tool, args)
         try:
             result = await client.call_tool(tool, args, progress=display.progress)
         except McpCallError as exc:
@@ -134,7 +220,7 @@ def call_tool(
             # Unknown tool and bad arguments share the code: the tool list tells them apart.
             names = [item.name for item in await client.list_tools()]
             if tool not in names:
-                raise unknown_tool(tool, names) from exc
+                raise unknown_tool(tool, names, _unserved_tool(unserved, tool)) from exc
             raise invalid_arguments(tool, exc.message) from exc
         return msgspec.to_builtins(result)
 
@@ -156,6 +242,7 @@ def call_tool(
             target,
             headers,
             action,
+            unserved,
             sampling_handler=prompts.sampling,
             elicitation_handler=prompts.elicitation,
             logging_handler=display.log,

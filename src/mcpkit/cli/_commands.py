@@ -69,7 +69,10 @@ def _global_options(
 def run(
     ctx: typer.Context,
     target: Annotated[
-        str, typer.Argument(help="FILE[:OBJECT] holding an McpServerApp or @mcp_server class")
+        str,
+        typer.Argument(
+            help="FILE[:OBJECT] or MODULE:OBJECT holding an McpServerApp or @mcp_server class"
+        ),
     ],
     transport: Annotated[
         Transport, typer.Option("--transport", "-t", help="How clients connect")
@@ -148,7 +151,10 @@ def _given_on_command_line(ctx: typer.Context) -> set[str]:
     }
 
 
-Target = Annotated[str, typer.Argument(help="FILE[:OBJECT] or a server URL (http://…, ws://…)")]
+Target = Annotated[
+    str,
+    typer.Argument(help="FILE[:OBJECT], MODULE:OBJECT or a server URL (http://…, ws://…)"),
+]
 Headers = Annotated[
     list[str] | None,
     typer.Option(

@@ -312,8 +312,23 @@ def bind_error(host: str, port: int, exc: OSError) -> CliError:
 # --------------------------------------------------------------------------- mcpkit call
 
 
-def parse_arguments(text: str | None) -> dict[str, Any]:
-    """The tool arguments of ``mcpkit call``: a JSON object."""
+#: The example of ``mcpkit call``'s arguments when the tool's own schema gives none.
+ARGUMENTS_EXAMPLE = """'{"city": "Oslo"}'"""
+
+#: A placeholder value for each JSON Schema type, for an example of a tool's arguments.
+_PLACEHOLDERS: dict[str, Any] = {
+    "string": "text",
+    "integer": 1,
+    "number": 1,
+    "boolean": True,
+    "array": [],
+    "object": {},
+}
+
+
+def parse_arguments(text: str | None, example: str = ARGUMENTS_EXAMPLE) -> dict[str, Any]:
+    """The tool arguments of ``mcpkit call``: a JSON object; ``example`` shows one in the
+    hint when they are not."""
     if not text:
         return {}
     import json
@@ -323,7 +338,7 @@ def parse_arguments(text: str | None) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise CliError(
             f"arguments are not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
-            """pass one JSON object in single quotes, e.g. '{"city": "Oslo"}'""",
+            f"pass one JSON object in single quotes, e.g. {example}",
             code=EXIT_USAGE,
         ) from None
     if not isinstance(value, dict):
@@ -331,17 +346,46 @@ def parse_arguments(text: str | None) -> dict[str, Any]:
             type(value), "a number"
         )
         raise CliError(
-            f"arguments must be a JSON object, not {kind}",
-            """e.g. '{"city": "Oslo"}'""",
-            code=EXIT_USAGE,
+            f"arguments must be a JSON object, not {kind}", f"e.g. {example}", code=EXIT_USAGE
         )
     return value
 
 
-def unknown_tool(tool: str, names: list[str]) -> CliError:
-    """An unknown tool, with the close matches among the server's tools."""
+def arguments_example(input_schema: Any) -> str | None:
+    """An example of a tool's arguments, in shell quotes, from its ``inputSchema``: its first
+    one or two parameters (the required ones first), each with a placeholder of its type;
+    None when the schema names no parameter."""
+    import json
+
+    properties = input_schema.get("properties") if isinstance(input_schema, dict) else None
+    if not isinstance(properties, dict) or not properties:
+        return None
+    required = input_schema.get("required") or []
+    names = sorted(properties, key=lambda name: name not in required)[:2]
+    example = {name: _placeholder(properties[name]) for name in names}
+    return f"'{json.dumps(example)}'"
+
+
+def _placeholder(schema: Any) -> Any:
+    """A value of the type ``schema`` names ("text" when it names none)."""
+    if not isinstance(schema, dict):
+        return "text"
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    kinds += [option.get("type") for option in schema.get("anyOf", []) if isinstance(option, dict)]
+    for name in kinds:
+        if name in _PLACEHOLDERS:
+            return _PLACEHOLDERS[name]
+    return "text"
+
+
+def unknown_tool(tool: str, names: list[str], unserved: str | None = None) -> CliError:
+    """An unknown tool, with the close matches among the server's tools; ``unserved``: the
+    file's function by that name the app does not serve, said as the loader warned of it."""
     import difflib
 
+    if unserved:
+        return CliError(f"no tool named {tool!r}", unserved)
     close = difflib.get_close_matches(tool, names, n=3, cutoff=0.6)
     if close:
         hint = "did you mean " + " or ".join(repr(name) for name in close) + "?"
@@ -354,6 +398,29 @@ def unknown_tool(tool: str, names: list[str]) -> CliError:
     else:
         hint = f"{len(names)} tools: see them with mcpkit inspect"
     return CliError(f"no tool named {tool!r}", hint)
+
+
+def unknown_arguments(tool: str, input_schema: Any, arguments: dict[str, Any]) -> list[str]:
+    """A warning for each argument whose name is not among the tool's parameters (the
+    server may drop it silently); none when the schema has no ``properties`` or allows
+    other names (``additionalProperties``)."""
+    import difflib
+
+    if not isinstance(input_schema, dict) or input_schema.get("additionalProperties"):
+        return []
+    properties = input_schema.get("properties")
+    if not isinstance(properties, dict):
+        return []
+    names = list(properties)
+    known = f"arguments: {', '.join(names)}" if names else "it takes none"
+    warnings = []
+    for name in arguments:
+        if name in properties:
+            continue
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        guess = f" (did you mean {close[0]!r}?)" if close else ""
+        warnings.append(f"{tool} has no argument {name!r}{guess}; {known}")
+    return warnings
 
 
 def invalid_arguments(tool: str, message: str) -> CliError:

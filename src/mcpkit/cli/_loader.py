@@ -3,7 +3,11 @@
 What can go wrong is raised as one of three errors the command reports in a line or two
 (``mcpkit.cli._errors``): ``TargetNotFoundError`` (no such file), ``UserCodeError`` (the
 file raised while it was imported, or while an object named in it was called), and
-``AppNotFoundError`` (no single server in it)."""
+``AppNotFoundError`` (no single server in it).
+
+Loading also looks for what the file decorated but the app does not serve (an ``@mcp_tool``
+function never passed to ``McpServerApp``): such a slip serves nothing, silently, so each
+is a ``warning:`` line on stderr."""
 
 from __future__ import annotations
 
@@ -11,10 +15,16 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpkit.server._app import McpServerApp, _is_member
-from mcpkit.server._decorators import SERVER_ATTR
+from mcpkit.server._decorators import (
+    PROMPT_ATTR,
+    REGISTERED_ATTR,
+    RESOURCE_ATTR,
+    SERVER_ATTR,
+    TOOL_ATTR,
+)
 
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
@@ -155,9 +165,53 @@ def _as_app(obj: Any, path: Path, label: str, module: Any) -> McpServerApp:
     )
 
 
+class Unserved(NamedTuple):
+    """Something the file decorated that the app does not serve."""
+
+    name: str  #: its name in the file
+    decorator: str  #: "@mcp_tool", ...
+    served_as: str  #: the name a client would have called it by
+    fix: str  #: how to serve it
+
+    def warning(self) -> str:
+        return (
+            f"{self.name} is decorated with {self.decorator} but not served by the app; {self.fix}"
+        )
+
+
+class LoadedServer(NamedTuple):
+    app: McpServerApp
+    unserved: list[Unserved]
+
+
+#: The function decorators, each with the app decorator that would serve the function.
+_FUNCTION_DECORATORS = (
+    (TOOL_ATTR, "@mcp_tool", "@app.tool()"),
+    (RESOURCE_ATTR, "@mcp_resource", "@app.resource(uri)"),
+    (PROMPT_ATTR, "@mcp_prompt", "@app.prompt()"),
+)
+
+
 def load_app(target: str) -> McpServerApp:
     """The app named by ``FILE[:OBJECT]``; without OBJECT: ``app``, else the one app, or
-    the file's ``@mcp_server`` classes and decorated module-level functions together."""
+    the file's ``@mcp_server`` classes and decorated module-level functions together.
+    Warns on stderr of what the file decorated but the app does not serve."""
+    return load_server(target).app
+
+
+def load_server(target: str) -> LoadedServer:
+    """``load_app``, with what the file decorated but the app does not serve."""
+    module, path, file_part, object_name = _load_module(target)
+    app = _find_app(module, path, file_part, object_name)
+    unserved = unserved_members(module, app)
+    for item in unserved:
+        sys.stderr.write(f"warning: {item.warning()}\n")
+    sys.stderr.flush()
+    return LoadedServer(app, unserved)
+
+
+def _load_module(target: str) -> tuple[Any, Path, str, str]:
+    """The module ``target`` names, its file, and ``target``'s two parts."""
     file_part, object_name = split_target(target)
     path = Path(file_part).resolve()
     if not path.exists() and _MODULE_NAME.match(file_part) and not file_part.endswith(".py"):
@@ -168,6 +222,10 @@ def load_app(target: str) -> McpServerApp:
         if path.is_dir():
             raise AppNotFoundError(f"{file_part} is a directory, not a Python file", file_part, [])
         module = _import_file(path)
+    return module, path, file_part, object_name
+
+
+def _find_app(module: Any, path: Path, file_part: str, object_name: str) -> McpServerApp:
     if object_name:
         if not hasattr(module, object_name):
             raise AppNotFoundError(
@@ -197,3 +255,47 @@ def load_app(target: str) -> McpServerApp:
             [],
         )
     raise AppNotFoundError(f"{file_part} holds more than one server", file_part, candidates)
+
+
+def unserved_members(module: Any, app: McpServerApp) -> list[Unserved]:
+    """The module's own decorated functions no app registered, and, when the module builds
+    its own apps, its ``@mcp_server`` classes none of them serves (without an app of its
+    own, the classes are alternatives the target chose among)."""
+    module_apps = [value for value in vars(module).values() if isinstance(value, McpServerApp)]
+    found = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if isinstance(value, type):
+            if (
+                module_apps
+                and _is_server_class(value, module)
+                and not _serves_class([app, *module_apps], value)
+            ):
+                found.append(
+                    Unserved(name, "@mcp_server", name, f"pass it to McpServerApp({name}, ...)")
+                )
+        elif _is_member(value) and not getattr(value, REGISTERED_ATTR, False):
+            found.extend(_unserved_function(name, value))
+    return found
+
+
+def _unserved_function(name: str, fn: Any) -> list[Unserved]:
+    """``fn`` as an ``Unserved``, under its first decorator (none if it is only a completion
+    or a lifespan: those are not checked)."""
+    for attr, decorator, app_decorator in _FUNCTION_DECORATORS:
+        spec = getattr(fn, attr, None)
+        if spec is not None:
+            served_as = getattr(spec, "name", None) or name
+            fix = f"pass it to McpServerApp({name}, ...) or decorate it with {app_decorator}"
+            return [Unserved(name, decorator, served_as, fix)]
+    return []
+
+
+def _serves_class(apps: list[McpServerApp], cls: type) -> bool:
+    """Whether an instance of ``cls`` is served by one of ``apps`` or the apps mounted in them."""
+    return any(
+        any(isinstance(instance, cls) for instance in app.instances)
+        or _serves_class([mount.app for mount in app.mounts], cls)
+        for app in apps
+    )

@@ -44,16 +44,20 @@ def run_proxy(
     json_output: bool,
 ) -> int:
     """Serve the proxy until stdin closes (stdio) or until interrupted (HTTP)."""
+    from mcpkit._runtime import run_async
     from mcpkit.cli._errors import EXIT_USAGE, CliError
-    from mcpkit.cli._run import run_async
+    from mcpkit.cli._run import announce_stdio, require_websocket_library
 
     try:
         server = proxy_app(target, headers, backend_transport)
     except ValueError as exc:
         raise CliError(str(exc), "see 'mcpkit proxy --help'", code=EXIT_USAGE) from exc
+    if transport == "ws":
+        require_websocket_library()
     if transport == "stdio":
         from mcpkit.transports._stdio import serve_stdio
 
+        announce_stdio(server.name)
         run_async(serve_stdio(server))
         return 0
     from mcpkit.cli._errors import bind_error

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+from mcpkit._runtime import run_async
+
 TRANSPORTS = ("stdio", "http", "sse", "ws")
 
 DEFAULTS: dict[str, Any] = {
@@ -156,6 +158,8 @@ def run_server(
             "--workers N serves one port with N processes: -t http --workers 2",
             code=EXIT_USAGE,
         )
+    if transport == "ws":
+        require_websocket_library()
     if transport == "stdio":
         from mcpkit.cli._loader import load_app
         from mcpkit.transports._stdio import serve_stdio
@@ -163,6 +167,7 @@ def run_server(
         server = load_app(target)
         if shutdown_grace is not None:
             server.shutdown_grace = shutdown_grace
+        announce_stdio(server.name)
         run_async(serve_stdio(server))
         return 0
     from mcpkit.cli._errors import bind_error
@@ -230,6 +235,33 @@ def run_server(
     return 0
 
 
+def announce_stdio(name: str) -> None:
+    """On a terminal, say that the server waits: silence there looks like a hang. A client
+    pipes stdin, and then nothing is said."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        sys.stderr.write(
+            f"mcpkit: serving {name} on stdio; waiting for a client (Ctrl-C to stop)\n"
+        )
+        sys.stderr.flush()
+
+
+#: The libraries uvicorn upgrades WebSocket connections with; without one, each gets a 404.
+WEBSOCKET_LIBRARIES = ("websockets", "wsproto")
+
+
+def require_websocket_library() -> None:
+    """Refuse the ws transport up front when no WebSocket library is installed."""
+    import importlib.util
+
+    from mcpkit.cli._errors import CliError
+
+    if not any(importlib.util.find_spec(name) for name in WEBSOCKET_LIBRARIES):
+        raise CliError(
+            "the WebSocket transport needs a WebSocket library (websockets or wsproto)",
+            "pip install 'mcpkit[ws]'",
+        )
+
+
 def http_server_for(
     target: str,
     host: str,
@@ -272,14 +304,3 @@ def workers_refusal(workers: int, lost: tuple[str, ...]) -> str:
         " each; pass --redis-url to share them, or serve none with --stateless"
         " (and MCPKIT_ENABLE_LEGACY_SSE unset or false)"
     )
-
-
-def run_async(main: Any) -> Any:
-    """Run a coroutine on uvloop when it is installed (``mcpkit[speed]``), else asyncio."""
-    try:
-        import uvloop
-    except ImportError:
-        import asyncio
-
-        return asyncio.run(main)
-    return uvloop.run(main)

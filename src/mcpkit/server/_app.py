@@ -10,6 +10,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
+from mcpkit._runtime import run_async
 from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05
 from mcpkit.server import _downgrade
 from mcpkit.server._builder import EntryBuilder
@@ -83,6 +84,53 @@ def _serves_members(cls: type) -> bool:
     return any(_is_member(value) for _, value in _members_in_declaration_order(cls))
 
 
+def _name_option(name: Any, options: dict[str, Any], kind: str) -> Any:
+    """The name given to ``app.tool``/``app.prompt``, positionally or as ``name=``."""
+    if "name" not in options:
+        return name
+    if name is not None:
+        raise TypeError(f"app.{kind}() got its name twice, positionally and as name=")
+    return options.pop("name")
+
+
+#: What ``app.run`` serves: stdio, or the HTTP app (Streamable HTTP, legacy SSE at
+#: ENDPOINT/sse, WebSocket at ENDPOINT/ws) under each name users know it by.
+_RUN_TRANSPORTS = ("stdio", "http", "streamable-http", "sse", "ws")
+
+
+def _outside_event_loop() -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(
+        "app.run() blocks, so it cannot run inside an event loop: await serve_stdio(app)"
+        " (mcpkit.transports) or serve create_asgi_app(app) (mcpkit.transports.http) instead"
+    )
+
+
+def _warn_if_taken(kind: str, entry: Any, taken: Any) -> None:
+    """Two functions under one name: almost always a slip, and the later one would
+    silently replace the earlier (``catalog.register_*`` replaces on purpose, for live
+    updates)."""
+    if taken is not None and _function(taken.fn) is not _function(entry.fn):
+        logger.warning(
+            "two %ss are named %r: %s replaces %s; give one of them another name",
+            kind,
+            entry.name,
+            _qualname(entry.fn),
+            _qualname(taken.fn),
+        )
+
+
+def _function(fn: Any) -> Any:
+    return getattr(fn, "__func__", fn)
+
+
+def _qualname(fn: Any) -> str:
+    return getattr(_function(fn), "__qualname__", repr(fn))
+
+
 def _spec_of(marker: Callable[[Any], Any], attr: str, fn: Any) -> Any:
     """The spec ``marker`` (``mcp_tool(...)`` and the like) records, marking ``fn`` with
     it when ``fn`` takes attributes (a bound method: its function)."""
@@ -123,8 +171,9 @@ class McpServerApp:
     decorated with ``@mcp_tool``, ``@mcp_resource``, ``@mcp_prompt``, ``@mcp_completion`` or
     ``@mcp_lifespan`` may be passed beside them (``McpServerApp(hello, Weather)``), or
     registered on the app later with its decorators (``@app.tool()``, ``@app.resource(uri)``,
-    ``@app.prompt()``, ``@app.completion(...)``, ``@app.lifespan``). Anything else passed is
-    a ``TypeError``.
+    ``@app.prompt()``, ``@app.completion(...)``, ``@app.lifespan``). A string first is the
+    server's name (``McpServerApp("weather")``, as ``name="weather"``). Anything else passed
+    is a ``TypeError``.
 
     Sync (``def``) functions run in worker threads, at most ``max_sync_workers`` at once for
     the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``.
@@ -188,6 +237,10 @@ class McpServerApp:
         self._exit_stack: contextlib.AsyncExitStack | None = None
         #: The apps mounted or imported into this one (``mount``, ``import_app``).
         self.mounts: list[Mount] = []
+        if servers and type(servers[0]) is str:  # McpServerApp("weather"): its name
+            if name is not None:
+                raise TypeError(f"McpServerApp() got two names: {servers[0]!r} and name={name!r}")
+            name, servers = servers[0], servers[1:]
         served = [self._served(server) for server in servers]
         self.instances = [
             self._instantiate(server) for server, is_function in served if not is_function
@@ -242,6 +295,11 @@ class McpServerApp:
                 return target, False
             raise TypeError(
                 f"McpServerApp() got {_describe(target)}, which has no @mcp_server and no decorated members: {_HOW_TO_SERVE}"
+            )
+        if isinstance(target, str):
+            raise TypeError(
+                f"McpServerApp() got the string {target!r} after what it serves: a name comes"
+                f' first, McpServerApp("name", ...), or as name="name"'
             )
         if _is_member(target):
             return target, True
@@ -332,9 +390,11 @@ class McpServerApp:
 
         registered = False
         if (spec := wanted(TOOL_ATTR)) is not None:
-            self.catalog.register_tool(
-                self.builder.tool(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls)
+            tool = self.builder.tool(
+                bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls
             )
+            _warn_if_taken("tool", tool, self.catalog.get_tool(tool.name))
+            self.catalog.register_tool(tool)
             registered = True
         if (spec := wanted(RESOURCE_ATTR)) is not None:
             self.catalog.register_resource(
@@ -344,9 +404,11 @@ class McpServerApp:
             )
             registered = True
         if (spec := wanted(PROMPT_ATTR)) is not None:
-            self.catalog.register_prompt(
-                self.builder.prompt(bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls)
+            prompt = self.builder.prompt(
+                bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls
             )
+            _warn_if_taken("prompt", prompt, self.catalog.get_prompt(prompt.name))
+            self.catalog.register_prompt(prompt)
             registered = True
         if (spec := wanted(COMPLETION_ATTR)) is not None:
             ref_type = "ref/prompt" if spec.prompt is not None else "ref/resource"
@@ -372,13 +434,14 @@ class McpServerApp:
 
     def tool(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a tool: ``@app.tool``, ``@app.tool()``, ``@app.tool("name",
-        description=...)``; the options are ``mcp_tool``'s. Returns the function unchanged.
+        description=...)`` or ``@app.tool(name="name", ...)``; the options are ``mcp_tool``'s.
+        Returns the function unchanged.
 
         Guards, interceptors and exception handlers (``@use_guards`` ...) go below this
         decorator, next to the ``def``: they are read when the function is registered."""
         if callable(name):
             return self.tool()(name)
-        marker = mcp_tool(name, **options)
+        marker = mcp_tool(_name_option(name, options, "tool"), **options)
 
         def register(fn: Any) -> Any:
             self._register_live(fn, TOOL_ATTR, _spec_of(marker, TOOL_ATTR, fn))
@@ -401,11 +464,11 @@ class McpServerApp:
         return register
 
     def prompt(self, name: Any = None, /, **options: Any) -> Any:
-        """Register a function as a prompt: ``@app.prompt`` or ``@app.prompt("name", ...)``;
-        the options are ``mcp_prompt``'s. Returns the function unchanged."""
+        """Register a function as a prompt: ``@app.prompt``, ``@app.prompt("name", ...)`` or
+        ``@app.prompt(name="name", ...)``; the options are ``mcp_prompt``'s. Returns the function unchanged."""
         if callable(name):
             return self.prompt()(name)
-        marker = mcp_prompt(name, **options)
+        marker = mcp_prompt(_name_option(name, options, "prompt"), **options)
 
         def register(fn: Any) -> Any:
             self._register_live(fn, PROMPT_ATTR, _spec_of(marker, PROMPT_ATTR, fn))
@@ -588,6 +651,31 @@ class McpServerApp:
             interceptors=interceptors,
             exception_handlers=exception_handlers,
         )
+
+    # serving, the short way ---------------------------------------------------------------
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Serve this app until it is stopped, as ``mcpkit run`` does. ``app.run()`` serves
+        stdio, what an AI client launches (``python server.py``); ``app.run("http",
+        port=8000)`` serves Streamable HTTP, with legacy SSE and WebSocket beside it;
+        ``options`` are ``StreamableHttpServerOptions`` fields (``host``, ``port``,
+        ``endpoint``, ``stateless``, ...). Blocks; inside an event loop of your own,
+        ``await serve_stdio(app)`` or mount ``create_asgi_app(app)`` instead."""
+        if transport not in _RUN_TRANSPORTS:
+            raise ValueError(
+                f"app.run(): unknown transport {transport!r}; use one of {', '.join(_RUN_TRANSPORTS)}"
+            )
+        _outside_event_loop()
+        if transport == "stdio":
+            if options:
+                raise TypeError(f"app.run() on stdio takes no options; got {', '.join(options)}")
+            from mcpkit.transports._stdio import serve_stdio
+
+            run_async(serve_stdio(self))
+            return
+        from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
+
+        serve_http(self, StreamableHttpServerOptions(**options))
 
     # built from an HTTP API (mcpkit.openapi, docs/openapi.md) ---------------------------
 

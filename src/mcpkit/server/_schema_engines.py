@@ -273,7 +273,7 @@ def _msgspec_engine(
         struct = msgspec.defstruct(name, call_fields, **options)
         raw = msgspec.json.schema(msgspec.defstruct(name, schema_fields, **options))
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{_callable_name(fn)}: unsupported parameter type: {exc}") from exc
+        raise _unsupported_type(fn, params, types_, exc) from exc
 
     convert = msgspec.convert
     asdict = msgspec.structs.asdict
@@ -286,6 +286,30 @@ def _msgspec_engine(
             raise _msgspec_error(exc) from None
 
     return raw, validate
+
+
+#: What a parameter's type may be, said when one is not.
+_DESCRIBABLE = (
+    "use str, int, float, bool, None, a list, dict or tuple of those, a Literal or Enum, a"
+    " dataclass, a TypedDict, a msgspec Struct or a pydantic model"
+)
+
+
+def _unsupported_type(
+    fn: Any, params: list[_Param], types_: list[Any], exc: Exception
+) -> TypeError:
+    """A parameter type no JSON Schema describes, named with its parameter when one alone
+    is at fault (msgspec's own message names neither)."""
+    for param, tp in zip(params, types_):
+        try:
+            msgspec.json.schema(tp)
+        except (TypeError, ValueError):
+            shown = getattr(param.annotation, "__name__", None) or repr(param.annotation)
+            return TypeError(
+                f"{_callable_name(fn)}: parameter {param.name!r} is a {shown}, which no JSON"
+                f" Schema describes, so clients could not send it; {_DESCRIBABLE}"
+            )
+    return TypeError(f"{_callable_name(fn)}: unsupported parameter type ({exc}); {_DESCRIBABLE}")
 
 
 # --------------------------------------------------------------------------- pydantic engine

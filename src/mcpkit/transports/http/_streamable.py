@@ -34,6 +34,7 @@ from mcpkit.protocol._versions import (
     allows_batch_post,
     is_modern,
     is_supported,
+    negotiate_version,
     resumable_streams,
 )
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
@@ -248,16 +249,30 @@ class StreamableHttpHandler:
             )
             return
         binding = self._binding(session, headers, version)
-        response_headers = self.response_headers(session, version)
         if batch or type(decoded) is not JsonRpcRequest:
+            response_headers = self.response_headers(session, version)
             await self._serve_messages(messages, session, binding, send, response_headers, batch)
-        elif session is not None and decoded.method == "initialize":
-            await self._initialize(
-                decoded, session, binding, wants_sse, send, receive, response_headers
-            )
+        elif decoded.method == "initialize":
+            # Its answer names the version it agrees on, not the one the request's header did.
+            agreed = negotiate_version((decoded.params or {}).get("protocolVersion"))
+            response_headers = self.response_headers(session, agreed)
+            if session is not None:
+                await self._initialize(
+                    decoded, session, binding, wants_sse, send, receive, response_headers
+                )
+            else:
+                await self.serve_request(
+                    decoded, session, binding, wants_sse, send, receive, response_headers
+                )
         else:
             await self.serve_request(
-                decoded, session, binding, wants_sse, send, receive, response_headers
+                decoded,
+                session,
+                binding,
+                wants_sse,
+                send,
+                receive,
+                self.response_headers(session, version),
             )
 
     def _session_for(self, messages: list[Any], headers: dict[str, str]) -> Any:

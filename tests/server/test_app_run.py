@@ -1,0 +1,111 @@
+"""``app.run()``: a server file that serves itself (``python server.py``), on stdio and
+over HTTP, as other SDKs taught their users; run as a real process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mcpkit import McpServerApp
+from tests.http_server import free_port
+from tests.wire import initialize_request
+
+SERVER = textwrap.dedent(
+    """
+    import sys
+    from mcpkit import McpServerApp
+
+    app = McpServerApp("adder")
+
+    @app.tool(name="add", description="Add two integers.")
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    if __name__ == "__main__":
+        if len(sys.argv) > 1:
+            app.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+        else:
+            app.run()
+    """
+)
+
+INITIALIZE = initialize_request()
+CALL = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
+}
+
+
+@pytest.fixture
+def server_file(tmp_path: Path) -> Path:
+    path = tmp_path / "server.py"
+    path.write_text(SERVER)
+    return path
+
+
+def test_run_serves_stdio_until_stdin_closes(server_file: Path):
+    lines = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, CALL]
+    done = subprocess.run(
+        [sys.executable, str(server_file)],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[0]["result"]["serverInfo"]["name"] == "adder"
+    assert answers[1]["result"]["structuredContent"] == {"result": 5}
+
+
+def test_run_serves_http(server_file: Path):
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(server_file), str(port)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        headers = {"accept": "application/json, text/event-stream"}
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=5)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.1)
+        headers["mcp-session-id"] = answer.headers["mcp-session-id"]
+        httpx.post(
+            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+        )
+        result = httpx.post(url, json=CALL, headers=headers, timeout=5).json()["result"]
+        assert result["structuredContent"] == {"result": 5}
+    finally:
+        process.terminate()
+        process.wait(15)
+
+
+def test_run_refuses_what_it_cannot_serve():
+    app = McpServerApp("adder")
+    with pytest.raises(ValueError, match="unknown transport 'grpc'; use one of stdio, http"):
+        app.run("grpc")
+    with pytest.raises(TypeError, match="on stdio takes no options; got port"):
+        app.run(port=3000)
+
+    async def inside_a_loop() -> None:
+        app.run()
+
+    with pytest.raises(RuntimeError, match="await serve_stdio"):
+        asyncio.run(inside_a_loop())
