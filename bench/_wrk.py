@@ -14,9 +14,16 @@ _RESULT = re.compile(r"^BENCH_RESULT (\{.*\})$", re.MULTILINE)
 
 
 def wrk_command(
-    wrk: str, url: str, script: str, seconds: float, connections: int, cpu: int
+    wrk: str,
+    url: str,
+    script: str,
+    seconds: float,
+    connections: int,
+    cpu: int,
+    script_args: tuple[str, ...] = (),
 ) -> list[str]:
-    """wrk loading ``url`` with ``lua/<script>`` over ``connections`` for ``seconds``."""
+    """wrk loading ``url`` with ``lua/<script>`` over ``connections`` for ``seconds``; the
+    script's ``init`` gets the connection count, then ``script_args``."""
     return pinned(
         [
             wrk,
@@ -30,6 +37,7 @@ def wrk_command(
             url,
             "--",
             str(connections),
+            *script_args,
         ],
         cpu,
     )

@@ -499,11 +499,16 @@ def _schedstat_wait(pid: int) -> float | None:
 
 
 def run_wrk(
-    wrk: str, url: str, script: str, seconds: float, connections: int
+    wrk: str,
+    url: str,
+    script: str,
+    seconds: float,
+    connections: int,
+    script_args: tuple[str, ...] = (),
 ) -> tuple[dict | None, str, float, float]:
     """wrk's BENCH_RESULT, its raw output, the CPU seconds it used, and the seconds it was
     runnable but waiting for its core (read from schedstat while it runs)."""
-    command = wrk_command(wrk, url, script, seconds, connections, WRK_CPU)
+    command = wrk_command(wrk, url, script, seconds, connections, WRK_CPU, script_args)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait = 0.0

@@ -4,7 +4,7 @@ give on this machine at all).
 
     python bench/workers.py [--duration S] [--warmup S] [--rounds R] [--connections 16]
                             [--scenarios call-modern call-session] [--workers 1 2]
-                            [--servers mcpkit bare]
+                            [--servers mcpkit bare] [--pipeline D]
 
 The server is ``mcpkit run bench/servers/http_mcpkit.py -t http`` (the ``add`` tool of
 ``http_load.py``), with ``--stateless`` and legacy SSE off for ``call-modern`` (2026-07-28,
@@ -23,6 +23,12 @@ rounds is reported, with the calls per second of server CPU (what a call costs, 
 runs) and the CPU the rest of the machine used meanwhile, in cores: the noise to report. A run
 during which that passed ``--max-other`` is measured again (``--retries``), the least disturbed
 one kept.
+
+``--pipeline D`` sends D requests per write (HTTP/1.1 pipelining, which uvicorn serves in
+order): wrk then spends a fraction of its CPU per call, and on a machine with few cores the
+workers get the cores wrk would take. For call-session the sessions are opened before the load
+(one per connection) and each write carries D calls of one of them
+(``lua/call_session_pipelined.lua``).
 
 mcpkit is served from a copy of the work tree's ``src/mcpkit`` taken at the start, so edits
 made while the bench runs do not change what it measures (``--live-tree``: the tree itself).
@@ -47,6 +53,8 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import http_load as load
@@ -163,6 +171,7 @@ def measure(
 ) -> dict:
     """One server at one N under one scenario: warm up, then one measured wrk run."""
     _mode, script, _unit = load.SCENARIOS[scenario]
+    script_args: tuple[str, ...] = ()
     if redis is not None:
         redis.flush()
     server = WorkersServer(kind, workers, scenario, redis, flags)
@@ -171,13 +180,15 @@ def measure(
         problem = server.wait_ready() or load.preflight(server.url, scenario)
         if problem:
             return {**run, "wrong": problem}
+        if args.pipeline > 1:
+            script, script_args = _pipelined(scenario, server.url, args)
         if args.warmup > 0:
-            load.run_wrk(wrk, server.url, script, args.warmup, args.connections)
+            load.run_wrk(wrk, server.url, script, args.warmup, args.connections, script_args)
         cpu0, busy0, t0 = server.cpu_seconds(), load.cpu_busy(), time.monotonic()
         children0 = server.per_child()
         redis0 = _cpu_of(redis.process.pid) if redis is not None else 0.0
         result, raw, wrk_cpu, _wait = load.run_wrk(
-            wrk, server.url, script, args.duration, args.connections
+            wrk, server.url, script, args.duration, args.connections, script_args
         )
         elapsed = time.monotonic() - t0
         server_cpu = server.cpu_seconds() - cpu0
@@ -212,6 +223,29 @@ def measure(
         server.stop()
 
 
+def _pipelined(scenario: str, url: str, args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
+    """The wrk script and its arguments for ``--pipeline``: call-modern's own script with the
+    depth; for call-session, the sessions opened here first (one per connection), then
+    ``call_session_pipelined.lua``, which pipelines calls on them."""
+    depth = str(args.pipeline)
+    if scenario == "call-modern":
+        return "call_modern.lua", (depth,)
+    return "call_session_pipelined.lua", (depth, *open_sessions(url, args.connections))
+
+
+def open_sessions(url: str, count: int) -> list[str]:
+    """``count`` handshake-era sessions (initialize, notifications/initialized): their ids."""
+    ids = []
+    with httpx.Client(timeout=10.0) as client:
+        for _ in range(count):
+            answer = client.post(url, json=load.INIT, headers=load.ACCEPT_HEADERS)
+            session = answer.headers["mcp-session-id"]
+            headers = {**load.ACCEPT_HEADERS, "Mcp-Session-Id": session}
+            client.post(url, json=load.INITIALIZED, headers=headers).raise_for_status()
+            ids.append(session)
+    return ids
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -222,6 +256,13 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16, help="wrk connections (16)")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--workers", nargs=2, type=int, default=[1, 2], metavar=("BASE", "N"))
+    parser.add_argument(
+        "--pipeline",
+        type=int,
+        default=1,
+        help="requests per write (HTTP/1.1 pipelining); more than 1 leaves wrk a fraction of the"
+        " CPU per call, so the workers get the cores (1: none)",
+    )
     parser.add_argument(
         "--max-other",
         type=float,
@@ -278,6 +319,7 @@ def main() -> None:
         f"\nN worker processes (mcpkit run --workers N; bare: uvicorn --workers N),"
         f" {args.connections} connections, {args.duration:g} s x {args.rounds} rounds,"
         f" {os.cpu_count()} CPUs"
+        + (f", {args.pipeline} requests pipelined per write" if args.pipeline > 1 else "")
     )
     print(
         f"{'scenario':<14}{'server':<8}{'N=' + str(base):>10}{'N=' + str(many):>10}{'ratio':>8}"
