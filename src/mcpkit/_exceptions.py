@@ -151,8 +151,9 @@ class McpCallError(MCPError):
         self.data = data
 
 
-class RequestTimeoutError(MCPError):
-    """A request got no answer within its timeout; the peer was sent a cancellation."""
+class RequestTimeoutError(MCPError, TimeoutError):
+    """A request got no answer within its timeout; the peer was sent a cancellation. A
+    ``TimeoutError`` too, so ``except TimeoutError`` catches it as it catches asyncio's."""
 
 
 class TransportError(MCPError):

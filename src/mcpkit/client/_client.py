@@ -181,8 +181,14 @@ class McpClient:
     @classmethod
     def stdio(cls, options: Any, **kwargs: Any) -> McpClient:
         """A client for a server started as a subprocess (``StdioClientTransportOptions``)."""
-        from mcpkit.client._stdio import StdioClientTransport
+        from mcpkit.client._stdio import StdioClientTransport, StdioClientTransportOptions
 
+        if not isinstance(options, StdioClientTransportOptions):
+            raise TypeError(
+                "McpClient.stdio takes StdioClientTransportOptions(command=..., arguments=[...]),"
+                f" not {options!r}; e.g. StdioClientTransportOptions(command='mcpkit',"
+                " arguments=['run', 'server.py'])"
+            )
         transport = StdioClientTransport(options)
         kwargs.setdefault("protocol_mode", "auto")
         client = cls(transport, **kwargs)
@@ -193,6 +199,12 @@ class McpClient:
     def in_memory(cls, app: Any, **kwargs: Any) -> McpClient:
         """A client wired in-process to a ``McpServerApp``."""
         from mcpkit.transports._memory import InMemoryTransport, serve_in_memory
+
+        if not (hasattr(app, "start") and hasattr(app, "dispatcher")):
+            raise TypeError(
+                f"McpClient.in_memory takes an McpServerApp, not {app!r}: for a server class,"
+                " McpClient.in_memory(McpServerApp(TheClass))"
+            )
 
         client_end, server_end = InMemoryTransport.pair()
         client = cls(client_end, **kwargs)

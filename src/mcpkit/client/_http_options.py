@@ -379,7 +379,26 @@ def describe_status(response: httpx.Response, body: bytes = b"") -> str:
 
 def status_error(method: str, url: str, response: httpx.Response, body: bytes) -> HttpStatusError:
     return HttpStatusError(
-        f"{method} {url} answered {describe_status(response, body)}", response.status_code, body
+        f"{method} {url} answered {describe_status(response, body)}{_auth_hint(response)}",
+        response.status_code,
+        body,
+    )
+
+
+def _auth_hint(response: httpx.Response) -> str:
+    """What to do about a 401: the next step, which the bare status does not say."""
+    if response.status_code != 401:
+        return ""
+    try:
+        sent = "authorization" in response.request.headers
+    except RuntimeError:  # a response made without its request
+        sent = False
+    if sent:
+        return " (the credentials sent were not accepted)"
+    return (
+        " (the server requires authorization: send a token with"
+        " additional_headers={'Authorization': 'Bearer ...'}, or install an OAuthClientProvider"
+        " (mcpkit.auth.client) on the options)"
     )
 
 

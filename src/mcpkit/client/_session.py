@@ -59,6 +59,12 @@ class _Expired(Exception):
     """Internal: a request's timer fired before its response arrived."""
 
 
+_NOT_CONNECTED = (
+    "the client is not connected: use it inside `async with client:`, or call"
+    " `await client.connect()` first"
+)
+
+
 def _expire(future: asyncio.Future[Any]) -> None:
     if not future.done():
         future.set_exception(_Expired())
@@ -93,6 +99,7 @@ class ClientSession:
         self._reader: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: BaseException | None = None
+        self._started = False
         self._telemetry: Any = None
 
     @property
@@ -127,6 +134,7 @@ class ClientSession:
     def start(self) -> None:
         """Begin routing inbound frames: pushed by the stream when it offers ``bind``,
         else read in a loop."""
+        self._started = True
         bind = getattr(self.stream, "bind", None)
         if bind is not None:
             bind(self.feed, self._stream_closed)
@@ -169,6 +177,8 @@ class ClientSession:
         """
         if len(self._pending) >= self.max_pending_requests:
             raise McpCallError("too many requests in flight", -32603)
+        if not self._started:  # else it would wait its whole timeout for an answer nothing reads
+            raise ConnectionClosedError(_NOT_CONNECTED)
         if request_id is None:
             request_id = next(self._ids)
         if progress is not None:
@@ -189,7 +199,10 @@ class ClientSession:
             return await future
         except _Expired:
             await self._cancel_remote(request_id, "timed out")
-            raise RequestTimeoutError(f"{method} got no response in time") from None
+            raise RequestTimeoutError(
+                f"{method} got no response in {delay:g} s (the client's request_timeout,"
+                " or the call's own timeout)"
+            ) from None
         except asyncio.CancelledError:
             await asyncio.shield(self._cancel_remote(request_id, "cancelled by the caller"))
             raise

@@ -34,6 +34,16 @@ class StdioClientTransportOptions:
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT
 
+    def __post_init__(self) -> None:
+        # A string here would be split into characters (or fail far from the mistake).
+        if not isinstance(self.command, str):
+            raise TypeError(f"command must be a string (the program to run), not {self.command!r}")
+        if isinstance(self.arguments, str):
+            raise TypeError(
+                f"arguments must be a list of strings, not the string {self.arguments!r}:"
+                f" arguments={self.arguments.split()!r}"
+            )
+
     @property
     def display_name(self) -> str:
         """The name in logs and errors: ``name``, else ``stdio``."""

@@ -281,7 +281,11 @@ def _auth_hint(status: int, challenge: str, *, sent_credentials: bool, has_auth_
     if status == 403 and not challenge:
         # ASGI servers without the websocket.http.response extension can only refuse an
         # upgrade with a bare 403, so a missing token looks like this too.
-        return " (refused without a challenge: if the server requires authorization, send a token)"
+        return (
+            " (refused without a challenge: check the URL's path, an mcpkit server's"
+            " WebSocket endpoint is its MCP endpoint plus /ws, e.g. /mcp/ws; if the server"
+            " requires authorization, send a token)"
+        )
     return ""
 
 
