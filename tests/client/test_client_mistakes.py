@@ -5,6 +5,7 @@ before connecting, options of the wrong kind, an app that is not one, a request 
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
@@ -81,3 +82,18 @@ async def test_a_401_says_what_to_send():
         )
         async with McpClient.http(right) as client:
             assert (await client.call_tool("slow", {"seconds": 0})).content[0].text == "done"
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("import sys; sys.exit(3)", "exited with code 3"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "ended by signal 9"),
+    ],
+)
+async def test_a_stdio_server_that_dies_is_said_to_have_exited_and_how(code, said):
+    options = StdioClientTransportOptions(command=sys.executable, arguments=["-c", code])
+    async with asyncio.timeout(10):
+        with pytest.raises(ConnectionClosedError, match=said):
+            async with McpClient.stdio(options):
+                pass

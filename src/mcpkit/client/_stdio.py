@@ -15,6 +15,9 @@ from mcpkit.transports._pipes import DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW
 
 #: Seconds a closing server gets to exit after its stdin closes, before it is terminated.
 DEFAULT_SHUTDOWN_TIMEOUT = 2.0
+#: Seconds the end of a server's stdout waits for its exit, so that the error can name its
+#: exit code; past it the connection ends without.
+EXIT_CODE_WAIT = 0.5
 
 
 @dataclass(slots=True)
@@ -64,7 +67,7 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
 
     def pipe_connection_lost(self, fd: int, exc: BaseException | None) -> None:
         if fd == 1:
-            self.owner._closed()
+            self.owner._stdout_closed()
 
     def process_exited(self) -> None:
         self.owner._closed()
@@ -87,9 +90,10 @@ class StdioClientTransport:
         self.options = options
         self._transport: asyncio.SubprocessTransport | None = None
         self._on_frame: Callable[[bytes], None] | None = None
-        self._on_close: Callable[[], None] | None = None
+        self._on_close: Callable[..., None] | None = None
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(1024)
         self._is_closed = False
+        self._exit_wait: asyncio.TimerHandle | None = None
 
     async def start(self) -> None:
         """Start the server process and read its stdout."""
@@ -115,9 +119,9 @@ class StdioClientTransport:
         """The server process's id, None before start."""
         return self._transport.get_pid() if self._transport is not None else None
 
-    def bind(self, on_frame: Callable[[bytes], None], on_close: Callable[[], None]) -> None:
-        """Push inbound frames to ``on_frame`` (and the end to ``on_close``) instead of
-        ``receive``."""
+    def bind(self, on_frame: Callable[[bytes], None], on_close: Callable[..., None]) -> None:
+        """Push inbound frames to ``on_frame`` (and the end to ``on_close``, given why)
+        instead of ``receive``."""
         self._on_frame, self._on_close = on_frame, on_close
 
     def _deliver(self, frame: bytes) -> None:
@@ -126,14 +130,34 @@ class StdioClientTransport:
         else:
             self._queue.put_nowait(frame)
 
+    def _stdout_closed(self) -> None:
+        if self._is_closed:
+            return
+        if self._transport is not None and self._transport.get_returncode() is None:
+            # Its exit usually follows at once: wait a moment, to say how it ended.
+            self._exit_wait = asyncio.get_running_loop().call_later(EXIT_CODE_WAIT, self._closed)
+            return
+        self._closed()
+
     def _closed(self) -> None:
         if self._is_closed:
             return
         self._is_closed = True
+        if self._exit_wait is not None:
+            self._exit_wait.cancel()
         if self._on_close is not None:
-            self._on_close()
+            self._on_close(self._end())
         else:
             self._queue.put_nowait(None)
+
+    def _end(self) -> ConnectionClosedError:
+        """Why the connection ended, with the process's exit code when it has one."""
+        code = self._transport.get_returncode() if self._transport is not None else None
+        if code is None:
+            return ConnectionClosedError("server closed the connection")
+        if code < 0:
+            return ConnectionClosedError(f"server process ended by signal {-code}")
+        return ConnectionClosedError(f"server process exited with code {code}")
 
     def _set_reading(self, on: bool) -> None:
         if self._transport is None:
@@ -148,8 +172,10 @@ class StdioClientTransport:
 
     async def send(self, frame: bytes) -> None:
         """Write one frame (a line) to the server's stdin."""
-        if self._transport is None or self._is_closed:
+        if self._transport is None:
             raise ConnectionClosedError("server process is not running")
+        if self._is_closed:
+            raise self._end()
         stdin: Any = self._transport.get_pipe_transport(0)
         if stdin is None or stdin.is_closing():
             raise ConnectionClosedError("server process closed its input")
