@@ -178,6 +178,16 @@ def test_stdio_answers_initialize_and_exits_0_at_end_of_input(server):
     assert json.loads(out.splitlines()[0])["result"]["serverInfo"]["name"] == "cli-run-test"
 
 
+def test_a_print_while_the_file_is_imported_goes_to_stderr_not_to_the_client(tmp_path):
+    noisy = tmp_path / "noisy.py"
+    noisy.write_text('print("loading the noisy server")\n' + SERVER_CODE)
+    proc = spawn("run", str(noisy))
+    out, err = proc.communicate(json.dumps(INITIALIZE) + "\n", timeout=30)
+    assert proc.returncode == 0, err
+    assert json.loads(out.splitlines()[0])["result"]["serverInfo"]["name"] == "cli-run-test"
+    assert "loading the noisy server" in err
+
+
 class FakeStdin(io.StringIO):
     def __init__(self, terminal: bool) -> None:
         super().__init__()

@@ -10,6 +10,7 @@ options' names and defaults live here once; the typer command is built from them
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -164,7 +165,10 @@ def run_server(
         from mcpkit.cli._loader import load_app
         from mcpkit.transports._stdio import serve_stdio
 
-        server = load_app(target)
+        # stdout is the protocol's: a print() while the file is imported would reach the
+        # client as a malformed message.
+        with contextlib.redirect_stdout(sys.stderr):
+            server = load_app(target)
         if shutdown_grace is not None:
             server.shutdown_grace = shutdown_grace
         announce_stdio(server.name)
