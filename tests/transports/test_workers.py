@@ -558,3 +558,17 @@ def test_run_http_server_wants_a_module_level_app_and_no_store_objects():
     )
     with pytest.raises(TypeError, match="serve_workers"):
         run_http_server(McpServerApp(name="nowhere"), with_store, port=free_port(), workers=2)
+
+
+async def test_a_loader_warning_is_given_once_not_once_per_worker(app_file):
+    # A decorated function the app does not serve: the supervisor warns; its workers, each
+    # loading the same file, do not say it again.
+    orphan = app_file.parent / "orphan_app.py"
+    orphan.write_text(
+        app_file.read_text() + "\n\n@mcp_tool\ndef forgotten() -> str:\n    return 'never served'\n"
+    )
+    with mcpkit_run(orphan, "--workers", "2", "--stateless") as served:
+        async with fresh_connections() as http:
+            await pids_until(http, served.url, served.children())
+    said = served.process.stderr.read()  # type: ignore[union-attr]
+    assert said.count("warning: forgotten is decorated with @mcp_tool") == 1, said

@@ -192,21 +192,23 @@ _FUNCTION_DECORATORS = (
 )
 
 
-def load_app(target: str) -> McpServerApp:
+def load_app(target: str, *, warn: bool = True) -> McpServerApp:
     """The app named by ``FILE[:OBJECT]``; without OBJECT: ``app``, else the one app, or
     the file's ``@mcp_server`` classes and decorated module-level functions together.
-    Warns on stderr of what the file decorated but the app does not serve."""
-    return load_server(target).app
+    Warns on stderr of what the file decorated but the app does not serve (unless ``warn``
+    is false: a worker loading what its supervisor has already warned of)."""
+    return load_server(target, warn=warn).app
 
 
-def load_server(target: str) -> LoadedServer:
+def load_server(target: str, *, warn: bool = True) -> LoadedServer:
     """``load_app``, with what the file decorated but the app does not serve."""
     module, path, file_part, object_name = _load_module(target)
     app = _find_app(module, path, file_part, object_name)
     unserved = unserved_members(module, app)
-    for item in unserved:
-        sys.stderr.write(f"warning: {item.warning()}\n")
-    sys.stderr.flush()
+    if warn:
+        for item in unserved:
+            sys.stderr.write(f"warning: {item.warning()}\n")
+        sys.stderr.flush()
     return LoadedServer(app, unserved)
 
 

@@ -232,7 +232,11 @@ def run_server(
         from mcpkit.transports.http._workers import WorkerSupervisor
 
         WorkerSupervisor(
-            build, workers, sockets, on_started=banner, shutdown_grace=server.shutdown_grace
+            functools.partial(build, warn=False),  # each worker loads the file: warned once
+            workers,
+            sockets,
+            on_started=banner,
+            shutdown_grace=server.shutdown_grace,
         ).run()
         return 0
     run_http_server(server, options, sock=sock, on_started=banner)
@@ -275,6 +279,7 @@ def http_server_for(
     redis_url: str | None,
     shutdown_grace: float | None,
     workers: int = 1,
+    warn: bool = True,
 ) -> tuple[Any, Any]:
     """The app of ``target`` and its HTTP options as ``mcpkit run`` serves them (``MCPKIT_*``
     variables read, Redis stores when ``redis_url``): what each ``--workers`` process builds.
@@ -284,7 +289,7 @@ def http_server_for(
     from mcpkit.cli._loader import load_app
     from mcpkit.cli._settings import server_options
 
-    server = load_app(target)
+    server = load_app(target, warn=warn)
     if shutdown_grace is not None:
         server.shutdown_grace = shutdown_grace
     shared: dict[str, Any] = {}
