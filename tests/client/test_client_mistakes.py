@@ -97,3 +97,13 @@ async def test_a_stdio_server_that_dies_is_said_to_have_exited_and_how(code, sai
         with pytest.raises(ConnectionClosedError, match=said):
             async with McpClient.stdio(options):
                 pass
+
+
+async def test_a_client_connects_once_and_a_second_connect_leaves_it_working():
+    async with McpClient.in_memory(_app()) as client:
+        with pytest.raises(RuntimeError, match="already connected"):
+            async with client:
+                pass
+        with pytest.raises(RuntimeError, match="make a new McpClient"):
+            await client.connect()
+        assert (await client.call_tool("slow", {"seconds": 0})).content[0].text == "done"

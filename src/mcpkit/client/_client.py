@@ -237,6 +237,7 @@ class McpClient:
         ``initialize`` handshake, as ``protocol_mode`` says. Returns ``server_info``: None
         when resuming a ``known_session_id`` (HTTP), whose ``initialize`` result went to the
         client that opened the session."""
+        self._refuse_reconnecting()
         if self._starter is not None:
             await self._starter()
         self.session.start()
@@ -265,7 +266,15 @@ class McpClient:
             await stop()
         self._owned.clear()
 
+    def _refuse_reconnecting(self) -> None:
+        if self.session.started:
+            raise RuntimeError(
+                "this client has already connected (one `async with client:` or connect() per"
+                " client): make a new McpClient for another connection"
+            )
+
     async def __aenter__(self) -> McpClient:
+        self._refuse_reconnecting()  # before the try: a failure there closes the client
         try:
             await self.connect()
         except BaseException:

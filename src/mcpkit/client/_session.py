@@ -131,6 +131,11 @@ class ClientSession:
         # An instance attribute shadows the method: only a traced client pays for tracing.
         self.__dict__["request"] = traced
 
+    @property
+    def started(self) -> bool:
+        """``start`` was called: the session routes (or routed, once closed) inbound frames."""
+        return self._started
+
     def start(self) -> None:
         """Begin routing inbound frames: pushed by the stream when it offers ``bind``,
         else read in a loop."""
