@@ -378,28 +378,38 @@ def describe_status(response: httpx.Response, body: bytes = b"") -> str:
 
 
 def status_error(method: str, url: str, response: httpx.Response, body: bytes) -> HttpStatusError:
+    try:
+        sent = "authorization" in response.request.headers
+    except RuntimeError:  # a response made without its request
+        sent = False
+    hint = auth_hint(
+        response.status_code, response.headers.get("www-authenticate", ""), sent_credentials=sent
+    )
     return HttpStatusError(
-        f"{method} {url} answered {describe_status(response, body)}{_auth_hint(response)}",
+        f"{method} {url} answered {describe_status(response, body)}{hint}",
         response.status_code,
         body,
     )
 
 
-def _auth_hint(response: httpx.Response) -> str:
-    """What to do about a 401: the next step, which the bare status does not say."""
-    if response.status_code != 401:
-        return ""
-    try:
-        sent = "authorization" in response.request.headers
-    except RuntimeError:  # a response made without its request
-        sent = False
-    if sent:
+def auth_hint(
+    status: int, challenge: str, *, sent_credentials: bool, has_auth_hooks: bool = False
+) -> str:
+    """What a caller can do about an auth refusal, over HTTP or a WebSocket upgrade ("" for
+    other statuses): the next step, which the bare status does not say."""
+    if status == 401 and sent_credentials:
         return " (the credentials sent were not accepted)"
-    return (
-        " (the server requires authorization: send a token with"
-        " additional_headers={'Authorization': 'Bearer ...'}, or install an OAuthClientProvider"
-        " (mcpkit.auth.client) on the options)"
-    )
+    if status == 401 and has_auth_hooks:
+        return " (the server requires authorization, and the auth challenge handler gave no credentials)"
+    if status == 401:
+        return (
+            " (the server requires authorization: send a token with"
+            " additional_headers={'Authorization': 'Bearer ...'}, or install an"
+            " OAuthClientProvider (mcpkit.auth.client) on the options)"
+        )
+    if status == 403 and "insufficient_scope" in challenge:
+        return " (the token lacks a scope this server requires)"
+    return ""
 
 
 def retry_after(response: httpx.Response) -> float | None:

@@ -34,7 +34,7 @@ from mcpkit.client._auth_hooks import (
     observe_response,
     request_headers,
 )
-from mcpkit.client._http_options import DEFAULT_HTTP_TIMEOUT, HttpStatusError
+from mcpkit.client._http_options import DEFAULT_HTTP_TIMEOUT, HttpStatusError, auth_hint
 from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES, InboxTransport
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 
@@ -211,7 +211,7 @@ class WebSocketClientTransport(InboxTransport):
         snippet = body[:_ERROR_PREVIEW].decode("utf-8", "replace").strip()
         if snippet:
             text += f"; {snippet}"
-        hint = _auth_hint(
+        hint = _upgrade_hint(
             status,
             challenge,
             sent_credentials=any(k.lower() == "authorization" for k in sent),
@@ -265,28 +265,22 @@ class WebSocketClientTransport(InboxTransport):
         self._inbox.close()
 
 
-def _auth_hint(status: int, challenge: str, *, sent_credentials: bool, has_auth_hooks: bool) -> str:
-    """What a caller can do about an auth refusal ("" for other statuses)."""
-    if status == 401 and sent_credentials:
-        return " (the credentials sent were not accepted)"
-    if status == 401 and has_auth_hooks:
-        return " (the server requires authorization, and the auth challenge handler gave no credentials)"
-    if status == 401:
-        return (
-            " (the server requires authorization: send a token in additional_headers, or "
-            "install an OAuthClientProvider on the options)"
-        )
-    if status == 403 and "insufficient_scope" in challenge:
-        return " (the token lacks a scope this server requires)"
-    if status == 403 and not challenge:
-        # ASGI servers without the websocket.http.response extension can only refuse an
-        # upgrade with a bare 403, so a missing token looks like this too.
-        return (
-            " (refused without a challenge: check the URL's path, an mcpkit server's"
-            " WebSocket endpoint is its MCP endpoint plus /ws, e.g. /mcp/ws; if the server"
-            " requires authorization, send a token)"
-        )
-    return ""
+def _upgrade_hint(
+    status: int, challenge: str, *, sent_credentials: bool, has_auth_hooks: bool
+) -> str:
+    """``auth_hint``, and what a bare 403 to an upgrade may mean."""
+    hint = auth_hint(
+        status, challenge, sent_credentials=sent_credentials, has_auth_hooks=has_auth_hooks
+    )
+    if hint or status != 403 or challenge:
+        return hint
+    # ASGI servers without the websocket.http.response extension can only refuse an
+    # upgrade with a bare 403, so a missing token looks like this too.
+    return (
+        " (refused without a challenge: check the URL's path, an mcpkit server's"
+        " WebSocket endpoint is its MCP endpoint plus /ws, e.g. /mcp/ws; if the server"
+        " requires authorization, send a token)"
+    )
 
 
 def _first(headers: Any, name: str) -> str | None:

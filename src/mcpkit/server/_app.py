@@ -465,7 +465,8 @@ class McpServerApp:
 
     def prompt(self, name: Any = None, /, **options: Any) -> Any:
         """Register a function as a prompt: ``@app.prompt``, ``@app.prompt("name", ...)`` or
-        ``@app.prompt(name="name", ...)``; the options are ``mcp_prompt``'s. Returns the function unchanged."""
+        ``@app.prompt(name="name", ...)``; the options are ``mcp_prompt``'s. Returns the
+        function unchanged."""
         if callable(name):
             return self.prompt()(name)
         marker = mcp_prompt(_name_option(name, options, "prompt"), **options)

@@ -252,27 +252,22 @@ class StreamableHttpHandler:
         if batch or type(decoded) is not JsonRpcRequest:
             response_headers = self.response_headers(session, version)
             await self._serve_messages(messages, session, binding, send, response_headers, batch)
-        elif decoded.method == "initialize":
-            # Its answer names the version it agrees on, not the one the request's header did.
-            agreed = negotiate_version((decoded.params or {}).get("protocolVersion"))
-            response_headers = self.response_headers(session, agreed)
-            if session is not None:
-                await self._initialize(
-                    decoded, session, binding, wants_sse, send, receive, response_headers
-                )
-            else:
-                await self.serve_request(
-                    decoded, session, binding, wants_sse, send, receive, response_headers
-                )
+            return
+        initialize = decoded.method == "initialize"
+        # initialize's answer names the version it agrees on, not the one the header did.
+        shown = (
+            negotiate_version((decoded.params or {}).get("protocolVersion"))
+            if initialize
+            else version
+        )
+        response_headers = self.response_headers(session, shown)
+        if initialize and session is not None:
+            await self._initialize(
+                decoded, session, binding, wants_sse, send, receive, response_headers
+            )
         else:
             await self.serve_request(
-                decoded,
-                session,
-                binding,
-                wants_sse,
-                send,
-                receive,
-                self.response_headers(session, version),
+                decoded, session, binding, wants_sse, send, receive, response_headers
             )
 
     def _session_for(self, messages: list[Any], headers: dict[str, str]) -> Any:
