@@ -424,7 +424,7 @@ def _messages(response: httpx.Response) -> list[dict]:
     return value if isinstance(value, list) else [value]
 
 
-def _check_call(response: httpx.Response, modern: bool = False) -> str | None:
+def check_call(response: httpx.Response, modern: bool = False) -> str | None:
     """None when ``response`` carries add(1, 2)'s result; ``modern``: in the 2026-07-28 shape."""
     if response.status_code != 200:
         return f"tools/call answered {response.status_code}: {response.text[:200]}"
@@ -443,32 +443,46 @@ def _check_call(response: httpx.Response, modern: bool = False) -> str | None:
     return None
 
 
+class SetupFailed(Exception):
+    """The server refused the handshake a scenario needs (the message says how)."""
+
+
+def open_session(client: httpx.Client, url: str) -> dict[str, str]:
+    """initialize, then notifications/initialized: the headers of the new session's requests."""
+    r = client.post(url, json=INIT, headers=ACCEPT_HEADERS)
+    session = r.headers.get("mcp-session-id")
+    if r.status_code != 200 or not session:
+        raise SetupFailed(
+            f"initialize answered {r.status_code} without a session id: {r.text[:200]}"
+        )
+    headers = {**ACCEPT_HEADERS, "Mcp-Session-Id": session}
+    r = client.post(url, json=INITIALIZED, headers=headers)
+    if r.status_code not in (200, 202, 204):
+        raise SetupFailed(f"notifications/initialized answered {r.status_code}")
+    return headers
+
+
 def preflight(url: str, scenario: str) -> str | None:
     """None when the server answers the scenario's exchange correctly, else what was wrong."""
     mode = SCENARIOS[scenario][0]
     try:
         with httpx.Client(timeout=10.0) as client:
             if scenario == "call-modern":
-                return _check_call(
+                return check_call(
                     client.post(url, json=CALL_MODERN, headers=MODERN_HEADERS), modern=True
                 )
             if mode == "stateless":
-                return _check_call(client.post(url, json=CALL, headers=ACCEPT_HEADERS))
-            r = client.post(url, json=INIT, headers=ACCEPT_HEADERS)
-            session = r.headers.get("mcp-session-id")
-            if r.status_code != 200 or not session:
-                return f"initialize answered {r.status_code} without a session id: {r.text[:200]}"
-            headers = {**ACCEPT_HEADERS, "Mcp-Session-Id": session}
-            r = client.post(url, json=INITIALIZED, headers=headers)
-            if r.status_code not in (200, 202, 204):
-                return f"notifications/initialized answered {r.status_code}"
-            problem = _check_call(client.post(url, json=CALL, headers=headers))
+                return check_call(client.post(url, json=CALL, headers=ACCEPT_HEADERS))
+            headers = open_session(client, url)
+            problem = check_call(client.post(url, json=CALL, headers=headers))
             if problem:
                 return problem
             r = client.delete(url, headers=headers)
             if not 200 <= r.status_code < 300:
                 return f"DELETE answered {r.status_code}"
             return None
+    except SetupFailed as exc:
+        return str(exc)
     except httpx.HTTPError as exc:
         return f"{type(exc).__name__}: {exc}"
 

@@ -17,8 +17,6 @@ one ``http_load.py`` measures in CPU time.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import re
 import shutil
 import signal
@@ -27,18 +25,19 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 from _uvicorn import uvicorn_command
 from http_load import (
     ACCEPT_HEADERS,
     CALL,
     CALL_MODERN,
-    INIT,
-    INITIALIZED,
     MODERN_HEADERS,
     PROJECT_PY,
     SHARE_OF_BARE,
+    check_call,
     ensure_fast_http,
     free_port,
+    open_session,
     project_env,
 )
 
@@ -49,47 +48,32 @@ BASE_REQUESTS = 200
 START_TIMEOUT = 120
 
 
-def _connect(port: int) -> http.client.HTTPConnection:
+def _wait_listening(url: str) -> None:
     deadline = time.monotonic() + START_TIMEOUT
     while True:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         try:
-            connection.connect()
-            return connection
-        except OSError:
+            httpx.get(url, timeout=5)
+            return
+        except httpx.TransportError:
             if time.monotonic() > deadline:
-                raise SystemExit(f"no server listening on {port} after {START_TIMEOUT} s") from None
+                raise SystemExit(f"no server listening at {url} after {START_TIMEOUT} s") from None
             time.sleep(0.2)
 
 
-def _post(
-    connection: http.client.HTTPConnection, message: dict, headers: dict[str, str]
-) -> http.client.HTTPResponse:
-    connection.request("POST", "/mcp", json.dumps(message), headers)
-    response = connection.getresponse()
-    response.read()
-    return response
-
-
-def _send_calls(port: int, scenario: str, requests: int) -> None:
-    """``requests`` tools/call POSTs on one connection (a session opened first if need be)."""
-    connection = _connect(port)
-    headers = dict(MODERN_HEADERS if scenario == "modern" else ACCEPT_HEADERS)
-    call = CALL_MODERN if scenario == "modern" else CALL
-    if scenario == "session":
-        session_id = _post(connection, INIT, headers).getheader("mcp-session-id")
-        if session_id is None:
-            raise SystemExit("initialize was answered without an Mcp-Session-Id")
-        headers["Mcp-Session-Id"] = session_id
-        if _post(connection, INITIALIZED, headers).status != 202:
-            raise SystemExit("notifications/initialized was not accepted")
-    for _ in range(requests):
-        connection.request("POST", "/mcp", json.dumps(call), headers)
-        response = connection.getresponse()
-        body = response.read()
-        if response.status != 200 or b'"text":"3"' not in body.replace(b" ", b""):
-            raise SystemExit(f"{scenario}: unexpected answer {response.status} {body[:200]!r}")
-    connection.close()
+def _send_calls(url: str, scenario: str, requests: int) -> None:
+    """``requests`` tools/call POSTs on one connection (a session opened first if need be),
+    each answer checked as ``http_load.py``'s pre-flight checks it."""
+    modern = scenario == "modern"
+    with httpx.Client(timeout=60) as client:
+        if scenario == "session":
+            headers = open_session(client, url)
+        else:
+            headers = MODERN_HEADERS if modern else ACCEPT_HEADERS
+        call = CALL_MODERN if modern else CALL
+        for _ in range(requests):
+            problem = check_call(client.post(url, json=call, headers=headers), modern=modern)
+            if problem:
+                raise SystemExit(f"{scenario}: {problem}")
 
 
 def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
@@ -108,8 +92,10 @@ def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
         stderr=subprocess.PIPE,
         text=True,
     )
+    url = f"http://127.0.0.1:{port}/mcp"
     try:
-        _send_calls(port, scenario, requests)
+        _wait_listening(url)
+        _send_calls(url, scenario, requests)
     finally:
         process.send_signal(signal.SIGINT)
         _, errors = process.communicate(timeout=120)

@@ -35,7 +35,7 @@ from http_load import (
     PEER_NAMES,
     SERVERS,
     Server,
-    _check_call,
+    check_call,
     ensure_fast_http,
     ensure_peers,
     preflight,
@@ -114,7 +114,7 @@ def measure(name: str, flags: list[str], args: argparse.Namespace) -> dict:
         # the sessions are still there: the oldest and newest measured ones answer a call
         for session in (opened[0], opened[-1]):
             with httpx.Client(timeout=10.0) as client:
-                problem = _check_call(
+                problem = check_call(
                     client.post(
                         server.url, json=CALL, headers={**ACCEPT_HEADERS, "Mcp-Session-Id": session}
                     )

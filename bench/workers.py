@@ -234,16 +234,9 @@ def _pipelined(scenario: str, url: str, args: argparse.Namespace) -> tuple[str, 
 
 
 def open_sessions(url: str, count: int) -> list[str]:
-    """``count`` handshake-era sessions (initialize, notifications/initialized): their ids."""
-    ids = []
+    """``count`` handshake-era sessions (``http_load.open_session``): their ids."""
     with httpx.Client(timeout=10.0) as client:
-        for _ in range(count):
-            answer = client.post(url, json=load.INIT, headers=load.ACCEPT_HEADERS)
-            session = answer.headers["mcp-session-id"]
-            headers = {**load.ACCEPT_HEADERS, "Mcp-Session-Id": session}
-            client.post(url, json=load.INITIALIZED, headers=headers).raise_for_status()
-            ids.append(session)
-    return ids
+        return [load.open_session(client, url)["Mcp-Session-Id"] for _ in range(count)]
 
 
 def main() -> None:

@@ -3,19 +3,20 @@
 -- the depth), and each write carries `depth` POST tools/call of one session (HTTP/1.1
 -- pipelining), the sessions taken in turn: wrk then spends a fraction of its CPU per call, which
 -- on a small machine leaves the server's workers the cores. Ids are unique among the calls in
--- flight. ok / bad / non200 count tools/call answers as in call_stateless.lua.
+-- flight.
 
 local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
 local C = dofile(here .. "common.lua")
+-- The answers are counted as call_stateless.lua counts them: its counters, setup, response
+-- and done (with its own copy of common.lua, whose thread list done reads); init and
+-- request are this script's own (defined below, they replace its).
+dofile(here .. "call_stateless.lua")
 
-ok, bad, non200 = 0, 0, 0
 local sessions = {}
 local depth = 1
 local turn = 0
 local next_id = 0
 local RING = 4096        -- ids cycle; far more than the calls ever in flight
-
-function setup(thread) C.setup(thread) end
 
 function init(args)
   depth = tonumber(args[2]) or 1
@@ -34,12 +35,4 @@ function request()
     calls[i] = C.post(string.format(C.CALL, next_id), session)
   end
   return table.concat(calls)
-end
-
-function response(status, headers, body)
-  C.count_call(status, body, C.is_call_result)
-end
-
-function done(summary, latency, requests)
-  C.report(summary, latency, { "ok", "bad", "non200" })
 end
