@@ -139,3 +139,26 @@ def test_a_missing_mcp_app_fixture_says_what_to_define(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "define a fixture named mcp_app" in done.stdout + done.stderr
+
+
+def test_the_examples_of_docs_testing_md_pass(tmp_path: Path) -> None:
+    """Each Python block of the page, as a user would save it: the first is also the
+    ``myserver`` the conftest imports."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "testing.md").read_text()
+    blocks = [block.split("```", 1)[0] for block in page.split("```python\n")[1:]]
+    first, conftest, tools, failures = blocks
+    (tmp_path / "myserver.py").write_text(first)
+    (tmp_path / "test_connected.py").write_text(first)
+    (tmp_path / "conftest.py").write_text(conftest)
+    (tmp_path / "test_tools.py").write_text(tools)
+    (tmp_path / "test_failures.py").write_text(failures)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o",
+         "asyncio_mode=strict", "--rootdir", str(tmp_path), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )  # fmt: skip
+    # test_add, test_tools in both eras, test_failures
+    assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout + done.stderr

@@ -49,7 +49,37 @@ def test_call_exits_non_zero_when_the_tool_fails():
     assert done.returncode == 1 and json.loads(done.stdout)["isError"] is True
     done = mcpkit("call", "examples/everything.py", "test_error_handling")
     assert done.returncode == 1
-    assert done.stderr.splitlines()[-1] == "error: the tool 'test_error_handling' reported an error"
+    assert done.stdout == "This tool intentionally returns an error for testing\n"
+    # the server's log line and traceback only with --debug
+    assert done.stderr.splitlines() == [
+        "error: the tool 'test_error_handling' reported an error",
+        "hint: mcpkit --debug call ... shows where it raised",
+    ]
+    done = mcpkit("--debug", "call", "examples/everything.py", "test_error_handling")
+    assert done.returncode == 1
+    assert "tool test_error_handling raised; the client got an isError result" in done.stderr
+    assert 'raise RuntimeError("This tool intentionally' in done.stderr
+
+
+def test_call_gives_up_after_its_timeout(tmp_path):
+    server = tmp_path / "slow.py"
+    server.write_text(
+        "import asyncio\n"
+        "from mcpkit import McpServerApp\n"
+        "app = McpServerApp('slow')\n"
+        "@app.tool()\n"
+        "async def nap(seconds: float) -> str:\n"
+        "    await asyncio.sleep(seconds)\n"
+        "    return 'awake'\n"
+    )
+    done = mcpkit("call", str(server), "nap", '{"seconds": 30}', "--timeout", "0.5")
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "error: the tool 'nap' did not answer in 0.5 s",
+        "hint: give it longer with --timeout SECONDS",
+    ]
+    done = mcpkit("call", str(server), "nap", '{"seconds": 0.1}', "--timeout", "5")
+    assert done.returncode == 0 and done.stdout == "awake\n"
 
 
 def test_inspect_lists_a_file():

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.cli import main
+from mcpkit.cli import _install, main
 from mcpkit.cli._client_configs import CLIENTS, config_path
 from mcpkit.cli._errors import CliError
 from mcpkit.cli._install import parse_dotenv
@@ -277,6 +277,49 @@ def test_an_entry_of_the_same_name_is_replaced_and_said_so(place, capsys):
     assert list(written_path("vscode", "user", place).parent.glob("*.bak")) == backups
 
 
+def test_a_reinstall_says_which_variables_it_drops(place, capsys):
+    server = str(place["server"])
+    assert mcpkit(capsys, "install", "cursor", server, "-e", "API_KEY=k", "-e", "UNITS=si")[0] == 0
+    code, _, err = mcpkit(capsys, "install", "cursor", server, "-e", "UNITS=si")
+    assert code == 0, err
+    assert "the entry it replaced also set API_KEY in the server's environment" in err
+    assert "UNITS" not in err
+    code, _, err = mcpkit(capsys, "install", "cursor", server, "-e", "UNITS=metric")
+    assert code == 0 and "also set" not in err
+
+
+def test_uninstall_removes_the_entry_and_keeps_the_rest(place, capsys):
+    path = written_path("vscode", "project", place)
+    path.parent.mkdir(parents=True)
+    before = {"inputs": [], "servers": {"other": {"type": "stdio", "command": "node"}}}
+    path.write_text(json.dumps(before, indent=2) + "\n")
+    assert mcpkit(capsys, "install", "vscode", str(place["server"]), "--scope", "project")[0] == 0
+    installed = path.read_text()
+    code, out, err = mcpkit(
+        capsys, "uninstall", "vscode", "weather", "--scope", "project", "--dry-run"
+    )
+    assert code == 0 and '-    "weather": {' in out and path.read_text() == installed
+    code, out, err = mcpkit(
+        capsys, "uninstall", "vscode", "weather", "--scope", "project", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(path.read_text()) == before
+    summary = json.loads(out)
+    assert summary["action"] == "removed" and Path(summary["backup"]).read_text() == installed
+    code, _, err = mcpkit(capsys, "uninstall", "vscode", "weather", "--scope", "project")
+    assert code == 1
+    assert_one_error(err, "has no server named 'weather'", "its servers: 'other'")
+
+
+def test_uninstall_from_a_file_that_is_not_there(place, capsys):
+    code, _, err = mcpkit(capsys, "uninstall", "claude-desktop", "weather")
+    assert code == 1
+    assert_one_error(err, "claude_desktop_config.json does not exist", "nothing is installed")
+    code, _, err = mcpkit(capsys, "uninstall", "claude-desktop", "weather", "--scope", "project")
+    assert code == 2
+    assert_one_error(err, "Claude Desktop has no project configuration")
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [
@@ -485,13 +528,20 @@ def test_python_must_import_mcpkit(place, capsys, tmp_path):
     assert_one_error(err, "no such Python")
 
 
-def test_with_runs_the_server_through_uv(place, capsys, monkeypatch, tmp_path):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    uv = bin_dir / "uv"
-    uv.write_text("#!/bin/sh\nexit 0\n")
+def fake_uv(folder: Path, script: str = "exit 0") -> Path:
+    """A ``uv`` on PATH alone that writes its arguments, one a line, to ``uv.log``."""
+    folder.mkdir(exist_ok=True)
+    uv = folder / "uv"
+    log = folder / "uv.log"
+    uv.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{log}"\n{script}\n')
     uv.chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))
+    return uv
+
+
+def test_with_runs_the_server_through_uv(place, capsys, monkeypatch, tmp_path):
+    uv = fake_uv(tmp_path / "bin")
+    monkeypatch.setenv("PATH", str(uv.parent))
+    monkeypatch.setattr(_install, "mcpkit_source", lambda: ["--with", "mcpkit"])
     server = str(place["server"].resolve())
     code, out, err = mcpkit(
         capsys, "config", str(place["server"]), "--with", "pandas", "--with", "httpx>=0.27"
@@ -503,6 +553,13 @@ def test_with_runs_the_server_through_uv(place, capsys, monkeypatch, tmp_path):
         "run", "--no-project", "--with", "mcpkit", "--with", "pandas", "--with", "httpx>=0.27",
         "mcpkit", "run", server,
     ]  # fmt: skip
+    # checked first: the same environment imports mcpkit
+    assert (uv.parent / "uv.log").read_text().splitlines() == [
+        *entry["args"][:-3],
+        "python",
+        "-c",
+        "import mcpkit",
+    ]
     code, out, _ = mcpkit(
         capsys, "config", str(place["server"]), "--with", "mcpkit[redis]==0.1.0", "--python", "3.12"
     )
@@ -514,6 +571,50 @@ def test_with_runs_the_server_through_uv(place, capsys, monkeypatch, tmp_path):
     code, _, err = mcpkit(capsys, "config", str(place["server"]), "--with", "pandas")
     assert code == 1
     assert_one_error(err, "--with needs uv")
+
+
+def test_with_refuses_an_environment_uv_cannot_make(place, capsys, monkeypatch, tmp_path):
+    refusal = "error: No solution found when resolving `--with` dependencies\n  cause: nope"
+    uv = fake_uv(tmp_path / "bin", f"echo '{refusal}' >&2\nexit 1")
+    monkeypatch.setenv("PATH", str(uv.parent))
+    code, _, err = mcpkit(capsys, "install", "cursor", str(place["server"]), "--with", "nope")
+    assert code == 1
+    assert_one_error(err, "uv cannot make the server's environment", "cause: nope", "--with")
+    assert not written_path("cursor", "user", place).exists()
+
+
+class _Dist:
+    def __init__(self, text: str | None) -> None:
+        self.text = text
+
+    def read_text(self, name: str) -> str | None:
+        assert name == "direct_url.json"
+        return self.text
+
+
+def test_uv_gets_mcpkit_from_where_it_was_installed(monkeypatch, tmp_path):
+    """A wheel, a folder or a repository the package index may not have; the index else."""
+    wheel = tmp_path / "mcpkit-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+
+    def source(origin: dict[str, Any] | None) -> list[str]:
+        text = None if origin is None else json.dumps(origin)
+        monkeypatch.setattr("importlib.metadata.distribution", lambda name: _Dist(text))
+        return _install.mcpkit_source()
+
+    assert source(None) == ["--with", "mcpkit"]
+    assert source({"url": wheel.as_uri(), "archive_info": {}}) == ["--with", str(wheel)]
+    assert source({"url": tmp_path.as_uri(), "dir_info": {"editable": True}}) == [
+        "--with-editable",
+        str(tmp_path),
+    ]
+    assert source({"url": tmp_path.as_uri(), "dir_info": {}}) == ["--with", str(tmp_path)]
+    assert source({"url": (tmp_path / "gone.whl").as_uri(), "archive_info": {}}) == [
+        "--with",
+        "mcpkit",
+    ]
+    vcs = {"url": "https://example.com/mcpkit", "vcs_info": {"vcs": "git", "commit_id": "abc"}}
+    assert source(vcs) == ["--with", "mcpkit @ git+https://example.com/mcpkit@abc"]
 
 
 # --------------------------------------------------------------------------- environment
@@ -597,11 +698,12 @@ def test_a_windows_drive_is_part_of_the_file():
     assert split_target("pkg.mod:app") == ("pkg.mod", "app")
 
 
-def test_help_lists_install_and_config():
+def test_help_lists_install_uninstall_and_config():
     done = subprocess.run(
         [sys.executable, "-m", "mcpkit", "--help"], capture_output=True, text=True, timeout=60
     )
-    assert done.returncode == 0 and "install" in done.stdout and "config" in done.stdout
+    assert done.returncode == 0
+    assert all(word in done.stdout for word in ("install", "uninstall", "config"))
 
 
 # --------------------------------------------------------------------------- end to end

@@ -80,6 +80,43 @@ def test_a_file_with_nothing_to_serve_names_every_kind_it_looks_for(tmp_path):
     assert "@mcp_tool" in caught.value.message
 
 
+ASGI_ONLY = """
+    from mcpkit import McpServerApp
+    from mcpkit.transports.http import create_asgi_app
+
+    tools = McpServerApp(name="wrapped")
+    asgi = create_asgi_app(tools)  # the same server twice: one target
+"""
+WRAPPED = (
+    ASGI_ONLY
+    + """
+    from mcpkit.proxy import McpProxy
+
+    proxy = McpProxy(["python", "backend.py"], name="proxied")
+"""
+)
+
+HUB = f"""{WRAPPED}
+    hub = McpServerApp(name="hub")
+    hub.mount(tools, "tools")
+    hub.mount(proxy.app, "remote")
+"""
+
+
+def test_a_proxy_or_an_asgi_app_in_the_file_is_the_app_it_serves(tmp_path):
+    """As docs/proxy.md builds them: ``mcpkit run proxy.py:proxy`` said "neither an
+    McpServerApp nor an @mcp_server class", and ``:asgi`` called the ASGI app with no
+    arguments (a TypeError about ``scope``, ``receive`` and ``send``)."""
+    path = write(tmp_path, "wrapped.py", WRAPPED)
+    assert load_app(f"{path}:proxy").name == "proxied"
+    assert load_app(f"{path}:asgi").name == "wrapped"
+    with pytest.raises(AppNotFoundError, match="more than one server") as caught:
+        load_app(path)
+    assert set(caught.value.candidates) == {"tools", "asgi", "proxy"}
+    assert load_app(write(tmp_path, "asgi_only.py", ASGI_ONLY)).name == "wrapped"
+    assert load_app(write(tmp_path, "hub.py", HUB)).name == "hub"  # what it mounts is in it
+
+
 # --------------------------------------------------------------------------- unserved decorated
 
 

@@ -7,12 +7,14 @@
   answered by the handlers through ``tasks/update``, cancellation, tool and JSON-RPC errors,
   a server that answers at once, ``Mcp-Name`` carrying the task id.
 * 2025-11-25 (the spec's experimental tasks utility) against ``HandshakeTasks``: a small
-  2025-11-25 task receiver grafted onto an mcpkit app here, because neither mcpkit's server
-  nor the official ``mcp`` 2.3.0 one serves that flavour (``mcp_types.methods`` leaves
-  ``tasks/*`` out on purpose). In memory and over HTTP: ``params.task.ttl``, ``pollInterval``
-  honoured, a status notification waking the poller, ``tasks/result`` (also carrying the
-  elicitation of an ``input_required`` task), ``tasks/list`` pages, ``tasks/cancel``, and
-  the capability checks that keep the client from sending what the server did not declare.
+  2025-11-25 task receiver grafted onto an mcpkit app here, a second receiver beside
+  mcpkit's own (tests/server/test_tasks_2025.py drives that one with this client), whose
+  polling interval, notifications and declared capabilities a test sets at will (the
+  official ``mcp`` 2.3.0 has no such receiver). In memory and over HTTP:
+  ``params.task.ttl``, ``pollInterval`` honoured, a status notification waking the poller,
+  ``tasks/result`` (also carrying the elicitation of an ``input_required`` task),
+  ``tasks/list`` pages, ``tasks/cancel``, and the capability checks that keep the client
+  from sending what the server did not declare.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpkit import McpServerApp
 from mcpkit.testing import connected
 from tests.wire import initialize_request
 
@@ -52,3 +53,29 @@ def test_python_server_py_serves_stdio(server_file: Path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["result"]["serverInfo"]["name"] == "demo"
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("import_server", "import_app(other, prefix)"),
+        ("http_app", "create_asgi_app(app)"),
+        ("streamable_http_app", "create_asgi_app(app)"),
+        ("sse_app", "/mcp/sse"),
+        ("as_proxy", "McpProxy(backend).app"),
+    ],
+)
+def test_fastmcp_names_on_an_app_say_mcpkits(name: str, said: str):
+    """They were a bare "no attribute" error; the page's table maps each one."""
+    app = McpServerApp("demo")
+    with pytest.raises(AttributeError, match=re.escape(said)) as caught:
+        getattr(app, name)
+    assert caught.value.name == name
+    assert f"{name}(" in PAGE.read_text(encoding="utf-8")
+    assert getattr(app, "no_such_name", None) is None  # other names: as any object
+
+
+def test_fastmcp_1s_mount_order_says_the_app_comes_first():
+    app, other = McpServerApp("demo"), McpServerApp("other")
+    with pytest.raises(TypeError, match=re.escape("the app comes first, mount(app, 'other')")):
+        app.mount("other", other)  # type: ignore[arg-type]

@@ -20,6 +20,10 @@ SOAK_SERVER = Path(__file__).resolve().parent / "_soak_server.py"
 _BANNER = re.compile(r"serving .* on (http://\S+)")
 #: Output lines that mean the server hit an unexpected exception.
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|Exception in ASGI application")
+#: The log line a tool's own exception comes under: handled (the client got an isError
+#: result), its traceback logged for the server's author, not an unexpected one.
+_TOOL_RAISED = "the client got an isError result"
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
 
 
 class ServerProcess:
@@ -93,14 +97,32 @@ class ServerProcess:
 
     def tracebacks(self) -> list[str]:
         """The stderr lines that start an unexpected exception's report."""
-        return [line for line in self.stderr if _TRACEBACK.search(line)]
+        return [line for line, starts in self._reports() if starts]
+
+    def _reports(self) -> list[tuple[str, bool]]:
+        """Each stderr line, and whether it starts an unexpected exception's report."""
+        lines, previous, handled = [], "", False
+        for line in self.stderr:
+            starts = False
+            if _TRACEBACK.search(line):
+                # a chained section ("During handling ...", "The above exception ...") is
+                # part of the report before it
+                if not previous.startswith(_CHAINED):
+                    handled = _TOOL_RAISED in previous
+                starts = not handled
+            lines.append((line, starts))
+            if line.strip():
+                previous = line
+        return lines
 
     def exceptions(self) -> list[str]:
         """Each traceback on stderr, shortened to its innermost frame and its exception."""
         found, frame, inside = [], "", False
-        for line in self.stderr:
-            if _TRACEBACK.search(line):
+        for line, starts in self._reports():
+            if starts:
                 inside, frame = True, ""
+            elif _TRACEBACK.search(line):  # a tool's own, handled: not reported
+                inside = False
             elif inside and line.startswith("  File "):
                 frame = line.strip()
             elif inside and not line.startswith(" ") and not line.startswith("During handling"):

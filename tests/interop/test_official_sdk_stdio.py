@@ -283,8 +283,10 @@ async def test_error_handling_is_a_tool_error_not_a_protocol_error() -> None:
 
         with pytest.raises(MCPError):
             await session.call_tool("no_such_tool", {})
-        with pytest.raises(MCPError):  # wrong argument type is invalid params
-            await session.call_tool("calculate", {"a": "one", "b": 2})
+        # invalid input data is a tool execution error (tools, "Error Handling")
+        result = await session.call_tool("calculate", {"a": "one", "b": 2})
+        assert result.is_error is True
+        assert texts(result)[0].startswith("Invalid argument 'a'")
 
 
 async def test_structured_output_validates_against_output_schema() -> None:

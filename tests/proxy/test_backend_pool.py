@@ -57,3 +57,35 @@ def test_bad_bounds_are_refused():
         _pool(max_sessions=0)
     with pytest.raises(ValueError, match="backend_idle_timeout"):
         _pool(idle_timeout=0)
+
+
+def test_a_backend_of_the_wrong_kind_says_what_to_pass():
+    """Each was taken for a command line: a config dict by its keys (run as the command
+    "mcpServers"), an app or a path failed with "object is not iterable"."""
+    from pathlib import Path
+
+    from mcpkit.proxy import McpProxy
+
+    with pytest.raises(TypeError, match=r"proxy_servers\(config\)"):
+        McpProxy({"mcpServers": {"a": {"command": "a"}}})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"parent\.mount\(app, prefix\)"):
+        McpProxy(McpServerApp(name="direct"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"a command line \(a list of strings\).*not PosixPath"):
+        McpProxy(Path("server.py"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"a command line is a list: \['python', 'server\.py'\]"):
+        McpProxy("python server.py")
+
+
+async def test_a_backend_that_cannot_start_is_named_in_the_error():
+    """uvloop's FileNotFoundError for a missing command names no file: the error did not
+    say which backend (of several in a servers file) was missing."""
+    from mcpkit.proxy import BackendUnavailableError, McpProxy
+
+    proxy = McpProxy(["mcpkit-test-no-such-command", "--flag"], name="broken")
+    with pytest.raises(BackendUnavailableError) as caught:
+        async with asyncio.timeout(10):
+            await proxy.app.start()
+    assert caught.value.message.startswith(
+        "Backend server unavailable (broken: mcpkit-test-no-such-command --flag): FileNotFoundError"
+    )
+    assert not proxy.app.started

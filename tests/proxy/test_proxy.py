@@ -224,6 +224,29 @@ def test_a_bad_config_is_a_clear_error(tmp_path):
         proxy_servers(config)
 
 
+def test_a_config_as_the_ai_clients_write_it_is_read():
+    """Claude Code's and VS Code's "type", FastMCP's "streamable-http" (refused, without the
+    entry's name) and VS Code's "servers" object."""
+    from mcpkit.proxy import HttpBackend, load_servers_config
+
+    backends = load_servers_config(
+        {
+            "servers": {
+                "a": {"type": "http", "url": "http://127.0.0.1:1/mcp"},
+                "b": {"transport": "streamable-http", "url": "http://127.0.0.1:2/mcp"},
+                "c": {"type": "sse", "url": "http://127.0.0.1:3/sse"},
+                "d": {"type": "stdio", "command": "python", "args": ["d.py"]},
+            }
+        }
+    )
+    assert backends["a"] == HttpBackend("http://127.0.0.1:1/mcp", {}, "http")
+    assert backends["b"] == HttpBackend("http://127.0.0.1:2/mcp", {}, "http")
+    assert backends["c"] == HttpBackend("http://127.0.0.1:3/sse", {}, "sse")
+    assert isinstance(backends["d"], StdioClientTransportOptions)
+    with pytest.raises(ValueError, match=r"mcpServers\.x: transport 'grpc' is not one of"):
+        load_servers_config({"mcpServers": {"x": {"type": "grpc", "url": "http://a"}}})
+
+
 async def test_the_front_checks_the_backends_mcp_param_headers():
     """A backend tool's ``x-mcp-header`` parameters are checked on the 2026-07-28 front as the
     direct server checks them (SEP-2243): a header that disagrees with the body is refused

@@ -86,6 +86,21 @@ async def test_a_remote_backend_by_url(transport: str) -> None:
                 assert (completed.completion.total, completed.completion.has_more) == (500, True)
 
 
+async def test_the_clients_own_http_options_are_a_backend() -> None:
+    """``HttpClientTransportOptions`` was taken for a command line: "object is not iterable"."""
+    from mcpkit.client import HttpClientTransportOptions
+
+    remote = McpServerApp(Remote)
+    async with asyncio.timeout(30), serving(remote) as (remote_url, _):
+        options = HttpClientTransportOptions(
+            endpoint=remote_url, additional_headers={"x-team": "red"}
+        )
+        proxy = McpProxy(options)
+        async with serving(proxy.app) as (front_url, _):
+            async with McpClient.http(front_url) as client:
+                assert text_of(await client.call_tool("team", {})) == "team=red"
+
+
 async def test_the_front_side_has_bearer_auth_and_dns_rebinding_protection() -> None:
     """The proxy's front is an ordinary app: a request without the token is 401 with a
     challenge, a foreign Host is refused, and the right token reaches the backend."""
@@ -123,3 +138,59 @@ async def test_the_front_side_has_bearer_auth_and_dns_rebinding_protection() -> 
             )
             async with McpClient.http(options, protocol_mode="legacy") as client:
                 assert text_of(await client.call_tool("team", {})) == "team=none"
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+async def test_a_remote_backends_catalog_changes_reach_the_front_once(era: str) -> None:
+    """A 2026-07-28 backend over HTTP tells of list changes only inside a
+    ``subscriptions/listen``: the proxy never opened one, so its catalog stayed as at start.
+    And a refresh re-registered every resource, each a list_changed to every front client."""
+    from tests.waiting import wait_until
+
+    remote = McpServerApp(Remote)
+    for n in range(3):
+        remote.catalog.register_resource(lambda: "r", uri=f"data://r{n}", name=f"r{n}")
+    async with asyncio.timeout(30), serving(remote) as (remote_url, _):
+        proxy = McpProxy(remote_url, backend_protocol_mode=era)
+        async with serving(proxy.app) as (front_url, _):
+            changed: list[str] = []
+            async with McpClient.http(
+                front_url, protocol_mode="legacy", on_list_changed=changed.append
+            ) as client:
+                remote.tool(name="late")(lambda: "late tool")
+                await wait_until(lambda: "tools" in changed, "tools list_changed at the front")
+                assert text_of(await client.call_tool("late", {})) == "late tool"
+                remote.catalog.register_resource(lambda: "new", uri="data://new", name="new")
+                await wait_until(lambda: "resources" in changed, "resources list_changed")
+                await asyncio.sleep(0.3)  # any further (needless) ones come with the first
+                assert changed.count("resources") == 1
+                assert "data://new" in {r.uri for r in await client.list_resources()}
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+async def test_a_front_subscription_reaches_a_remote_backend_in_its_era(era: str) -> None:
+    """A 2026-07-28 backend has no ``resources/subscribe`` (it answered -32601, logged, and
+    the front client never heard of an update): it gets a ``subscriptions/listen``."""
+    from tests.waiting import wait_until
+
+    remote = McpServerApp(Remote)
+    remote.catalog.register_resource(lambda: "w", uri="data://watched", name="watched")
+    async with asyncio.timeout(30), serving(remote) as (remote_url, _):
+        proxy = McpProxy(remote_url, backend_protocol_mode=era)
+        async with serving(proxy.app) as (front_url, _):
+            updated: list[Any] = []
+            async with McpClient.http(
+                front_url, protocol_mode="legacy", on_resource_updated=updated.append
+            ) as client:
+                await client.subscribe_resource("data://watched")
+                await wait_until(
+                    lambda: remote.subscriptions.get_subscribers("data://watched"),
+                    "the backend subscription",
+                )
+                await remote.subscriptions.notify_updated("data://watched")
+                await wait_until(lambda: updated == ["data://watched"], "resources/updated")
+                await client.unsubscribe_resource("data://watched")
+                await wait_until(
+                    lambda: not remote.subscriptions.get_subscribers("data://watched"),
+                    "the backend unsubscribed",
+                )

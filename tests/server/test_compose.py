@@ -397,6 +397,27 @@ def region_of(ctx: McpToolContext) -> str:
     return f"{ctx.lifespan_context['region']} (via Depends)"
 
 
+async def test_a_mounted_app_failing_to_start_stops_what_had_started():
+    """Its failure stops the parent's and the earlier mounts' lifespans at once, in reverse
+    (they were left running, stopped later by the garbage collector's tracebacks)."""
+    events: list[str] = []
+    parent = app_with_life("parent", events)
+    started = app_with_life("a", events)
+    parent.mount(started, prefix="a")
+    broken = McpServerApp(name="broken")
+
+    @broken.lifespan
+    async def life() -> AsyncIterator[None]:
+        raise RuntimeError("database unreachable")
+        yield
+
+    parent.mount(broken, prefix="b")
+    with pytest.raises(RuntimeError, match="database unreachable"):
+        await parent.start()
+    assert events == ["start parent", "start a", "stop a", "stop parent"]
+    assert not parent.started and not started.started
+
+
 async def test_a_mounted_tools_state_and_depends_come_from_its_own_app(connect):
     """``State``/``Depends`` of a mounted function read the mounted app's lifespan state
     (and its context's), not the parent's; the parent's own tools keep the parent's."""
@@ -454,6 +475,10 @@ async def test_mount_follows_changes_and_import_keeps_a_snapshot(connect):
     parent.mount(source, prefix="live")
     parent.import_app(source, prefix="copy")
     assert {t.name for t in parent.catalog.list_tools()} == {"live_note", "copy_note"}
+    assert [repr(m) for m in parent.mounts] == [
+        "<Mount of 'notes' prefix='live' (live)>",
+        "<Mount of 'notes' prefix='copy' (imported)>",
+    ]
 
     @source.tool()
     def later() -> str:
@@ -582,6 +607,33 @@ async def test_a_runtime_clash_under_on_conflict_error_keeps_the_parents_entry(c
     assert "mounted tool 'note' not served" in caplog.text
 
 
+async def test_importing_an_app_whose_lifespan_fills_its_catalog_warns_and_mount_serves_it(
+    connect, caplog
+):
+    """As a proxy's catalog is the backend's, read when it starts: ``import_app`` (FastMCP's
+    ``import_server``) copied nothing and said nothing."""
+
+    def filled_at_start() -> McpServerApp:
+        app = McpServerApp(name="filled")
+
+        @app.lifespan
+        async def life() -> AsyncIterator[None]:
+            app.catalog.register_tool(lambda: "from the lifespan", name="late")
+            yield
+
+        return app
+
+    parent = McpServerApp(name="parent")
+    with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
+        parent.import_app(filled_at_start(), prefix="copy")
+        parent.import_app(notes_app(), prefix="notes")  # offers something: no warning
+    assert caplog.text.count("copied nothing") == 1
+    assert "import_app('filled') copied nothing" in caplog.text and "mount() it" in caplog.text
+    parent.mount(filled_at_start(), prefix="live")
+    async with connect(parent) as client:
+        assert {t.name for t in await client.list_tools()} == {"notes_note", "live_late"}
+
+
 # refusals -----------------------------------------------------------------------------
 
 
@@ -610,6 +662,27 @@ def test_bad_mount_arguments_are_refused_clearly():
         parent.mount(object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="on_conflict"):
         parent.mount(notes_app(), on_conflict="merge")  # type: ignore[arg-type]
+
+
+def test_what_users_mount_instead_of_an_app_says_which_app_to_mount():
+    from mcpkit import mcp_server, mcp_tool
+    from mcpkit.proxy import McpProxy
+    from mcpkit.transports.http import create_asgi_app
+
+    @mcp_server(name="cls")
+    class Served:
+        @mcp_tool()
+        def hello(self) -> str:
+            return "hi"
+
+    parent = McpServerApp(name="parent")
+    with pytest.raises(TypeError, match=re.escape("mount McpServerApp(Served)")):
+        parent.mount(Served, prefix="s")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"not McpProxy: mount its \.app"):
+        parent.mount(McpProxy(["python", "server.py"]), prefix="p")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"not McpAsgiApp: mount its \.app"):
+        parent.mount(create_asgi_app(notes_app()), prefix="a")  # type: ignore[arg-type]
+    assert parent.mounts == []
 
 
 # the documentation's examples ---------------------------------------------------------

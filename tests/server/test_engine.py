@@ -194,20 +194,25 @@ async def test_tool_call_returns_text_and_structured_content(app, connect):
         assert mid.structured_content == {"x": 1.0, "y": 2.0}
 
 
-async def test_bad_arguments_and_unknown_tool_are_invalid_params(app, connect):
+async def test_arguments_the_schema_refuses_are_tool_errors_an_unknown_tool_invalid_params(
+    app, connect
+):
+    """Every version's tools page: invalid input data is a tool execution error (isError,
+    the model reads what was wrong); an unknown tool or a malformed request is -32602."""
     async with connect(app) as client:
-        with pytest.raises(McpCallError) as bad:
-            await client.call_tool("add", {"a": "two", "b": 1})
-        assert bad.value.code == -32602
-        with pytest.raises(McpCallError) as missing:
-            await client.call_tool("add", {"a": 1})
-        assert missing.value.code == -32602
+        bad = await client.call_tool("add", {"a": "two", "b": 1})
+        assert bad.is_error and "'a'" in bad.content[0].text
+        assert "Expected `int`, got `str`" in bad.content[0].text
+        missing = await client.call_tool("add", {"a": 1})
+        assert missing.is_error and "'b'" in missing.content[0].text
+        enum = await client.call_tool("greet", {"name": "x", "style": "medium"})
+        assert enum.is_error and "'style'" in enum.content[0].text
         with pytest.raises(McpCallError) as unknown:
             await client.call_tool("nope", {})
         assert unknown.value.code == -32602
-        with pytest.raises(McpCallError) as enum:
-            await client.call_tool("greet", {"name": "x", "style": "medium"})
-        assert enum.value.code == -32602
+        with pytest.raises(McpCallError) as not_an_object:
+            await client.request("tools/call", {"name": "add", "arguments": [1, 2]})
+        assert not_an_object.value.code == -32602
 
 
 async def test_tool_that_raises_returns_is_error(app, connect):

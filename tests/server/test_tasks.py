@@ -742,7 +742,10 @@ async def test_a_parked_task_resumes_after_a_restart(tmp_path):
 # --------------------------------------------------------------------------- the handshake era
 
 
-async def test_handshake_era_ignores_the_extension(app):
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18"])
+async def test_handshake_versions_before_2025_11_25_have_no_tasks(app, version):
+    """Neither flavour: no extension, no ``tasks`` capability, every call a plain one and
+    no tasks/* method. (2025-11-25's tasks: tests/server/test_tasks_2025.py.)"""
     client = RawClient(app)
     client.modern = False
 
@@ -758,13 +761,15 @@ async def test_handshake_era_ignores_the_extension(app):
                 "id": "i",
                 "method": "initialize",
                 "params": {
-                    "protocolVersion": "2025-11-25",
+                    "protocolVersion": version,
                     "capabilities": {},
                     "clientInfo": {"name": "old", "version": "1"},
                 },
             }
         )
+        assert init["result"]["protocolVersion"] == version
         assert "extensions" not in init["result"]["capabilities"]
+        assert "tasks" not in init["result"]["capabilities"]
         client.connection.feed(
             msgspec.json.encode({"jsonrpc": "2.0", "method": "notifications/initialized"})
         )
@@ -772,8 +777,17 @@ async def test_handshake_era_ignores_the_extension(app):
             {"id": "c", "method": "tools/call", "params": {"name": "only_task", "arguments": {}}}
         )
         assert called["result"]["content"][0]["text"] == "ran as a task"
-        missing = await send_raw({"id": "g", "method": "tasks/get", "params": {"taskId": "x"}})
-        assert missing["error"]["code"] == -32601
+        augmented = await send_raw(
+            {
+                "id": "a",
+                "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "x"}, "task": {"ttl": 5000}},
+            }
+        )
+        assert augmented["result"]["content"][0]["text"] == "echo: x"
+        for method in ("tasks/get", "tasks/result", "tasks/cancel", "tasks/list"):
+            missing = await send_raw({"id": method, "method": method, "params": {"taskId": "x"}})
+            assert missing["error"]["code"] == -32601, method
     finally:
         await client.connection.close()
 

@@ -65,3 +65,32 @@ async def test_a_store_on_a_shared_hub_leaves_the_hub_open(redis_server):
     await store.close()
     assert await hub.ping()
     await hub.aclose()
+
+
+async def test_listing_reads_the_owner_index_in_batches_and_drops_stale_members(
+    make_store, monkeypatch
+):
+    import mcpkit.stores._redis_tasks as redis_tasks
+
+    monkeypatch.setattr(redis_tasks, "LIST_BATCH", 2)
+    store = make_store()
+    now = time.time()
+    for n in range(7):
+        await store.create(
+            TaskRecord(
+                task_id=f"t{n}",
+                created_at=now + n,
+                last_updated_at=now,
+                ttl_ms=60_000,
+                owner="ada",
+                listed=True,
+            )
+        )
+    await store.delete("t1")
+    await store.delete("t4")
+    listed = await store.list_owned("ada", limit=10)
+    assert [r.task_id for r in listed] == ["t0", "t2", "t3", "t5", "t6"]
+    key = store._owner_key("ada")
+    assert await store.hub.client.zcard(key) == 5  # the deleted ones' members are gone
+    after = await store.list_owned("ada", after=listed[1].position, limit=2)
+    assert [r.task_id for r in after] == ["t3", "t5"]

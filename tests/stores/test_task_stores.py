@@ -152,3 +152,25 @@ async def test_sqlite_keeps_a_completed_task_across_a_restart(tmp_path):
         assert await second.count() == 1
     finally:
         await second.close()
+
+
+async def test_list_owned_pages_one_owners_listed_tasks(make_store):
+    store = make_store()
+    base = time.time()
+    for n in range(5):
+        await store.create(record(f"a{n}", created_at=base + n, owner="ada", listed=True))
+    await store.create(record("same-time", created_at=base + 1, owner="ada", listed=True))
+    await store.create(record("b0", created_at=base, owner="bo", listed=True))
+    await store.create(record("unlisted", created_at=base, owner="ada"))
+    await store.create(record("anonymous", created_at=base, listed=True))
+    await store.create(record("old", created_at=base - 120, ttl_ms=1, owner="ada", listed=True))
+    first = await store.list_owned("ada", limit=3)
+    assert [r.task_id for r in first] == ["a0", "a1", "same-time"]
+    rest = await store.list_owned("ada", after=first[-1].position, limit=10)
+    assert [r.task_id for r in rest] == ["a2", "a3", "a4"]
+    assert await store.list_owned("ada", after=rest[-1].position) == []
+    assert [r.task_id for r in await store.list_owned("bo")] == ["b0"]
+    assert [r.task_id for r in await store.list_owned(None)] == ["anonymous"]
+    # a task gone (deleted, or expired) leaves no gap in the pages
+    await store.delete("a1")
+    assert [r.task_id for r in await store.list_owned("ada", limit=2)] == ["a0", "same-time"]

@@ -173,6 +173,11 @@ async def test_official_client_over_streamable_http_under_the_mount(host):
             assert (await http.get(f"{base}/health")).json() == {"ok": True}
             # the unprefixed path is the host's, not the MCP app's
             assert (await http.post(f"{base}/mcp", json=INIT, headers=ACCEPT)).status_code == 404
+            # a wrong path under the mount (FastMCP's users land on /tools/mcp/mcp) says the
+            # right one
+            missed = await http.post(f"{base}/tools/mcp/mcp", json=INIT, headers=ACCEPT)
+            assert missed.status_code == 404
+            assert missed.text == "Not Found: the MCP endpoint is /tools/mcp"
     assert server.phase == "stopped"  # the host's shutdown ran the MCP app's
 
 
@@ -352,3 +357,47 @@ async def test_requests_after_shutdown_get_503():
     await mcp(scope, receive, send)
     assert sent[0]["status"] == 503
     assert "shut down" in json.loads(sent[1]["body"])["error"]["message"]
+
+
+# -- two MCP apps in one host, and a host reached under the wrong name ------------------------
+
+
+async def test_two_mcp_apps_in_one_fastapi_app_each_under_its_prefix():
+    """docs/mounting.md's recipe: both lifespans in the host's, one mount with a trailing
+    slash, each app reached at its own endpoint (with or without the trailing slash)."""
+    first, second = mcp_app(), mcp_app(Plain)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(api: Any) -> AsyncIterator[None]:
+        async with first.running(), second.running():
+            yield
+
+    api = fastapi.FastAPI(lifespan=lifespan)
+    api.mount("/db", first)
+    api.mount("/math/", second)
+    async with hosted(api) as base:
+        async with official_http_client(f"{base}/db/mcp") as (session, _):
+            assert texts(await session.call_tool("db_state", {})) == ["connected"]
+        async with official_http_client(f"{base}/math/mcp/") as (session, _):
+            assert {tool.name for tool in (await session.list_tools()).tools} == {"add"}
+            assert texts(await session.call_tool("add", {"a": 1, "b": 2})) == ["3"]
+    assert first.app.instances[0].phase == "stopped"
+
+
+async def test_a_host_listing_its_public_name_says_so_to_a_local_request():
+    """docs/mounting.md's FastAPI example lists api.example.com, so trying it on 127.0.0.1
+    is refused: the answer said only "Host not allowed: 127.0.0.1:PORT"."""
+    from mcpkit.transports.http import TransportSecuritySettings
+
+    mcp = mcp_app(
+        Plain, transport_security=TransportSecuritySettings(allowed_hosts=("api.example.com",))
+    )
+    api = fastapi.FastAPI(lifespan=mcp.lifespan)
+    api.mount("/tools", mcp)
+    async with hosted(api) as base, httpx.AsyncClient(timeout=WAIT) as http:
+        answer = await http.post(f"{base}/tools/mcp", json=INIT, headers=ACCEPT)
+        assert answer.status_code == 421
+        message = answer.json()["error"]["message"]
+        assert message.startswith("Host not allowed: 127.0.0.1:")
+        assert "only the names in allowed_hosts are" in message
+        assert "TransportSecuritySettings(allowed_hosts=...)" in message

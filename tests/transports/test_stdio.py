@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from mcpkit import McpClient, RequestTimeoutError, StdioClientTransportOptions
+from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = """
@@ -112,3 +115,30 @@ async def test_server_survives_garbage_lines(server_file):
     proc.stdin.close()
     async with asyncio.timeout(10):
         assert await proc.wait() == 0
+
+
+def test_what_a_lifespan_registers_is_not_announced_into_the_unopened_pipe(tmp_path):
+    """A lifespan registering entries (as ``mcpkit proxy`` does with the backend's) scheduled
+    list_changed broadcasts that reached the first connection before its pipe was open: a
+    "could not deliver ... pipe is closed" traceback on every start."""
+    path = tmp_path / "server.py"
+    path.write_text(
+        "from mcpkit import McpServerApp\n"
+        "app = McpServerApp('registers')\n"
+        "@app.lifespan\n"
+        "async def life():\n"
+        "    app.catalog.register_resource(lambda: 'x', uri='data://x', name='x')\n"
+        "    yield\n"
+    )
+    initialize = json.dumps(initialize_request()) + "\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit", "run", str(path)],
+        input=initialize.encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=20,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "registers"
+    assert done.stderr == b""

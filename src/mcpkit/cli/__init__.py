@@ -14,10 +14,11 @@ from typing import Any
 
 def main(argv: list[str] | None = None) -> None:
     """The ``mcpkit`` command on ``argv`` (default: ``sys.argv[1:]``); exits with its code."""
+    from mcpkit.cli import _errors
     from mcpkit.cli._errors import debug_requested, json_requested, report
 
     args = sys.argv[1:] if argv is None else list(argv)
-    debug = debug_requested(args)
+    debug = _errors.debugging = debug_requested(args)
     try:
         code = _dispatch(args)
     except SystemExit:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from mcpkit.cli import _errors
 from mcpkit.cli._errors import (
     EXIT_USAGE,
     CliError,
@@ -195,15 +197,16 @@ def call_tool(
     headers: list[str],
     json_output: bool = False,
     interactive: bool | None = None,
+    timeout: float = 60.0,
 ) -> int:
     """``mcpkit call``: the result as text (``json_output``: the raw result). Progress and log
     notifications go to stderr as they come; the server's sampling and elicitation requests
     are asked on the terminal, or refused when ``interactive`` is False (None: ask when
-    stdin is a terminal)."""
+    stdin is a terminal). ``timeout``: seconds the tool gets to answer."""
     import msgspec
 
     from mcpkit._codes import ErrorCode
-    from mcpkit._exceptions import McpCallError
+    from mcpkit._exceptions import McpCallError, RequestTimeoutError
     from mcpkit.cli._output import CallDisplay, print_result
     from mcpkit.cli._prompts import UserPrompts
 
@@ -213,7 +216,12 @@ def call_tool(
     async def action(client: Any) -> Any:
         await _warn_of_unknown_arguments(client, tool, args)
         try:
-            result = await client.call_tool(tool, args, progress=display.progress)
+            result = await client.call_tool(tool, args, progress=display.progress, timeout=timeout)
+        except RequestTimeoutError as exc:
+            raise CliError(
+                f"the tool {tool!r} did not answer in {timeout:g} s",
+                "give it longer with --timeout SECONDS",
+            ) from exc
         except McpCallError as exc:
             if exc.code != ErrorCode.INVALID_PARAMS:
                 raise
@@ -230,6 +238,9 @@ def call_tool(
         "--no-input" if interactive is False else "stdin is not a terminal; --input asks anyway"
     )
     display = CallDisplay(sys.stderr)
+    hidden = _HiddenToolTracebacks()
+    if not _errors.debugging:
+        logging.getLogger("mcpkit.server").addFilter(hidden)
     prompts = UserPrompts(
         interactive=ask,
         source=sys.stdin,
@@ -249,13 +260,48 @@ def call_tool(
         )
     finally:
         display.close()
+        logging.getLogger("mcpkit.server").removeFilter(hidden)
     if json_output:
         _print_json(result)
     else:
+        refused = _refused_arguments(result)
+        if refused is not None:
+            raise invalid_arguments(tool, refused)
         print_result(result)
     if result.get("isError"):
         if not json_output:
             sys.stderr.write(f"error: the tool {tool!r} reported an error\n")
+            if hidden.count:
+                sys.stderr.write("hint: mcpkit --debug call ... shows where it raised\n")
             sys.stderr.flush()
         return 1
     return 0
+
+
+#: How an mcpkit server words arguments its input schema refused (server/_schema_engines.py),
+#: answered as a tool error: the CLI says it as it says the -32602 of other servers.
+_ARGUMENT_REFUSALS = ("Invalid argument", "Missing required argument")
+
+
+def _refused_arguments(result: dict[str, Any]) -> str | None:
+    content = result.get("content") or []
+    if not result.get("isError") or len(content) != 1 or content[0].get("type") != "text":
+        return None
+    text = content[0].get("text", "")
+    return text if text.startswith(_ARGUMENT_REFUSALS) else None
+
+
+class _HiddenToolTracebacks(logging.Filter):
+    """Drops the served file's "tool raised" log lines: ``call`` prints the error itself,
+    and tracebacks are for ``--debug``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from mcpkit.server._handlers import OUTPUT_REFUSED, TOOL_RAISED
+
+        if record.msg is TOOL_RAISED:
+            self.count += 1
+        return record.msg is not TOOL_RAISED and record.msg is not OUTPUT_REFUSED

@@ -194,6 +194,10 @@ def call(
             show_default=False,
         ),
     ] = None,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", help="Seconds to wait for the tool's answer", min=0.001),
+    ] = 60.0,
 ) -> int:
     """Call one tool and print its result (exit code 1 when the tool fails).
 
@@ -202,7 +206,7 @@ def call(
     the terminal, or refused (--no-input, or stdin not a terminal)."""
     from mcpkit.cli._client import call_tool
 
-    return call_tool(target, tool, arguments, header or [], json_output, interactive)
+    return call_tool(target, tool, arguments, header or [], json_output, interactive, timeout)
 
 
 @app.command()

@@ -43,6 +43,11 @@ class CliError(Exception):
         self.suggest_debug = suggest_debug
 
 
+#: This command runs with ``--debug`` or ``MCPKIT_DEBUG`` (``main`` sets it): commands that
+#: print a traceback of their own (``call``) read it.
+debugging = False
+
+
 def debug_requested(argv: list[str]) -> bool:
     """``MCPKIT_DEBUG`` is set (not 0/false/no/off), or ``--debug`` is among the global
     options (those before the command name)."""

@@ -1,5 +1,6 @@
-"""``mcpkit install CLIENT SERVER`` and ``mcpkit config SERVER``: put a server in an AI
-client's own configuration file, or print the entry to paste by hand.
+"""``mcpkit install CLIENT SERVER``, ``mcpkit uninstall CLIENT NAME`` and ``mcpkit config
+SERVER``: put a server in an AI client's own configuration file (or take it out), or print
+the entry to paste by hand.
 
 The command the entry runs (one rule):
 
@@ -11,7 +12,10 @@ The command the entry runs (one rule):
 - with ``--with PKG`` (repeatable), uv, by its absolute path: ``<uv> run --no-project --with
   mcpkit --with PKG ... mcpkit run /abs/path/server.py[:OBJECT]``, so the packages need not
   be installed anywhere (``--python`` is then passed to uv, which takes a version too). A
-  ``--with`` naming mcpkit itself (``--with 'mcpkit==0.1.0'``) replaces the plain ``mcpkit``.
+  ``--with`` naming mcpkit itself (``--with 'mcpkit==0.1.0'``) replaces the plain ``mcpkit``;
+  an mcpkit installed from a wheel, a folder or a repository is taken from there (the
+  package index may not have it). uv is run once first, from ``/``, to check that it can
+  make that environment.
 
 A ``MODULE:OBJECT`` target is run from the module's file: ``mcpkit run`` loads files.
 
@@ -43,7 +47,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mcpkit.cli._client_configs import CLIENTS, config_path, server_entry
+from mcpkit.cli._client_configs import CLIENTS, ClientSpec, config_path, server_entry
 from mcpkit.cli._errors import EXIT_USAGE, CliError
 from mcpkit.cli._loader import split_target
 
@@ -304,7 +308,7 @@ def launch_command(
             )
         args = ["run", "--no-project"]
         if not any(_NAMES_MCPKIT.match(spec.strip()) for spec in with_):
-            args += ["--with", "mcpkit"]
+            args += mcpkit_source()
         for spec in with_:
             args += ["--with", spec]
         if python:
@@ -322,21 +326,73 @@ def launch_command(
     return interpreter, ["-m", "mcpkit", "run", run_target]
 
 
-def check_interpreter(python: str, env: Mapping[str, str]) -> None:
-    """``python`` imports mcpkit when started from elsewhere, as a client starts it."""
+def client_spec(client: str, scope: str) -> ClientSpec:
+    """The client's entry in ``CLIENTS``; a usage error for a scope it has no file for."""
+    spec = CLIENTS[client]
+    if scope not in spec.scopes:
+        raise CliError(
+            f"{spec.title} has no {scope} configuration",
+            f"it reads one file: leave out --scope {scope}",
+            code=EXIT_USAGE,
+        )
+    return spec
+
+
+def mcpkit_source() -> list[str]:
+    """The ``uv run`` options bringing this mcpkit: from the wheel, folder or repository it
+    was installed from (PEP 610's ``direct_url.json``), which the package index may not
+    have; else ``mcpkit`` from the index."""
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+    from urllib.request import url2pathname
+
+    try:
+        text = metadata.distribution("mcpkit").read_text("direct_url.json")
+        origin = json.loads(text) if text else None
+    except (metadata.PackageNotFoundError, ValueError):
+        origin = None
+    if not isinstance(origin, dict) or not isinstance(origin.get("url"), str):
+        return ["--with", "mcpkit"]
+    url = origin["url"]
+    vcs = origin.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") and vcs.get("commit_id"):
+        return ["--with", f"mcpkit @ {vcs['vcs']}+{url}@{vcs['commit_id']}"]
+    parsed = urlparse(url)
+    if parsed.scheme != "file":
+        return ["--with", f"mcpkit @ {url}"]
+    path = url2pathname(unquote(parsed.path))
+    if not os.path.exists(path):  # a wheel built in a folder since cleaned
+        return ["--with", "mcpkit"]
+    dir_info = origin.get("dir_info")
+    editable = isinstance(dir_info, dict) and dir_info.get("editable") is True
+    return ["--with-editable" if editable else "--with", path]
+
+
+def check_interpreter(python: str, env: Mapping[str, str], *, uv: list[str] | None = None) -> None:
+    """``python`` imports mcpkit when started from elsewhere, as a client starts it; with
+    ``uv`` (``uv run`` and its options), the interpreter of that environment."""
     child_env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     child_env.update(env)
     try:
         done = subprocess.run(
-            [python, "-c", "import mcpkit"],
+            [*(uv or []), python, "-c", "import mcpkit"],
             cwd=os.path.abspath(os.sep),
             env=child_env,
             capture_output=True,
             text=True,
-            timeout=60,
+            stdin=subprocess.DEVNULL,
+            # uv may download the packages the first time (the client then finds them cached)
+            timeout=600 if uv else 60,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CliError(f"cannot start {python}: {exc}") from exc
+        raise CliError(f"cannot start {(uv or [python])[0]}: {exc}") from exc
+    if uv and done.returncode != 0:
+        said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        raise CliError(
+            f"uv cannot make the server's environment: {' '.join(said[-2:]) or 'no reason given'}",
+            "check the --with packages; for an mcpkit the package index lacks, name it:"
+            " --with /path/to/mcpkit.whl (or --with 'mcpkit @ URL')",
+        )
     if done.returncode != 0:
         raise CliError(
             f"{python} cannot import mcpkit when started outside this folder",
@@ -375,7 +431,9 @@ def prepare_server(
     env.update(parse_env_assignments(env_values))
     resolved = resolve_target(target, cwd)
     command, args = launch_command(resolved.run_target, python=python, with_=with_)
-    if not with_:
+    if with_:  # the entry's uv options (args less "mcpkit run TARGET"), running python
+        check_interpreter("python", env, uv=[command, *args[:-3]])
+    else:
         check_interpreter(command, env)
     elsewhere = bool(with_) or (python is not None and command != os.path.abspath(sys.executable))
     server_name = load_server_name(resolved, env, elsewhere=elsewhere)
@@ -395,12 +453,14 @@ def prepare_server(
 @dataclass(frozen=True, slots=True)
 class Change:
     """The file to write (symlinks followed), what it held (None: no file yet), what it
-    will hold, and whether an entry of the same name is replaced."""
+    will hold, and whether an entry of the same name is replaced (or removed), and that
+    entry."""
 
     path: Path
     old_text: str | None
     new_text: str
     replaced: bool
+    previous: Any = None
 
 
 def _indent_of(text: str) -> int | str:
@@ -416,10 +476,11 @@ def _indent_of(text: str) -> int | str:
 
 
 def plan_change(
-    path: Path, servers_key: str, name: str, entry: dict[str, Any], *, by_hand: str
+    path: Path, servers_key: str, name: str, entry: dict[str, Any] | None, *, by_hand: str
 ) -> Change:
-    """The file ``path`` with ``entry`` under ``servers_key``/``name``; a file that does not
-    hold a JSON object is refused (``by_hand``: the command printing the entry instead)."""
+    """The file ``path`` with ``entry`` under ``servers_key``/``name`` (None: without the
+    entry of that name, which must be there); a file that does not hold a JSON object is
+    refused (``by_hand``: the command printing the entry instead)."""
     real = path.resolve() if path.is_symlink() else path
     try:
         old_text: str | None = real.read_text(encoding="utf-8-sig")
@@ -427,7 +488,11 @@ def plan_change(
         old_text = None
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"cannot read {path}: {exc}") from None
-    hint = f"fix or move it and run this again, or add the entry by hand: {by_hand}"
+    hint = (
+        f"fix or move it and run this again, or add the entry by hand: {by_hand}"
+        if entry is not None
+        else "fix or move it and run this again, or remove the entry by hand"
+    )
     data: Any = {}
     indent: int | str = 2
     if old_text is not None and old_text.strip():
@@ -448,11 +513,18 @@ def plan_change(
     elif not isinstance(servers, dict):
         raise CliError(f"{path}: {servers_key!r} is not a JSON object; it was left as it is", hint)
     replaced = name in servers
-    servers[name] = entry
+    previous = servers.get(name)
+    if entry is not None:
+        servers[name] = entry
+    elif replaced:
+        del servers[name]
+    else:
+        names = ", ".join(repr(key) for key in servers) or "none"
+        raise CliError(f"{path} has no server named {name!r}", f"its servers: {names}")
     new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
     if old_text is not None and "\r\n" in old_text:
         new_text = new_text.replace("\n", "\r\n")
-    return Change(real, old_text, new_text, replaced)
+    return Change(real, old_text, new_text, replaced, previous)
 
 
 def backup_path(path: Path, now: float | None = None) -> Path:
@@ -540,13 +612,7 @@ def install_server(
     dry_run: bool = False,
     json_output: bool = False,
 ) -> int:
-    spec = CLIENTS[client]
-    if scope not in spec.scopes:
-        raise CliError(
-            f"{spec.title} has no {scope} configuration",
-            f"it reads one file: leave out --scope {scope}",
-            code=EXIT_USAGE,
-        )
+    spec = client_spec(client, scope)
     cwd = Path.cwd()
     server = prepare_server(
         target,
@@ -584,6 +650,12 @@ def install_server(
     backup = apply_change(change)
     if change.replaced:
         _note(f"replaced the existing entry {server.name!r} in {path}")
+        dropped = _dropped_env(change.previous, server.env)
+        if dropped:
+            _note(
+                f"the entry it replaced also set {', '.join(dropped)} in the server's"
+                " environment; pass --env KEY=VALUE (or --env-file) again to keep them"
+            )
     else:
         _note(f"added {server.name!r} to {spec.title}: {path}")
     if backup is not None:
@@ -594,6 +666,53 @@ def install_server(
         _print_summary(
             {**summary, "action": action, "backup": str(backup) if backup is not None else None}
         )
+    return 0
+
+
+def _dropped_env(previous: Any, env: Mapping[str, str]) -> list[str]:
+    """The variables the replaced entry set that the new one does not (a re-install
+    without repeating ``--env`` would otherwise lose an API key without a word)."""
+    old_env = previous.get("env") if isinstance(previous, dict) else None
+    if not isinstance(old_env, dict):
+        return []
+    return [key for key in old_env if key not in env]
+
+
+def uninstall_server(
+    client: str,
+    name: str,
+    *,
+    scope: str = "user",
+    dry_run: bool = False,
+    json_output: bool = False,
+) -> int:
+    """Remove the entry ``name`` from the client's file (backed up first, like install)."""
+    spec = client_spec(client, scope)
+    path = Path(
+        config_path(
+            client, scope, system=sys.platform, env=os.environ, home=Path.home(), project=Path.cwd()
+        )
+    )
+    if not path.exists():
+        raise CliError(f"{path} does not exist", f"nothing is installed in {spec.title} ({scope})")
+    change = plan_change(path, spec.servers_key, name, None, by_hand="")
+    summary: dict[str, Any] = {"client": client, "name": name, "path": str(path)}
+    if dry_run:
+        if json_output:
+            _print_summary(
+                {**summary, "action": "dry-run", "change": render_change(change, str(path))}
+            )
+        else:
+            sys.stdout.write(render_change(change, str(path)))
+            sys.stdout.flush()
+            _note(f"dry run: would remove {name!r} from {path}; nothing was written")
+        return 0
+    backup = apply_change(change)
+    _note(f"removed {name!r} from {spec.title}: {path}")
+    _note(f"the previous file is kept as {backup}")
+    _note(f"restart {spec.title} (or reload its MCP servers) to stop it")
+    if json_output:
+        _print_summary({**summary, "action": "removed", "backup": str(backup)})
     return 0
 
 
@@ -753,7 +872,29 @@ def config(
     )
 
 
+def uninstall(
+    client: Annotated[Client, typer.Argument(help="The AI client whose configuration to change")],
+    name: Annotated[str, typer.Argument(help="The entry's name, as install named it")],
+    scope: Annotated[
+        Scope,
+        typer.Option("--scope", help="user or project: the file install wrote"),
+    ] = Scope.user,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the change to the file and write nothing")
+    ] = False,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print what was done as JSON (client, name, path, action)"),
+    ] = False,
+) -> int:
+    """Remove a server from an AI client's configuration file (the old file backed up)."""
+    return uninstall_server(
+        client.value, name, scope=scope.value, dry_run=dry_run, json_output=json_output
+    )
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``install`` and ``config`` to the ``mcpkit`` typer app."""
+    """Add ``install``, ``uninstall`` and ``config`` to the ``mcpkit`` typer app."""
     app.command("install")(install)
+    app.command("uninstall")(uninstall)
     app.command("config")(config)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from mcpkit.server._app import McpServerApp, _is_member
+from mcpkit.server._compose import _reaches
 from mcpkit.server._decorators import (
     PROMPT_ATTR,
     REGISTERED_ATTR,
@@ -128,19 +129,35 @@ def _module_functions(module: Any) -> list[Any]:
     ]
 
 
+#: What serves an app of its own (its ``.app``): a file may hold only these.
+_WRAPPERS = (("mcpkit.proxy._proxy", "McpProxy"), ("mcpkit.transports.http._app", "McpAsgiApp"))
+
+
+def _served(value: Any) -> McpServerApp | None:
+    """The app ``value`` is or wraps (``McpProxy``, ``create_asgi_app``'s), else None."""
+    if isinstance(value, McpServerApp):
+        return value
+    for module_name, class_name in _WRAPPERS:  # loaded already if the file made one
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if cls is not None and isinstance(value, cls):
+            return value.app  # type: ignore[no-any-return]
+    return None
+
+
 def _candidates(module: Any) -> list[str]:
     """Names in the module that ``FILE:OBJECT`` could name."""
     return [
         name
         for name, value in vars(module).items()
         if not name.startswith("_")
-        and (isinstance(value, McpServerApp) or _is_server_class(value, module))
+        and (_served(value) is not None or _is_server_class(value, module))
     ]
 
 
 def _as_app(obj: Any, path: Path, label: str, module: Any) -> McpServerApp:
-    if isinstance(obj, McpServerApp):
-        return obj
+    served = _served(obj)
+    if served is not None:
+        return served
     if isinstance(obj, type) and hasattr(obj, SERVER_ATTR):
         try:
             return McpServerApp(obj)
@@ -235,10 +252,17 @@ def _find_app(module: Any, path: Path, file_part: str, object_name: str) -> McpS
             )
         return _as_app(getattr(module, object_name), path, f"{file_part}:{object_name}", module)
     members = vars(module)
-    named = members.get("app")
-    if isinstance(named, McpServerApp):
+    named = _served(members.get("app"))
+    if named is not None:
         return named
-    apps = [value for value in members.values() if isinstance(value, McpServerApp)]
+    # An app and create_asgi_app(app), or McpProxy(...) and its .app, are one server; an
+    # app mounted into another (a proxy into a hub) is served by that one.
+    served = {id(app): app for app in map(_served, members.values()) if app is not None}
+    apps = [
+        app
+        for app in served.values()
+        if not any(other is not app and _reaches(other, app) for other in served.values())
+    ]
     if len(apps) == 1:
         return apps[0]
     servers = [value for value in members.values() if _is_server_class(value, module)]
@@ -263,7 +287,7 @@ def unserved_members(module: Any, app: McpServerApp) -> list[Unserved]:
     """The module's own decorated functions no app registered, and, when the module builds
     its own apps, its ``@mcp_server`` classes none of them serves (without an app of its
     own, the classes are alternatives the target chose among)."""
-    module_apps = [value for value in vars(module).values() if isinstance(value, McpServerApp)]
+    module_apps = [app for app in map(_served, vars(module).values()) if app is not None]
     found = []
     for name, value in vars(module).items():
         if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:

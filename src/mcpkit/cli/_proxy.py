@@ -27,8 +27,35 @@ def proxy_app(target: list[str], headers: list[str], backend_transport: str) -> 
                 raise ValueError(f"a header is 'Name: value', not {header!r}")
             parsed[name.strip()] = value.strip()
         return McpProxy(HttpBackend(target[0], parsed, backend_transport)).app
+    _check_command(target)
     command = shlex.split(target[0]) if len(target) == 1 else list(target)
     return McpProxy(command).app
+
+
+def _check_command(target: list[str]) -> None:
+    """Refuse the targets that would fail only once run, with what was meant instead."""
+    import os
+
+    first = target[0]
+    if len(target) == 1 and first.endswith(".json") and not Path(first).exists():
+        raise ValueError(f"no such servers file: {first}")
+    if len(target) > 1 and " " in first.strip() and not Path(first).exists():
+        # `mcpkit proxy "python server.py" --transport http`: no program has that name.
+        rest = shlex.join(target[1:])
+        raise ValueError(
+            f"{first!r} is a whole command line in one word, followed by {rest}; mcpkit "
+            f"proxy's options come before the target: mcpkit proxy {rest} {shlex.quote(first)}"
+        )
+    if (
+        len(target) == 1
+        and first.endswith(".py")
+        and Path(first).is_file()
+        and not os.access(first, os.X_OK)
+    ):
+        raise ValueError(
+            f"{first} is a Python file, not a command: mcpkit proxy python {first} "
+            f"(or serve it directly: mcpkit run {first})"
+        )
 
 
 def run_proxy(

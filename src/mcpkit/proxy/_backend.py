@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -39,29 +40,76 @@ class HttpBackend:
     transport: str = "auto"
 
 
+_BACKEND_KINDS = (
+    "a URL, a command line (a list of strings), StdioClientTransportOptions, "
+    "HttpClientTransportOptions, WebSocketClientTransportOptions, an HttpBackend, or a "
+    "function returning an unconnected McpClient"
+)
+
+
 def client_factory(spec: BackendSpec | HttpBackend) -> ClientFactory:
     """A function making a backend ``McpClient`` from a spec: ``StdioClientTransportOptions``,
     a command line (list of strings), a URL string (``http(s)://`` or ``ws(s)://``), an
-    ``HttpBackend``, or a factory already (called with the client's keyword arguments)."""
+    ``HttpBackend``, the client's HTTP or WebSocket options, or a factory already (called
+    with the client's keyword arguments)."""
+    from mcpkit.client import HttpClientTransportOptions, WebSocketClientTransportOptions
+    from mcpkit.server._app import McpServerApp
+
     if isinstance(spec, str):
         if spec.startswith(("http://", "https://", "ws://", "wss://")):
             spec = HttpBackend(spec)
         else:
             raise ValueError(
-                f"a backend string must be an http(s):// or ws(s):// URL, not {spec!r}"
+                f"a backend string must be an http(s):// or ws(s):// URL, not {spec!r}; "
+                f"a command line is a list: {shlex.split(spec)!r}"
             )
     if isinstance(spec, HttpBackend):
         return _http_factory(spec)
     if isinstance(spec, StdioClientTransportOptions):
         options = spec
         return lambda **kwargs: McpClient.stdio(options, **kwargs)
+    if isinstance(spec, HttpClientTransportOptions):
+        http = spec
+        return lambda **kwargs: McpClient.http(http, **kwargs)
+    if isinstance(spec, WebSocketClientTransportOptions):
+        ws = spec
+        return lambda **kwargs: McpClient.websocket(ws, **kwargs)
+    # Each of these was taken for a command line (its items, or its keys) or failed as one.
+    if isinstance(spec, McpServerApp):
+        raise TypeError(
+            "an McpServerApp needs no proxy: serve it in another with "
+            "parent.mount(app, prefix) (docs/composition.md)"
+        )
+    if isinstance(spec, dict):
+        raise TypeError(
+            "a servers config is proxy_servers(config)'s (mcpkit.proxy), not McpProxy's"
+        )
     if callable(spec):
         return spec
+    if not isinstance(spec, (list, tuple)):
+        raise TypeError(f"a backend is {_BACKEND_KINDS}; not {type(spec).__name__}")
     command = list(spec)
     if not command or not all(isinstance(part, str) for part in command):
         raise ValueError("a backend command line must be a non-empty list of strings")
     options = StdioClientTransportOptions(command=command[0], arguments=command[1:])
     return lambda **kwargs: McpClient.stdio(options, **kwargs)
+
+
+def describe_backend(spec: Any) -> str:
+    """What a backend is, for its errors: the command line or the URL."""
+    from mcpkit.client import HttpClientTransportOptions
+
+    if isinstance(spec, HttpBackend):
+        return spec.url
+    if isinstance(spec, StdioClientTransportOptions):
+        return shlex.join([spec.command, *spec.arguments])
+    if isinstance(spec, HttpClientTransportOptions):
+        return str(spec.endpoint)
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, (list, tuple)):
+        return shlex.join(str(part) for part in spec)
+    return str(getattr(spec, "url", "") or getattr(spec, "__name__", "") or "")
 
 
 def _http_factory(spec: HttpBackend) -> ClientFactory:
@@ -90,8 +138,10 @@ def _http_factory(spec: HttpBackend) -> ClientFactory:
 class BackendConnection:
     """One connected backend client, made on first use and remade after it dies."""
 
-    def __init__(self, make: Callable[[BackendConnection], McpClient]) -> None:
+    def __init__(self, make: Callable[[BackendConnection], McpClient], label: str = "") -> None:
         self._make = make
+        #: What the backend is (a command line, a URL), named in its errors.
+        self.label = label
         self._client: McpClient | None = None
         self._lock = asyncio.Lock()
         self.last_used = time.monotonic()
@@ -125,12 +175,15 @@ class BackendConnection:
                 with contextlib.suppress(Exception):
                     await client.aclose()
                 if isinstance(exc, Exception):
-                    raise BackendUnavailableError(
-                        f"Backend server unavailable: {type(exc).__name__}: {exc}"
-                    ) from exc
+                    raise BackendUnavailableError(self._unavailable(exc)) from exc
                 raise
             self._client = client
             return client
+
+    def _unavailable(self, exc: BaseException) -> str:
+        # uvloop's FileNotFoundError for a missing command does not name it: the label does.
+        named = f" ({self.label})" if self.label else ""
+        return f"Backend server unavailable{named}: {type(exc).__name__}: {exc}"
 
     async def _discard(self) -> None:
         client, self._client = self._client, None
@@ -145,9 +198,7 @@ class BackendConnection:
             return await call(client)
         except (ConnectionClosedError, TransportError, OSError) as exc:
             await self._discard()
-            raise BackendUnavailableError(
-                f"Backend server unavailable: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise BackendUnavailableError(self._unavailable(exc)) from exc
         finally:
             self.last_used = time.monotonic()
 
@@ -165,6 +216,7 @@ class BackendPool:
         *,
         max_sessions: int = DEFAULT_MAX_BACKEND_SESSIONS,
         idle_timeout: float = DEFAULT_BACKEND_IDLE_TIMEOUT,
+        label: str = "",
     ) -> None:
         if max_sessions < 1:
             raise ValueError("max_backend_sessions must be at least 1")
@@ -173,7 +225,8 @@ class BackendPool:
         self._make = make
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
-        self.shared = BackendConnection(make)
+        self.label = label
+        self.shared = BackendConnection(make, label)
         self._sessions: dict[str, BackendConnection] = {}
 
     def __len__(self) -> int:
@@ -193,7 +246,7 @@ class BackendPool:
         await self._close_idle()
         connection = self._sessions.pop(key, None)
         if connection is None:
-            connection = BackendConnection(self._make)
+            connection = BackendConnection(self._make, self.label)
             if capabilities is not None:
                 connection.front_capabilities = frozenset(capabilities)
             while len(self._sessions) >= self.max_sessions:

@@ -12,13 +12,25 @@ from mcpkit.proxy._backend import HttpBackend
 from mcpkit.proxy._proxy import McpProxy
 from mcpkit.server._app import McpServerApp
 
+#: The transport names of an entry with a URL, as the clients' config files spell them.
+_TRANSPORTS = {
+    "auto": "auto",
+    "http": "http",
+    "streamable-http": "http",
+    "streamable_http": "http",
+    "streamablehttp": "http",
+    "sse": "sse",
+    "ws": "ws",
+    "websocket": "ws",
+}
+
 
 def load_servers_config(
     source: str | Path | dict[str, Any],
 ) -> dict[str, HttpBackend | StdioClientTransportOptions]:
     """The backends of ``{"mcpServers": {name: {"command", "args", "env"} | {"url",
-    "headers", "transport"}}}`` (a path, or the parsed dict); ``ValueError`` naming what is
-    wrong."""
+    "headers", "transport" (or "type")}}}`` (a path, or the parsed dict; VS Code's
+    ``"servers"`` too); ``ValueError`` naming what is wrong."""
     if isinstance(source, dict):
         data: Any = source
     else:
@@ -26,7 +38,8 @@ def load_servers_config(
             data = json.loads(Path(source).read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source}: not JSON ({exc})") from None
-    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    # "servers" is VS Code's name for the same object.
+    servers = data.get("mcpServers", data.get("servers")) if isinstance(data, dict) else None
     if not isinstance(servers, dict) or not servers:
         raise ValueError('a servers config needs a non-empty "mcpServers" object')
     backends: dict[str, HttpBackend | StdioClientTransportOptions] = {}
@@ -37,10 +50,15 @@ def load_servers_config(
             headers = entry.get("headers") or {}
             if not isinstance(headers, dict):
                 raise ValueError(f"mcpServers.{name}.headers must be an object")
+            # "type" is what Claude Code and VS Code write; "streamable-http" is FastMCP's.
+            given = entry.get("transport") or entry.get("type") or "auto"
+            transport = _TRANSPORTS.get(str(given).lower())
+            if transport is None:
+                raise ValueError(
+                    f"mcpServers.{name}: transport {given!r} is not one of http, sse or ws"
+                )
             backends[name] = HttpBackend(
-                entry["url"],
-                {str(k): str(v) for k, v in headers.items()},
-                str(entry.get("transport") or "auto"),
+                entry["url"], {str(k): str(v) for k, v in headers.items()}, transport
             )
         elif isinstance(entry.get("command"), str):
             args = entry.get("args") or []

@@ -29,6 +29,7 @@ from mcpkit.proxy._backend import (
     BackendSpec,
     HttpBackend,
     client_factory,
+    describe_backend,
 )
 from mcpkit.proxy._parked import (
     DEFAULT_MAX_PARKED_CALLS,
@@ -53,6 +54,8 @@ logger = logging.getLogger("mcpkit.proxy")
 
 #: Pages of one backend list read before the proxy stops (a backend looping its cursor).
 DEFAULT_MAX_BACKEND_PAGES = 1000
+#: Seconds before reopening a 2026-07-28 backend's ``subscriptions/listen`` (doubled to 30).
+LISTEN_RETRY_DELAY = 2.0
 _CONTEXT = "_mcpkit_context"
 #: Front requests whose 2026-07-28 rounds may ask the client for input.
 _ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -135,8 +138,12 @@ class McpProxy:
         self.backend_protocol_mode = backend_protocol_mode
         self._factory = client_factory(backend)
         self.request_timeout = backend_request_timeout
+        described = describe_backend(backend)
         self.pool = BackendPool(
-            self._new_client, max_sessions=max_backend_sessions, idle_timeout=backend_idle_timeout
+            self._new_client,
+            max_sessions=max_backend_sessions,
+            idle_timeout=backend_idle_timeout,
+            label=f"{name}: {described}" if name and described else name or described,
         )
         self._fixed_name = name
         #: The front side: serve it like any app (``serve_stdio(proxy.app)``, HTTP, ...).
@@ -326,13 +333,47 @@ class McpProxy:
             self.app.instructions = info.instructions
         for kind in ("tools", "prompts", "resources"):
             await self._refresh(kind)
+        follower = asyncio.ensure_future(self._follow_changes())
         try:
             yield
         finally:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+            self.subscriptions.close()
             for task in list(self._background):
                 task.cancel()
             self.parked.drop_all()
             await self.pool.aclose()
+
+    async def _follow_changes(self) -> None:
+        """A 2026-07-28 backend tells of list changes only inside a ``subscriptions/listen``:
+        keep one open on the shared connection (its notes reach ``list_changed`` through the
+        client's callback), opened again after the connection is remade, the lists re-read
+        then (what changed meanwhile was told to nobody)."""
+        reopened = False
+        delay = LISTEN_RETRY_DELAY
+        while True:
+            try:
+                client = await self.pool.shared.client()
+                if client.era is not Era.MODERN:
+                    return  # the handshake era sends them unasked
+                async with client.listen(
+                    tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+                ) as stream:
+                    delay = LISTEN_RETRY_DELAY
+                    if reopened:
+                        for kind in ("tools", "prompts", "resources"):
+                            await self._refresh(kind)
+                    async for _note in stream:
+                        pass
+            except McpCallError as exc:  # the backend refuses it: nothing will be told
+                logger.warning("the backend's subscriptions/listen failed: %s", exc.message)
+                return
+            except Exception:
+                logger.debug("the backend's subscriptions/listen ended", exc_info=True)
+            reopened = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30.0)  # a backend that stays down is not restarted each time
 
     async def _list(
         self, method: str, key: str, connection: BackendConnection
@@ -485,46 +526,50 @@ class McpProxy:
         ) -> Any:
             return await read_backend_resource(_mcpkit_context, uri)
 
+        templates_now = {t.uri_template: t for t in catalog.list_resource_templates()}
         for uri, resource in by_uri.items():
 
             async def read_listed(_mcpkit_context: McpToolContext, _uri: str = uri) -> Any:
                 return await read_backend_resource(_mcpkit_context, _uri)
 
-            catalog.register_resource(
-                ResourceEntry(
-                    uri=uri,
-                    name=str(resource.get("name") or uri),
-                    fn=read_listed,
-                    title=resource.get("title"),
-                    description=resource.get("description"),
-                    mime_type=resource.get("mimeType"),
-                    size=resource.get("size"),
-                    annotations=resource.get("annotations"),
-                    icons=tuple(resource.get("icons") or ()),
-                    meta=resource.get("_meta"),
-                    injected=dict(_INJECTED),
-                )
+            entry = ResourceEntry(
+                uri=uri,
+                name=str(resource.get("name") or uri),
+                fn=read_listed,
+                title=resource.get("title"),
+                description=resource.get("description"),
+                mime_type=resource.get("mimeType"),
+                size=resource.get("size"),
+                annotations=resource.get("annotations"),
+                icons=tuple(resource.get("icons") or ()),
+                meta=resource.get("_meta"),
+                injected=dict(_INJECTED),
             )
+            existing = catalog.get_resource(uri)
+            # Each registration is a list_changed to every front client: only what changed.
+            if existing is None or existing.to_wire() != entry.to_wire():
+                catalog.register_resource(entry)
         for uri_template, template in by_template.items():
             try:
                 parsed = UriTemplate(uri_template)
             except ValueError:
                 logger.warning("backend resource template %r left out", uri_template)
                 continue
-            catalog.register_resource(
-                ResourceTemplateEntry(
-                    template=parsed,
-                    name=str(template.get("name") or uri_template),
-                    fn=read_backend_template,
-                    title=template.get("title"),
-                    description=template.get("description"),
-                    mime_type=template.get("mimeType"),
-                    annotations=template.get("annotations"),
-                    icons=tuple(template.get("icons") or ()),
-                    meta=template.get("_meta"),
-                    injected=dict(_INJECTED),
-                )
+            placed = ResourceTemplateEntry(
+                template=parsed,
+                name=str(template.get("name") or uri_template),
+                fn=read_backend_template,
+                title=template.get("title"),
+                description=template.get("description"),
+                mime_type=template.get("mimeType"),
+                annotations=template.get("annotations"),
+                icons=tuple(template.get("icons") or ()),
+                meta=template.get("_meta"),
+                injected=dict(_INJECTED),
             )
+            known = templates_now.get(uri_template)
+            if known is None or known.to_wire() != placed.to_wire():
+                catalog.register_resource(placed)
         for completion in list(catalog.list_completions()):
             if completion.ref_type == "ref/resource":
                 catalog.unregister_completion(completion)

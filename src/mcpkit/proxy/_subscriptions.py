@@ -2,7 +2,8 @@
 ``resources/subscribe`` and ``subscriptions/listen`` end in the engine's subscription
 manager) subscribes the backend connection of its session once per URI; when the last
 front subscriber of that connection goes (it unsubscribes, or its session ends), the
-backend is unsubscribed."""
+backend is unsubscribed. A 2026-07-28 backend has no ``resources/subscribe``: its connection
+holds one ``subscriptions/listen`` naming all its URIs instead, reopened when they change."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import asyncio
 import logging
 from typing import Any
 
+from mcpkit.protocol._versions import Era
 from mcpkit.proxy._backend import BackendConnection, BackendPool
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 
@@ -31,6 +33,8 @@ class BackendSubscriptions:
         self._spawn = spawn
         #: The URIs each backend connection is subscribed to.
         self.by_connection: dict[BackendConnection, set[str]] = {}
+        #: The ``subscriptions/listen`` of each 2026-07-28 backend connection.
+        self._listens: dict[BackendConnection, asyncio.Task[None]] = {}
         self._subscribe = manager.subscribe
         self._unsubscribe = manager.unsubscribe
         manager.subscribe = self.subscribe  # type: ignore[method-assign]
@@ -64,6 +68,9 @@ class BackendSubscriptions:
 
     async def _backend_request(self, connection: BackendConnection, method: str, uri: str) -> None:
         try:
+            if (await connection.client()).era is Era.MODERN:
+                self._relisten(connection)
+                return
             await connection.run(lambda client: client.request(method, {"uri": uri}))
         except asyncio.CancelledError:
             raise
@@ -71,3 +78,30 @@ class BackendSubscriptions:
             if method == "resources/subscribe":
                 self.by_connection.get(connection, set()).discard(uri)
             logger.warning("the backend's %s of %s failed", method, uri, exc_info=True)
+
+    def _relisten(self, connection: BackendConnection) -> None:
+        """Replace the connection's ``subscriptions/listen`` with one naming its URIs now."""
+        old = self._listens.pop(connection, None)
+        if old is not None:
+            old.cancel()
+        uris = sorted(self.by_connection.get(connection, ()))
+        if uris:
+            self._listens[connection] = asyncio.ensure_future(self._listen(connection, uris))
+
+    async def _listen(self, connection: BackendConnection, uris: list[str]) -> None:
+        # The updates reach the front through the client's on_resource_updated callback.
+        try:
+            client = await connection.client()
+            async with client.listen(resource_subscriptions=uris) as stream:
+                async for _note in stream:
+                    pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.warning("the backend's subscriptions/listen of %s failed", uris, exc_info=True)
+
+    def close(self) -> None:
+        """Stop every ``subscriptions/listen`` (the proxy stops)."""
+        for task in self._listens.values():
+            task.cancel()
+        self._listens.clear()

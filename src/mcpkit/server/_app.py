@@ -8,10 +8,10 @@ import contextlib
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._runtime import run_async
-from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05
+from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05, V2025_11_25
 from mcpkit.server import _downgrade
 from mcpkit.server._builder import EntryBuilder
 from mcpkit.server._catalog import McpCatalogManager
@@ -96,6 +96,16 @@ def _name_option(name: Any, options: dict[str, Any], kind: str) -> Any:
 #: What ``app.run`` serves: stdio, or the HTTP app (Streamable HTTP, legacy SSE at
 #: ENDPOINT/sse, WebSocket at ENDPOINT/ws) under each name users know it by.
 _RUN_TRANSPORTS = ("stdio", "http", "streamable-http", "sse", "ws")
+
+_ASGI = "create_asgi_app(app) from mcpkit.transports.http is the ASGI app (docs/mounting.md)"
+#: FastMCP's and the mcp SDK's names users reach for, and mcpkit's (docs/migrating.md).
+_THEIR_NAMES = {
+    "import_server": "app.import_app(other, prefix) copies another app's entries (not awaited)",
+    "http_app": _ASGI,
+    "streamable_http_app": _ASGI,
+    "sse_app": _ASGI + "; legacy SSE is served beside Streamable HTTP, at /mcp/sse",
+    "as_proxy": "McpProxy(backend).app from mcpkit.proxy is an app serving another server",
+}
 
 
 def _outside_event_loop() -> None:
@@ -538,6 +548,10 @@ class McpServerApp:
         if version in MODERN_VERSIONS:
             caps["resources"] = {"subscribe": True, "listChanged": True}
             caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
+        elif version == V2025_11_25:  # the experimental tasks utility; older versions lack it
+            tasks = self.tasks.capability_2025()
+            if tasks is not None:
+                caps["tasks"] = tasks
         return caps
 
     # life -------------------------------------------------------------------------------
@@ -574,11 +588,19 @@ class McpServerApp:
         self._shutting_down = None
         stack = contextlib.AsyncExitStack()
         contexts = []
-        for lifespan in self._lifespans:
-            manager = contextlib.asynccontextmanager(lifespan)()
-            contexts.append(await stack.enter_async_context(manager))
-        for mount in self.mounts:  # after this app's own; stopped before them
-            await stack.enter_async_context(mount.running())
+        try:
+            for lifespan in self._lifespans:
+                manager = contextlib.asynccontextmanager(lifespan)()
+                contexts.append(await stack.enter_async_context(manager))
+            for mount in self.mounts:  # after this app's own; stopped before them
+                await stack.enter_async_context(mount.running())
+            # What the lifespans registered is announced by tasks: let them run now, while
+            # no connection exists, not into a transport's first one before it is open.
+            await self.catalog.announced()
+        except BaseException:
+            # Stop what did start (in reverse), or it runs on with nobody to stop it.
+            await stack.aclose()
+            raise
         self.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
         self._exit_stack = stack
 
@@ -652,6 +674,14 @@ class McpServerApp:
             interceptors=interceptors,
             exception_handlers=exception_handlers,
         )
+
+    if not TYPE_CHECKING:  # hidden from mypy: it would let every misspelt name through
+
+        def __getattr__(self, name: str) -> Any:
+            # Only for names not found: FastMCP's and the mcp SDK's, said in mcpkit's words.
+            instead = _THEIR_NAMES.get(name)
+            message = f"{type(self).__name__!r} object has no attribute {name!r}"
+            raise AttributeError(f"{message}; {instead}" if instead else message, name=name)
 
     # serving, the short way ---------------------------------------------------------------
 

@@ -7,7 +7,13 @@ from typing import Any
 
 from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
-from mcpkit.server._decorators import Pipeline, PromptSpec, ResourceSpec, ToolSpec
+from mcpkit.server._decorators import (
+    Pipeline,
+    PromptSpec,
+    ResourceSpec,
+    ToolSpec,
+    resolve_task_support,
+)
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
 from mcpkit.server._inject import InjectionPlan, plan_injection
 from mcpkit.server._schema import inspect_callable
@@ -40,7 +46,11 @@ class EntryBuilder:
         server_class: type | None = None,
         **options: Any,
     ) -> ToolEntry:
-        spec = spec or ToolSpec(**{**options, "icons": tuple(options.get("icons") or ())})
+        if spec is None:
+            options = {**options, "icons": tuple(options.get("icons") or ())}
+            task = options.pop("task", None)
+            options["task_support"] = resolve_task_support(task, options.get("task_support"))
+            spec = ToolSpec(**options)
         signature = inspect_callable(fn, injectable=self.injectable)
         injection = plan_injection(fn, signature.injected)
         verbatim = spec.input_schema is not None

@@ -94,6 +94,11 @@ class McpCatalogManager:
             return
         self._schedule(method)
 
+    async def announced(self) -> None:
+        """Return once the list_changed broadcasts scheduled so far have run."""
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+
     def _schedule(self, method: str) -> None:
         assert self._broadcast is not None
         task = asyncio.get_running_loop().create_task(self._broadcast(method))

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._catalog import COMPLETIONS_CHANGED, McpCatalogManager, OnConflict
 from mcpkit.server._context import McpExecutionContext, McpToolContext
-from mcpkit.server._decorators import Pipeline
+from mcpkit.server._decorators import SERVER_ATTR, Pipeline
 from mcpkit.server._entries import (
     ResourceTemplateEntry,
 )
@@ -195,6 +195,10 @@ class Mount:
         self._lock = threading.RLock()
         self._late_start: asyncio.Task[None] | None = None
 
+    def __repr__(self) -> str:
+        how = "live" if self.live else "imported"
+        return f"<Mount of {self.app.name!r} prefix={self.prefix!r} ({how})>"
+
     # what the copies run ----------------------------------------------------------------
 
     def pipeline_for(self, source: Any, original: str | None) -> Pipeline:
@@ -234,6 +238,10 @@ class Mount:
         if self.live:
             self.app.catalog.add_change_listener(self._on_change)
         self.app.subscriptions.add_update_forwarder(self._forward_update)
+
+    def placed(self) -> int:
+        """How many entries of the mounted app the parent serves through this mount."""
+        return sum(len(copies) for copies in self._copies.values()) + len(self._completions)
 
     def detach(self) -> None:
         """Unmount: stop following the mounted app and take its copies out of the parent
@@ -350,6 +358,21 @@ def _reaches(app: McpServerApp, target: McpServerApp) -> bool:
     return app is target or any(_reaches(mount.app, target) for mount in app.mounts)
 
 
+def _not_an_app(other: Any, prefix: Any) -> str:
+    """What to mount instead of ``other``: the app inside what users reach for first."""
+    from mcpkit.server._app import McpServerApp
+
+    refused = f"only an McpServerApp can be mounted, not {type(other).__name__}"
+    if isinstance(other, str) and prefix is not None:  # FastMCP 1's mount(prefix, server)
+        return f"{refused}: the app comes first, mount(app, {other!r})"
+    if isinstance(other, type) and hasattr(other, SERVER_ATTR):
+        return f"{refused}: mount McpServerApp({other.__name__})"
+    if isinstance(getattr(other, "app", None), McpServerApp):
+        # McpProxy, and create_asgi_app's McpAsgiApp: each serves an app of its own.
+        return f"{refused}: mount its .app"
+    return refused
+
+
 def mount_app(
     parent: McpServerApp,
     other: McpServerApp,
@@ -365,7 +388,7 @@ def mount_app(
     from mcpkit.server._app import McpServerApp
 
     if not isinstance(other, McpServerApp):
-        raise TypeError(f"only an McpServerApp can be mounted, not {type(other).__name__}")
+        raise TypeError(_not_an_app(other, prefix))
     if on_conflict not in _ON_CONFLICT:
         raise ValueError(f"on_conflict must be one of {', '.join(_ON_CONFLICT)}")
     prefix = check_prefix(prefix)
@@ -395,6 +418,13 @@ def mount_app(
         pipeline=Pipeline(tuple(guards), tuple(interceptors), tuple(exception_handlers)),
     )
     mount.attach()
+    if not live and not other.started and other.needs_startup and not mount.placed():
+        # A proxy's catalog, say, is filled by its lifespan: a snapshot now copies nothing.
+        logger.warning(
+            "import_app(%r) copied nothing: it offers nothing until its lifespan has run; "
+            "mount() it instead to serve what it registers then",
+            other.name,
+        )
     parent.mounts.append(mount)
     if stack is not None and loop is not None:
         mount.start_late(stack, loop)

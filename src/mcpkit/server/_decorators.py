@@ -25,6 +25,10 @@ EXCEPTION_HANDLERS_ATTR = "__mcp_exception_handlers__"
 METADATA_ATTR = "__mcp_metadata__"
 #: Set on a module-level function once an app registered it (its guards are read then).
 REGISTERED_ATTR = "__mcp_registered__"
+#: A tool's ``execution.taskSupport`` values (None: not said, which means "forbidden").
+TASK_SUPPORT_VALUES = ("forbidden", "optional", "required")
+#: ``task=True`` / ``task=False`` (FastMCP's spelling) as ``task_support``.
+_TASK_FLAGS = {True: "optional", False: "forbidden"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +137,7 @@ def mcp_tool(
     output_schema: dict[str, Any] | None = None,
     structured_output: bool | None = None,
     task_support: str | None = None,
+    task: bool | str | None = None,
     run_in_thread: bool = True,
 ) -> Callable[[F], F]: ...
 def mcp_tool(name: Any = None, **options: Any) -> Any:
@@ -150,11 +155,34 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     the thread hop costs more than the call, or that need the event loop's thread. An
     ``async def`` function always runs on the event loop. A cancelled call stops waiting at
     once, but a sync function already running in its thread finishes on its own.
+
+    ``task_support`` (``"optional"``, ``"required"``, ``"forbidden"``) lets the tool run as a
+    task (docs/tasks.md); ``task=True`` is FastMCP's spelling of ``"optional"``, and
+    ``task=False`` of ``"forbidden"``.
     """
     if callable(name):
         return _mark(TOOL_ATTR, ToolSpec())(name)
     options["icons"] = tuple(options.get("icons") or ())
+    options["task_support"] = resolve_task_support(
+        options.pop("task", None), options.get("task_support")
+    )
     return _mark(TOOL_ATTR, ToolSpec(name=name, **options))
+
+
+def resolve_task_support(task: Any, support: Any) -> str | None:
+    """``task_support`` from ``mcp_tool``'s ``task`` and ``task_support`` options."""
+    if task is not None:
+        if support is not None:
+            raise TypeError("give a tool task= or task_support=, not both")
+        support = _TASK_FLAGS[task] if isinstance(task, bool) else task
+    if support is None:
+        return None
+    if support not in TASK_SUPPORT_VALUES:
+        raise ValueError(
+            f"task_support must be one of {', '.join(map(repr, TASK_SUPPORT_VALUES))}, "
+            f"not {support!r}"
+        )
+    return str(support)
 
 
 def mcp_resource(

@@ -34,6 +34,7 @@ from mcpkit.server._pipeline import run_pipeline
 from mcpkit.server._request_scope import current_request_scope
 from mcpkit.server._results import (
     error_result,
+    exception_text,
     is_call_tool_result,
     prompt_messages,
     resource_contents,
@@ -50,6 +51,15 @@ logger = logging.getLogger("mcpkit.server")
 
 #: Most values one completion/complete answer carries (spec: at most 100).
 MAX_COMPLETION_VALUES = 100
+
+#: The log lines of a tool that raised (with the traceback) or returned a value its output
+#: schema refuses: ``mcpkit call`` hides them unless ``--debug``, having printed the error.
+TOOL_RAISED = "tool %s raised; the client got an isError result"
+OUTPUT_REFUSED = "Tool '%s' returned a value its output schema refuses: %s"
+
+
+async def _refused_arguments(message: str) -> dict[str, Any]:
+    return error_result(message)
 
 
 def _params(request: JsonRpcRequest) -> dict[str, Any]:
@@ -98,6 +108,8 @@ class MethodHandlers:
             "tasks/get": self.app.tasks.get_task,
             "tasks/update": self.app.tasks.update_task,
             "tasks/cancel": self.app.tasks.cancel_task,
+            "tasks/result": self.app.tasks.task_result,  # 2025-11-25 only
+            "tasks/list": self.app.tasks.list_tasks,  # 2025-11-25 only
         }.items():
             d.register(method, handler)
         self.app.tasks.execute_tool = self.execute_tool
@@ -239,10 +251,17 @@ class MethodHandlers:
         if arguments is not None and not isinstance(arguments, dict):
             raise InvalidParamsError('"arguments" must be an object')
         signature = entry.signature
-        kwargs = signature.validate(arguments) if signature is not None else dict(arguments or {})
-        if entry.task_support is not None:
-            mode = self.app.tasks.mode_for(entry, binding)
-            if mode is not None:  # the tasks extension: answered with a CreateTaskResult
+        try:
+            kwargs = (
+                signature.validate(arguments) if signature is not None else dict(arguments or {})
+            )
+        except InvalidParamsError as exc:
+            # Arguments the input schema refuses are a tool execution error in every version
+            # (tools, "Error Handling"): the model reads what was wrong and can try again.
+            return _refused_arguments(exc.message)
+        if entry.task_support is not None or "task" in params:
+            mode = self.app.tasks.mode_for(entry, binding, request)
+            if mode is not None:  # a task: answered with a CreateTaskResult (either era's)
                 return self.app.tasks.call_tool(mode, entry, kwargs, request, binding)
         return self.execute_tool(entry, kwargs, request, binding)
 
@@ -270,22 +289,24 @@ class MethodHandlers:
         except TimeoutError:
             return error_result(f"Tool '{entry.name}' timed out after {entry.timeout} s")
         except Exception as exc:
-            logger.debug("tool %s raised", entry.name, exc_info=True)
-            return error_result(f"{type(exc).__name__}: {exc}" if not str(exc) else str(exc))
+            # The client sees only the text: the traceback goes to the server log (stderr
+            # under stdio, which is the log file an AI client keeps for the server).
+            logger.warning(TOOL_RAISED, entry.name, exc_info=exc)
+            return error_result(exception_text(exc))
         if entry.output_schema is None or signature is None or signature.output_schema is None:
             return _downgrade.tool_result(tool_result(value), _version(binding))
-        if signature.wraps_output and (type(value) is int or type(value) is str):
-            # JSON as it is (structure_output would return it unchanged), never a
-            # CallToolResult, and a text block every version has: no step is needed.
+        if type(value) in signature.plain_output:
+            # An int or str the schema takes whatever its value: JSON as it is (structure_output
+            # would return it unchanged), never a CallToolResult, and a text block every
+            # version has: no step is needed.
             return structured_tool_result({"result": value}, True)
         if is_call_tool_result(value):
             return _downgrade.tool_result(tool_result(value), _version(binding))
         try:
             structured = signature.structure_output(value)
         except Exception as exc:
-            return error_result(
-                f"Tool '{entry.name}' returned a value its output schema refuses: {exc}"
-            )
+            logger.warning(OUTPUT_REFUSED, entry.name, exc)
+            return error_result(OUTPUT_REFUSED % (entry.name, exc))
         return _downgrade.tool_result(
             structured_tool_result(structured, signature.wraps_output), _version(binding)
         )

@@ -121,6 +121,17 @@ def error_result(message: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": message}], "isError": True}
 
 
+def exception_text(exc: BaseException) -> str:
+    """What the model reads of a tool's exception: its text, with the type's name where the
+    text says nothing alone (empty; a ``KeyError``, whose text is just the key's repr)."""
+    text = str(exc)
+    if not text:
+        return type(exc).__name__
+    if isinstance(exc, KeyError):
+        return f"{type(exc).__name__}: {text}"
+    return text
+
+
 def resource_contents(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
     """``contents`` of a ``ReadResourceResult`` for a resource function's return value."""
     if isinstance(value, list):

@@ -28,6 +28,7 @@ import msgspec
 
 from mcpkit.server._docstrings import parse_docstring
 from mcpkit.server._schema_engines import (
+    _enc_hook,
     _finish_input_schema,
     _fix_enum_order,
     _hoist_root,
@@ -36,7 +37,6 @@ from mcpkit.server._schema_engines import (
     _pydantic_available,
     _pydantic_engine,
     _strip_auto_titles,
-    _to_json,
 )
 from mcpkit.server._type_hints import (
     _collect_params,
@@ -78,6 +78,9 @@ class CallableSignature:
     injected: dict[str, type]
     _validator: Callable[[Any], dict[str, Any]] = field(repr=False, compare=False)
     _serializer: Callable[[Any], Any] = field(repr=False, compare=False)
+    #: The types (``int``, ``str``) whose every value fits the wrapped output schema as it
+    #: is: such a result needs no structuring step (nor its check).
+    plain_output: tuple[type, ...] = ()
 
     def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check call arguments against the signature; return the keyword arguments.
@@ -91,7 +94,9 @@ class CallableSignature:
         """Turn a return value into JSON-able builtins for ``structuredContent``.
 
         Wrapped as ``{"result": value}`` when ``wraps_output``; returned unchanged when
-        there is no output schema.
+        there is no output schema. Raises when the value is not one the output schema
+        describes (``-> int`` returning a ``str``): the spec says structured results MUST
+        conform, and a client that checks them would fail the call with a vaguer error.
         """
         return self._serializer(value)
 
@@ -187,7 +192,31 @@ def _output_plan(
 
 
 def _msgspec_output(tp: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
-    return msgspec.json.schema(_to_msgspec_type(tp)), _to_json
+    target = _to_msgspec_type(tp)
+    check = msgspec.json.Decoder(target).decode
+
+    def dump(value: Any) -> Any:
+        raw = msgspec.json.encode(value, enc_hook=_enc_hook)
+        check(raw)  # the JSON sent must decode as the return type: it then fits the schema
+        return msgspec.json.decode(raw)
+
+    return msgspec.json.schema(target), dump
+
+
+def _plain_output(tp: Any) -> tuple[type, ...]:
+    """The types whose every value fits the output schema of ``tp`` (a wrapped scalar or
+    union), with no constraint or ``Literal`` narrowing them: ``int`` for ``int`` and
+    ``float``, ``str`` for ``str``."""
+    if tp is int or tp is float:
+        return (int,)
+    if tp is str:
+        return (str,)
+    if _is_union(tp):
+        found: list[type] = []
+        for arg in get_args(tp):
+            found += [kind for kind in _plain_output(arg) if kind not in found]
+        return tuple(found)
+    return ()
 
 
 def _pydantic_output(tp: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
@@ -196,7 +225,8 @@ def _pydantic_output(tp: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     raw = adapter.json_schema(mode="serialization")
 
     def dump(value: Any) -> Any:
-        return adapter.dump_python(value, mode="json", by_alias=True, warnings=False)
+        checked = adapter.validate_python(value)  # an instance passes as it is
+        return adapter.dump_python(checked, mode="json", by_alias=True, warnings=False)
 
     return raw, dump
 
@@ -248,6 +278,7 @@ def inspect_callable(
 
     return_hint = hints.get("return", signature.return_annotation)
     output_schema, wraps_output, serializer = _output_plan(return_hint)
+    plain_output = _plain_output(return_hint) if wraps_output else ()
 
     return CallableSignature(
         input_schema=input_schema,
@@ -258,4 +289,5 @@ def inspect_callable(
         injected=injected,
         _validator=validator,
         _serializer=serializer,
+        plain_output=plain_output,
     )

@@ -1,5 +1,6 @@
 """The task records in the ``TaskStore``: making one for a call, storing it, who may see
-it, this process's lock per task, and the two changes a run ends with (settled, parked).
+it, this process's lock per task, and the changes a run makes (settled, parked, moved
+between ``working`` and ``input_required``).
 
 Every change made here reaches the task's watchers. Running tools is ``TaskRunner``'s.
 """
@@ -20,6 +21,7 @@ from mcpkit.server._mrtr import RoundInputs, round_inputs
 from mcpkit.server._task_expiry import TaskExpiry
 from mcpkit.server._task_watchers import TaskWatchers
 from mcpkit.server._task_wire import CANCELLED_MESSAGE, TaskSettings
+from mcpkit.server._task_wire_2025 import is_handshake_record
 from mcpkit.stores._tasks import TaskRecord, TaskStoreFullError
 
 
@@ -96,9 +98,10 @@ class TaskRecords:
                 del self._locks[task_id]
 
     async def lookup(self, task_id: str, binding: TransportBinding) -> TaskRecord | None:
-        """The task when it exists and this request's principal may see it."""
+        """The SEP-2663 task when it exists and this request's principal may see it (a
+        2025-11-25 task is not one: its owner and its shapes are another's)."""
         record = await self._settings.store.get(task_id)
-        if record is None:
+        if record is None or is_handshake_record(record):
             return None
         if record.owner is not None and record.owner != self._settings.principal(binding):
             return None
@@ -130,11 +133,24 @@ class TaskRecords:
             if record.cancel_requested and status != "cancelled":
                 status, result, error, message = "cancelled", None, None, CANCELLED_MESSAGE
             record.status = status
-            record.result = result if status == "completed" else None
+            # (2025-11-25: a tool's isError result ends its task failed, the result kept)
+            record.result = result if status != "cancelled" else None
             record.error = error if status == "failed" else None
             record.status_message = message
             record.input_requests = {}
             record.responses, record.state = {}, None  # the answers are not needed any more
+            record.last_updated_at = time.time()
+            await self._settings.store.update(record)
+        await self._watchers.notify(record)
+
+    async def move(self, task_id: str, status: str, message: str | None) -> None:
+        """Between ``working`` and ``input_required`` (2025-11-25: the run itself waits for
+        its input); never out of a final status."""
+        async with self.locked(task_id):
+            record = await self._settings.store.get(task_id)
+            if record is None or record.terminal or record.status == status:
+                return
+            record.status, record.status_message = status, message
             record.last_updated_at = time.time()
             await self._settings.store.update(record)
         await self._watchers.notify(record)

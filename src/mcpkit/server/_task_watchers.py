@@ -32,6 +32,8 @@ MAX_LISTEN_TASK_IDS = 1000
 NOTIFY_TIMEOUT = 5.0
 
 Deliver = Callable[[dict[str, Any]], Awaitable[None]]
+#: What a watcher is sent of a record: ``detailed_task`` (SEP-2663), or the 2025-11-25 Task.
+Shape = Callable[["TaskRecord"], dict[str, Any]]
 
 
 class TaskWatchers:
@@ -39,11 +41,11 @@ class TaskWatchers:
     is skipped, never waited on past ``NOTIFY_TIMEOUT``."""
 
     def __init__(self) -> None:
-        self._watchers: dict[str, dict[str, Deliver]] = {}
+        self._watchers: dict[str, dict[str, tuple[Deliver, Shape]]] = {}
 
-    def watch(self, task_id: str, key: str, deliver: Deliver) -> None:
-        """Call ``deliver(detailed_task)`` whenever the task's status changes."""
-        self._watchers.setdefault(task_id, {})[key] = deliver
+    def watch(self, task_id: str, key: str, deliver: Deliver, shape: Shape = detailed_task) -> None:
+        """Call ``deliver(shape(record))`` whenever the task's status changes."""
+        self._watchers.setdefault(task_id, {})[key] = (deliver, shape)
 
     def unwatch(self, key: str, task_ids: list[str]) -> None:
         """Stop the listener ``key`` watching ``task_ids``."""
@@ -59,17 +61,22 @@ class TaskWatchers:
         self._watchers.pop(task_id, None)
 
     async def notify(self, record: TaskRecord) -> None:
-        """Send the task's ``DetailedTask`` to each of its watchers, one after the other."""
+        """Send the task, in each watcher's shape, to its watchers, one after the other."""
         watchers = self._watchers.get(record.task_id)
         if not watchers:
             return
-        payload = detailed_task(record)
-        for key, deliver in list(watchers.items()):
+        payloads: dict[Shape, dict[str, Any]] = {}
+        for key, (deliver, shape) in list(watchers.items()):
+            payload = payloads.get(shape)
+            if payload is None:
+                payload = payloads[shape] = shape(record)
             try:
                 async with asyncio.timeout(NOTIFY_TIMEOUT):
                     await deliver(payload)
             except Exception:
-                logger.warning("could not send notifications/tasks to %s", key, exc_info=True)
+                logger.warning(
+                    "could not send a task status notification to %s", key, exc_info=True
+                )
 
 
 class TaskSubscription(Subscription):

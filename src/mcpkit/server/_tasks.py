@@ -22,11 +22,19 @@ client gets the ``CreateTaskResult`` and the tool keeps running as the task.
 A client that does not declare the extension never gets a task: ``optional`` tools run
 synchronously, ``required`` ones fail with -32021 naming the extension.
 
+The handshake era's 2025-11-25 tasks utility is served too, by the same engine: a session
+at 2025-11-25 whose server has a task-supporting tool gets the ``tasks`` capability; a
+``tools/call`` with ``params.task`` is answered ``{"task": Task}``; ``tasks/get``,
+``tasks/result`` (held until the task ends, carrying its input requests), ``tasks/list`` and
+``tasks/cancel`` follow that version's rules (``_task_requests_2025.py``).
+
 This module holds the tool side and ``TaskManager``, the façade the app and the method
 handlers use; the work is done by its parts in ``_task_records.py`` (the store and the
 per-task lock), ``_task_runner.py`` (running tools, cancelling runs), ``_task_deferred.py``
 (``@deferred_task`` calls), ``_task_watchers.py`` (status notifications),
-``_task_expiry.py`` (the TTL sweep) and ``_task_requests.py`` (the requests).
+``_task_expiry.py`` (the TTL sweep), ``_task_requests.py`` (the requests) and, for
+2025-11-25, ``_task_requests_2025.py`` with ``_task_inputs_2025.py`` and
+``_task_wire_2025.py``.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from mcpkit.server._binding import TransportBinding
 from mcpkit.server._task_expiry import TaskExpiry
 from mcpkit.server._task_records import TaskRecords
 from mcpkit.server._task_requests import TaskRequestHandlers
+from mcpkit.server._task_requests_2025 import HandshakeTaskRequests
 from mcpkit.server._task_runner import TaskRunner
 from mcpkit.server._task_watchers import Deliver, TaskSubscription, TaskWatchers
 from mcpkit.server._task_wire import (
@@ -52,6 +61,7 @@ from mcpkit.server._task_wire import (
     detailed_task,
 )
 from mcpkit.server._task_wire import iso_time as iso_time
+from mcpkit.server._task_wire_2025 import HANDSHAKE_MODE, TASKS_CAPABILITY
 from mcpkit.stores._tasks import InMemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
@@ -101,11 +111,13 @@ def current_task_id(ctx: McpToolContext) -> str | None:
 
 class TaskManager:
     """Creates, runs, parks, resumes and cancels tasks; serves ``tasks/get``,
-    ``tasks/update`` and ``tasks/cancel``. One per app (``app.tasks``).
+    ``tasks/update`` and ``tasks/cancel`` (2026-07-28), and ``tasks/get``, ``tasks/result``,
+    ``tasks/list`` and ``tasks/cancel`` (2025-11-25). One per app (``app.tasks``).
 
     A façade over its parts, which read its settings at each use: ``TaskRecords`` (the
     store), ``TaskRunner`` (the runs), ``TaskWatchers`` (status notifications),
-    ``TaskExpiry`` (the TTL sweep) and ``TaskRequestHandlers`` (the requests).
+    ``TaskExpiry`` (the TTL sweep), ``TaskRequestHandlers`` (the SEP-2663 requests) and
+    ``HandshakeTaskRequests`` (the 2025-11-25 ones).
     """
 
     def __init__(
@@ -135,17 +147,39 @@ class TaskManager:
         self._records = TaskRecords(self, self._watchers, self._expiry)
         self._runner = TaskRunner(self, self._records)
         self._requests = TaskRequestHandlers(self._records, self._runner, self._watchers)
+        self._handshake = HandshakeTaskRequests(self, self._records, self._runner, self._watchers)
 
     @property
     def running(self) -> int:
         """Tasks whose tool is running now."""
         return self._runner.slots.running
 
-    def mode_for(self, entry: Any, binding: TransportBinding) -> str | None:
-        """How this call runs: None (synchronously), ``"task"`` (a task from the start) or
-        ``"deferred"`` (the tool starts its task itself). Raises -32021 for a tool that
-        runs only as a task when the client did not declare the extension."""
-        return self._requests.mode_for(entry, binding)
+    @property
+    def list_page_size(self) -> int:
+        """Tasks per 2025-11-25 ``tasks/list`` page."""
+        return self._handshake.page_size
+
+    @list_page_size.setter
+    def list_page_size(self, size: int) -> None:
+        if size < 1:
+            raise ValueError("list_page_size must be at least 1")
+        self._handshake.page_size = size
+
+    def capability_2025(self) -> dict[str, Any] | None:
+        """The 2025-11-25 ``tasks`` capability: declared when a tool may run as a task."""
+        return dict(TASKS_CAPABILITY) if self._handshake.offered() else None
+
+    def mode_for(
+        self, entry: Any, binding: TransportBinding, request: JsonRpcRequest | None = None
+    ) -> str | None:
+        """How this call runs: None (synchronously), ``"task"`` (a task from the start),
+        ``"deferred"`` (the tool starts its task itself) or, 2025-11-25, a task-augmented
+        call's mode. Raises -32021 (2026-07-28) for a tool that runs only as a task when the
+        client did not declare the extension, -32601 (2025-11-25) when the call and the
+        tool's ``taskSupport`` disagree."""
+        if binding.modern or request is None:
+            return self._requests.mode_for(entry, binding)
+        return self._handshake.mode_for(entry, binding, request)
 
     async def call_tool(
         self,
@@ -156,6 +190,8 @@ class TaskManager:
         binding: TransportBinding,
     ) -> dict[str, Any]:
         """Answer a task-eligible ``tools/call`` (see ``mode_for``)."""
+        if mode == HANDSHAKE_MODE:
+            return await self._handshake.call_tool(entry, kwargs, request, binding)
         return await self._requests.call_tool(mode, entry, kwargs, request, binding)
 
     async def lookup(self, task_id: str, binding: TransportBinding) -> TaskRecord | None:
@@ -163,8 +199,22 @@ class TaskManager:
         return await self._records.lookup(task_id, binding)
 
     async def get_task(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
-        """``tasks/get``: the task's ``DetailedTask``."""
+        """``tasks/get``: the task's ``DetailedTask`` (2025-11-25: its ``Task``)."""
+        if not binding.modern:
+            return await self._handshake.get_task(request, binding)
         return await self._requests.get_task(request, binding)
+
+    async def task_result(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
+        """``tasks/result`` (2025-11-25): held until the task ends, then the call's answer."""
+        return await self._handshake.task_result(request, binding)
+
+    async def list_tasks(
+        self, request: JsonRpcRequest, binding: TransportBinding
+    ) -> dict[str, Any]:
+        """``tasks/list`` (2025-11-25): the requestor's tasks, a page at a time."""
+        return await self._handshake.list_tasks(request, binding)
 
     async def update_task(
         self, request: JsonRpcRequest, binding: TransportBinding
@@ -175,7 +225,10 @@ class TaskManager:
     async def cancel_task(
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
-        """``tasks/cancel``: cancel the task (idempotent)."""
+        """``tasks/cancel``: cancel the task (idempotent; 2025-11-25: the cancelled
+        ``Task``, -32602 for a task already final)."""
+        if not binding.modern:
+            return await self._handshake.cancel_task(request, binding)
         return await self._requests.cancel_task(request, binding)
 
     def watch(self, task_id: str, key: str, deliver: Deliver) -> None:

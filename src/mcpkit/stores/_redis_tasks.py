@@ -6,17 +6,24 @@ without TTL) that bounds the unexpired tasks and lists the expired ones. ``creat
 Lua script (exists? full? purge, insert), so the bound holds for every instance at once.
 Expired records stay readable to ``list_expired``/``delete`` for ``EXPIRED_GRACE`` seconds,
 then Redis drops them by itself.
+
+A ``listed`` task is also in its owner's index, sorted by creation time (``list_owned``);
+the index lives as long as its longest-lived task, and members whose record is gone are
+dropped as a listing meets them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from typing import Any
 
 from mcpkit.stores._redis import DEFAULT_PREFIX, DEFAULT_REDIS_URL, RedisHub, as_hub
 from mcpkit.stores._tasks import (
+    DEFAULT_LIST_LIMIT,
     DEFAULT_MAX_TASKS,
+    ListPosition,
     TaskExistsError,
     TaskRecord,
     TaskStore,
@@ -25,9 +32,11 @@ from mcpkit.stores._tasks import (
 
 #: Seconds an expired task's record outlives its TTL in Redis (for purging and listing).
 EXPIRED_GRACE = 3600.0
+#: Owner-index members one ``list_owned`` round trip reads.
+LIST_BATCH = 200
 
-# KEYS: record, index. ARGV: JSON, task id, expiry score, now, max tasks ('' = none),
-# expire-at ms ('' = never), key prefix of records.
+# KEYS: record, index, owner index ('' = not listed). ARGV: JSON, task id, expiry score,
+# now, max tasks ('' = none), expire-at ms ('' = never), key prefix of records, created at.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 if ARGV[5] ~= '' then
@@ -40,6 +49,16 @@ end
 redis.call('SET', KEYS[1], ARGV[1])
 if ARGV[6] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[6]) end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if KEYS[3] ~= '' then
+  -- the owner index lives as long as its longest-lived task (-1: one never expires)
+  local left = redis.call('PTTL', KEYS[3])
+  redis.call('ZADD', KEYS[3], ARGV[8], ARGV[2])
+  if ARGV[6] == '' then
+    redis.call('PERSIST', KEYS[3])
+  elseif left == -2 or (left >= 0 and tonumber(ARGV[4]) * 1000 + left < tonumber(ARGV[6])) then
+    redis.call('PEXPIREAT', KEYS[3], ARGV[6])
+  end
+end
 return 1
 """
 
@@ -51,6 +70,12 @@ if ARGV[4] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[4]) end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 return 1
 """
+
+
+def _owner_token(owner: str | None) -> str:
+    """The owner's index key suffix: a digest, so any owner string makes a short key."""
+    text = "n" if owner is None else f"s:{owner}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _score(record: TaskRecord) -> str:
@@ -80,15 +105,20 @@ class RedisTaskStore(TaskStore):
         self.max_tasks = max_tasks
         self._records = self.hub.key("task", "")
         self._index = self.hub.key("tasks")
+        self._owners = self.hub.key("tasks-of", "")
         self._create = self.hub.script(_CREATE)
         self._update = self.hub.script(_UPDATE)
 
     def _key(self, task_id: str) -> str:
         return self._records + task_id
 
+    def _owner_key(self, owner: str | None) -> str:
+        return self._owners + _owner_token(owner)
+
     async def create(self, record: TaskRecord) -> None:
+        owner_key = self._owner_key(record.owner) if record.listed else ""
         created = await self._create(
-            [self._key(record.task_id), self._index],
+            [self._key(record.task_id), self._index, owner_key],
             [
                 record.to_json(),
                 record.task_id,
@@ -97,6 +127,7 @@ class RedisTaskStore(TaskStore):
                 "" if self.max_tasks is None else self.max_tasks,
                 _expire_at_ms(record),
                 self._records,
+                repr(record.created_at),
             ],
         )
         if created == -1:
@@ -130,7 +161,44 @@ class RedisTaskStore(TaskStore):
             pipe.delete(self._key(task_id))
             pipe.zrem(self._index, task_id)
             deleted, _ = await self.hub.call(pipe.execute())
-        return bool(deleted)
+        return bool(deleted)  # an owner index member left behind goes at its next listing
+
+    async def list_owned(
+        self,
+        owner: str | None,
+        *,
+        after: ListPosition | None = None,
+        limit: int = DEFAULT_LIST_LIMIT,
+    ) -> list[TaskRecord]:
+        client, key = self.hub.client, self._owner_key(owner)
+        low = "-inf" if after is None else repr(after[0])
+        found: list[TaskRecord] = []
+        gone: list[str] = []  # members whose record is no more: dropped after the reads
+        offset = 0
+        while len(found) < limit:
+            batch = await self.hub.call(
+                client.zrangebyscore(
+                    key, low, "+inf", start=offset, num=LIST_BATCH, withscores=True
+                )
+            )
+            if not batch:
+                break
+            ids = [m.decode() if isinstance(m, bytes) else m for m, _ in batch]
+            datas = await self.hub.call(client.mget([self._key(i) for i in ids]))
+            for task_id, (_, score), data in zip(ids, batch, datas, strict=True):
+                if after is not None and (score, task_id) <= after:
+                    continue
+                record = TaskRecord.from_json(data) if data is not None else None
+                if record is None or record.owner != owner or not record.listed:
+                    gone.append(task_id)
+                elif not record.expired() and len(found) < limit:
+                    found.append(record)
+            if len(batch) < LIST_BATCH:
+                break
+            offset += len(batch)
+        if gone:
+            await self.hub.call(client.zrem(key, *gone))
+        return found
 
     async def count(self) -> int:
         """How many tasks the index holds (expired ones not yet purged included)."""

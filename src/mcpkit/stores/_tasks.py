@@ -9,6 +9,10 @@ Stores hand out copies: change a record, then ``update`` it.
 
 Two backends: ``InMemoryTaskStore`` (bounded, in this process) and ``SqliteTaskStore``
 (one SQLite file; survives a restart).
+
+``list_owned`` pages through one owner's ``listed`` tasks (2025-11-25 ``tasks/list``), in
+creation order: a page starts after a ``(created_at, task_id)`` position, so tasks created
+or expiring between two pages never shift the others.
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 
 #: Tasks one store keeps at once (expired ones are dropped first to make room).
 DEFAULT_MAX_TASKS = 10_000
+#: Tasks one ``list_owned`` call returns when the caller names no limit.
+DEFAULT_LIST_LIMIT = 100
+
+#: Where a page of ``list_owned`` starts: after the task at this (created_at, task_id).
+ListPosition = tuple[float, str]
 
 T = TypeVar("T")
 
@@ -80,11 +89,18 @@ class TaskRecord:
     #: The call's own state across runs (``McpToolContext.request_state``).
     state: Any = None
     cancel_requested: bool = False
+    #: Kept in its owner's listing (``list_owned``; 2025-11-25 ``tasks/list``).
+    listed: bool = False
 
     @property
     def terminal(self) -> bool:
         """Whether the task has reached a final status (completed, failed, cancelled)."""
         return self.status in TERMINAL_STATUSES
+
+    @property
+    def position(self) -> ListPosition:
+        """Where the task stands in its owner's listing."""
+        return (self.created_at, self.task_id)
 
     @property
     def expires_at(self) -> float | None:
@@ -132,6 +148,18 @@ class TaskStore(ABC):
     async def delete(self, task_id: str) -> bool:
         """Forget a task; False when it was not there."""
 
+    async def list_owned(
+        self,
+        owner: str | None,
+        *,
+        after: ListPosition | None = None,
+        limit: int = DEFAULT_LIST_LIMIT,
+    ) -> list[TaskRecord]:
+        """The unexpired ``listed`` tasks of ``owner`` in creation order (ties by id), those
+        after ``after`` only, at most ``limit``. Stores that cannot list raise
+        ``TaskStoreError`` (every other operation works without it)."""
+        raise TaskStoreError(f"{type(self).__name__} cannot list tasks")
+
     async def purge_expired(self, now: float | None = None) -> list[str]:
         """Delete every task past its TTL; returns their ids."""
         purged: list[str] = []
@@ -155,7 +183,15 @@ class InMemoryTaskStore(TaskStore):
 
     def __init__(self, *, max_tasks: int = DEFAULT_MAX_TASKS) -> None:
         self.max_tasks = max_tasks
-        self._tasks: dict[str, tuple[float | None, bytes]] = {}  # id -> (expires_at, json)
+        # id -> (expires_at, json, (owner, created_at) when listed): listing reads no JSON
+        self._tasks: dict[str, tuple[float | None, bytes, tuple[str | None, float] | None]] = {}
+
+    @staticmethod
+    def _entry(
+        record: TaskRecord,
+    ) -> tuple[float | None, bytes, tuple[str | None, float] | None]:
+        listing = (record.owner, record.created_at) if record.listed else None
+        return (record.expires_at, record.to_json(), listing)
 
     async def create(self, record: TaskRecord) -> None:
         if record.task_id in self._tasks:
@@ -164,13 +200,13 @@ class InMemoryTaskStore(TaskStore):
             await self.purge_expired()
             if len(self._tasks) >= self.max_tasks:
                 raise TaskStoreFullError(f"at most {self.max_tasks} tasks may be kept at once")
-        self._tasks[record.task_id] = (record.expires_at, record.to_json())
+        self._tasks[record.task_id] = self._entry(record)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         found = self._tasks.get(task_id)
         if found is None:
             return None
-        expires, data = found
+        expires, data, _ = found
         if expires is not None and time.time() >= expires:
             del self._tasks[task_id]
             return None
@@ -179,17 +215,35 @@ class InMemoryTaskStore(TaskStore):
     async def update(self, record: TaskRecord) -> bool:
         if record.task_id not in self._tasks:
             return False
-        self._tasks[record.task_id] = (record.expires_at, record.to_json())
+        self._tasks[record.task_id] = self._entry(record)
         return True
 
     async def list_expired(self, now: float | None = None, limit: int = 1000) -> list[str]:
         now = time.time() if now is None else now
         expired = [
             key
-            for key, (expires, _) in self._tasks.items()
+            for key, (expires, _, _) in self._tasks.items()
             if expires is not None and now >= expires
         ]
         return expired[:limit]
+
+    async def list_owned(
+        self,
+        owner: str | None,
+        *,
+        after: ListPosition | None = None,
+        limit: int = DEFAULT_LIST_LIMIT,
+    ) -> list[TaskRecord]:
+        now = time.time()
+        positions = sorted(
+            (listing[1], key)
+            for key, (expires, _, listing) in self._tasks.items()
+            if listing is not None
+            and listing[0] == owner
+            and (expires is None or now < expires)
+            and (after is None or (listing[1], key) > after)
+        )
+        return [TaskRecord.from_json(self._tasks[key][1]) for _, key in positions[:limit]]
 
     async def delete(self, task_id: str) -> bool:
         return self._tasks.pop(task_id, None) is not None
@@ -198,6 +252,8 @@ class InMemoryTaskStore(TaskStore):
         return len(self._tasks)
 
 
+_OWNER = "json_extract(data, '$.owner')"
+_CREATED = "json_extract(data, '$.created_at')"
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS mcp_tasks (
         task_id TEXT PRIMARY KEY,
@@ -207,6 +263,8 @@ _SCHEMA = (
         data TEXT NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires_at)",
+    # list_owned reads the record's own members: files made before it need no migration.
+    f"CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks ({_OWNER}, {_CREATED}, task_id)",
 )
 
 
@@ -336,6 +394,25 @@ class SqliteTaskStore(TaskStore):
             return conn.execute("DELETE FROM mcp_tasks WHERE task_id = ?", (task_id,)).rowcount > 0
 
         return await self._run(remove)
+
+    async def list_owned(
+        self,
+        owner: str | None,
+        *,
+        after: ListPosition | None = None,
+        limit: int = DEFAULT_LIST_LIMIT,
+    ) -> list[TaskRecord]:
+        start = after if after is not None else (float("-inf"), "")
+        query = (
+            f"SELECT data FROM mcp_tasks WHERE {_OWNER} IS ? AND json_extract(data, '$.listed')"
+            f" AND (expires_at IS NULL OR expires_at > ?) AND ({_CREATED}, task_id) > (?, ?)"
+            f" ORDER BY {_CREATED}, task_id LIMIT ?"
+        )
+
+        def select(conn: sqlite3.Connection) -> list[Any]:
+            return conn.execute(query, (owner, time.time(), *start, limit)).fetchall()
+
+        return [TaskRecord.from_json(row[0]) for row in await self._run(select)]
 
     async def count(self) -> int:
         """How many tasks the file holds (expired ones not yet purged included)."""

@@ -156,7 +156,10 @@ class McpAsgiApp:
         if handler is None:
             handler = self.public_routes.get(path)
             if handler is None:
-                await send_text(send, 404, "Not Found")
+                # A wrong path is the usual mistake of a first mount (/mcp/mcp): say the right one.
+                await send_text(
+                    send, 404, f"Not Found: the MCP endpoint is {root or ''}{self.endpoint}"
+                )
                 return
         headers = scope[HEADERS_SCOPE_KEY] = header_map(scope)  # made once, read down the chain
         method = scope["method"]

@@ -57,6 +57,14 @@ class TransportSecurityGuard:
             return origin in self.allowed_origins
         return (urlsplit(origin).hostname or "") in {"localhost", "127.0.0.1", "::1"}
 
+    def _host_refused(self, host: str | None) -> str:
+        # A host app tried on localhost after listing its public name lands here too.
+        admitted = "the names in allowed_hosts" if self.allowed_hosts else "loopback names"
+        return (
+            f"Host not allowed: {host} (only {admitted} are; list the names clients use in "
+            "TransportSecuritySettings(allowed_hosts=...))"
+        )
+
     def check(self, method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
         if method == "POST":
             content_type = headers.get("content-type", "")
@@ -70,7 +78,7 @@ class TransportSecurityGuard:
         host = headers.get("host")
         # The remembered verdict first, without _host_ok's call: every request.
         if host is None or not (self._host_verdicts.get(host) or self._host_ok(host)):
-            return 421, f"Host not allowed: {host}"
+            return 421, self._host_refused(host)
         origin = headers.get("origin")
         if origin is not None and not self._origin_ok(origin):
             return 403, f"Origin not allowed: {origin}"

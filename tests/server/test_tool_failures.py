@@ -1,0 +1,166 @@
+"""What a tool author and the model see when a tool goes wrong: the ``isError`` text says
+what failed, the traceback is in the server log, and a return value the output schema
+refuses is an ``isError`` result instead of ``structuredContent`` that breaks the schema."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import msgspec
+import pydantic
+import pytest
+
+from mcpkit import McpServerApp, mcp_tool
+
+
+class QuotaExceeded(Exception):
+    pass
+
+
+@dataclass
+class Point:
+    x: int
+    y: int
+
+
+@mcp_tool
+def empty_message() -> str:
+    raise RuntimeError()
+
+
+@mcp_tool
+def missing_key() -> str:
+    return {}["city"]  # type: ignore[no-any-return]
+
+
+@mcp_tool
+def custom() -> str:
+    raise QuotaExceeded("quota exceeded for this key")
+
+
+@mcp_tool
+def says_int() -> int:
+    return "not an int"  # type: ignore[return-value]
+
+
+@mcp_tool
+def says_point() -> Point:
+    return {"x": "a"}  # type: ignore[return-value]
+
+
+@mcp_tool
+def says_literal() -> Literal["red", "green"]:
+    return "blue"  # type: ignore[return-value]
+
+
+@mcp_tool
+def says_natural() -> Annotated[int, msgspec.Meta(ge=0)]:
+    return -1
+
+
+@mcp_tool
+def says_float() -> float:
+    return 2
+
+
+@mcp_tool
+def says_int_or_str(text: bool) -> int | str:
+    return "two" if text else 2
+
+
+@mcp_tool
+def good_point() -> Point:
+    return Point(1, 2)
+
+
+app = McpServerApp(
+    empty_message,
+    missing_key,
+    custom,
+    says_int,
+    says_point,
+    says_literal,
+    says_natural,
+    says_float,
+    says_int_or_str,
+    good_point,
+)
+
+
+@pytest.mark.parametrize(
+    ("tool", "text"),
+    [
+        ("empty_message", "RuntimeError"),
+        ("missing_key", "KeyError: 'city'"),
+        ("custom", "quota exceeded for this key"),
+    ],
+)
+async def test_the_error_text_says_what_failed(connect, tool: str, text: str) -> None:
+    async with connect(app) as client:
+        result = await client.call_tool(tool)
+    assert result.is_error is True
+    assert result.content[0].text == text
+
+
+async def test_the_traceback_is_in_the_server_log(connect, caplog) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpkit.server")
+    async with connect(app) as client:
+        await client.call_tool("custom")
+    (record,) = [r for r in caplog.records if r.name == "mcpkit.server"]
+    assert record.levelno == logging.WARNING
+    assert "tool custom raised" in record.getMessage()
+    assert record.exc_info is not None and isinstance(record.exc_info[1], QuotaExceeded)
+
+
+@pytest.mark.parametrize(
+    ("tool", "reason"),
+    [
+        ("says_int", "Expected `int`, got `str`"),
+        ("says_point", "Expected `int`, got `str` - at `$.x`"),
+        ("says_literal", "Invalid enum value 'blue'"),
+        ("says_natural", "Expected `int` >= 0"),
+    ],
+)
+async def test_a_value_the_output_schema_refuses_is_an_error(
+    connect, caplog, tool: str, reason: str
+) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpkit.server")
+    async with connect(app) as client:
+        result = await client.call_tool(tool)
+    assert result.is_error is True and result.structured_content is None
+    text = result.content[0].text
+    assert text.startswith(f"Tool '{tool}' returned a value its output schema refuses")
+    assert reason in text
+    assert text in caplog.text
+
+
+async def test_values_the_output_schema_takes_are_sent(connect) -> None:
+    async with connect(app) as client:
+        assert (await client.call_tool("says_float")).structured_content == {"result": 2}
+        both = [await client.call_tool("says_int_or_str", {"text": t}) for t in (False, True)]
+        assert [r.structured_content for r in both] == [{"result": 2}, {"result": "two"}]
+        point = await client.call_tool("good_point")
+    assert point.is_error is None and point.structured_content == {"x": 1, "y": 2}
+
+
+class Reading(pydantic.BaseModel):
+    celsius: float = pydantic.Field(ge=-273.15)
+
+
+@mcp_tool
+def reading(kelvin: float) -> Reading:
+    if kelvin < 0:
+        return {"celsius": kelvin - 273.15}  # type: ignore[return-value]
+    return Reading(celsius=kelvin - 273.15)
+
+
+async def test_a_pydantic_return_type_is_checked_too(connect) -> None:
+    async with connect(McpServerApp(reading)) as client:
+        good = await client.call_tool("reading", {"kelvin": 273.15})
+        bad = await client.call_tool("reading", {"kelvin": -1})
+    assert good.structured_content == {"celsius": 0.0}
+    assert bad.is_error is True
+    assert "returned a value its output schema refuses" in bad.content[0].text
+    assert "greater than or equal to -273.15" in bad.content[0].text
