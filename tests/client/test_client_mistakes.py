@@ -99,6 +99,23 @@ async def test_a_stdio_server_that_dies_is_said_to_have_exited_and_how(code, sai
                 pass
 
 
+async def test_the_command_as_a_list_starts_the_server(tmp_path):
+    """``McpClient.stdio([sys.executable, "server.py"])``: unambiguous, unlike one string."""
+    server = tmp_path / "server.py"
+    server.write_text(
+        "from mcpkit import McpServerApp\n"
+        "app = McpServerApp('listed')\n"
+        "@app.tool()\n"
+        "def hello() -> str:\n"
+        "    print('a stray print in the tool')\n"
+        "    return 'hi'\n"
+        "app.run()\n"
+    )
+    async with asyncio.timeout(20), McpClient.stdio([sys.executable, str(server)]) as client:
+        assert client.server_info.server_info.name == "listed"
+        assert (await client.call_tool("hello", {})).content[0].text == "hi"
+
+
 async def test_a_client_connects_once_and_a_second_connect_leaves_it_working():
     async with McpClient.in_memory(_app()) as client:
         with pytest.raises(RuntimeError, match="already connected"):

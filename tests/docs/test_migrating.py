@@ -79,3 +79,48 @@ def test_fastmcp_1s_mount_order_says_the_app_comes_first():
     app, other = McpServerApp("demo"), McpServerApp("other")
     with pytest.raises(TypeError, match=re.escape("the app comes first, mount(app, 'other')")):
         app.mount("other", other)  # type: ignore[arg-type]
+
+
+async def test_a_lifespan_in_fastmcps_form_gets_the_app_and_its_context_reaches_tools():
+    """``McpServerApp(lifespan=...)`` with an ``@asynccontextmanager`` taking the server, as
+    FastMCP and the mcp SDK write it; and ``@app.lifespan`` taking the app."""
+    from contextlib import asynccontextmanager
+
+    from mcpkit import McpToolContext
+
+    seen: list[str] = []
+
+    @asynccontextmanager
+    async def app_lifespan(server: McpServerApp):
+        seen.append(f"start {server.name}")
+        yield {"db": "connected"}
+        seen.append("stop")
+
+    app = McpServerApp("demo", lifespan=app_lifespan)
+
+    @app.tool()
+    def db_state(ctx: McpToolContext) -> str:
+        return ctx.lifespan_context["db"]
+
+    async with connected(app) as client:
+        assert (await client.call_tool("db_state", {})).content[0].text == "connected"
+    assert seen == ["start demo", "stop"]
+
+    other = McpServerApp("other")
+
+    @other.lifespan
+    async def life(server):
+        seen.append(f"generator {server.name}")
+        yield
+
+    async with other.running():
+        assert seen[-1] == "generator other"
+
+
+async def test_a_lifespan_that_yields_nothing_usable_says_how_to_write_it():
+    def not_a_generator():
+        return 42
+
+    app = McpServerApp("demo", lifespan=not_a_generator)
+    with pytest.raises(TypeError, match="not an async generator or an async context manager"):
+        await app.start()

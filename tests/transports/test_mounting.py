@@ -22,6 +22,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from mcpkit import McpServerApp, McpToolContext, mcp_lifespan, mcp_server, mcp_tool
+from mcpkit._exceptions import InternalError
 from mcpkit.auth import AuthResult, BearerAuthConfig, parse_www_authenticate
 from mcpkit.server import McpCatalogManager
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
@@ -401,3 +402,35 @@ async def test_a_host_listing_its_public_name_says_so_to_a_local_request():
         assert message.startswith("Host not allowed: 127.0.0.1:")
         assert "only the names in allowed_hosts are" in message
         assert "TransportSecuritySettings(allowed_hosts=...)" in message
+
+
+@pytest.mark.parametrize(
+    ("failure", "traceback"),
+    [(RuntimeError("db refused"), True), (InternalError("backend 'x' unavailable"), False)],
+)
+async def test_a_failed_start_up_is_reported_to_the_server_and_logged(caplog, failure, traceback):
+    """The ASGI server hears of it (and exits); mcpkit's own errors say what failed in one
+    line, anything else comes with its traceback."""
+    app = McpServerApp("demo")
+
+    @app.lifespan
+    async def life():
+        raise failure
+        yield
+
+    asgi = create_asgi_app(app)
+    sent: list[dict[str, Any]] = []
+    messages = iter([{"type": "lifespan.startup"}])
+
+    async def receive() -> dict[str, Any]:
+        return next(messages)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit"):
+        await asgi({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
+    assert sent == [{"type": "lifespan.startup.failed", "message": str(failure)}]
+    [record] = [r for r in caplog.records if "startup failed" in r.getMessage()]
+    assert (record.exc_info is not None) is traceback
+    assert traceback or record.getMessage() == f"startup failed: {failure}"

@@ -180,13 +180,16 @@ class McpClient:
 
     @classmethod
     def stdio(cls, options: Any, **kwargs: Any) -> McpClient:
-        """A client for a server started as a subprocess (``StdioClientTransportOptions``)."""
+        """A client for a server started as a subprocess: ``StdioClientTransportOptions``, or
+        the command as a list (``[sys.executable, "server.py"]``)."""
         from mcpkit.client._stdio import StdioClientTransport, StdioClientTransportOptions
 
+        if type(options) in (list, tuple) and options and all(type(a) is str for a in options):
+            options = StdioClientTransportOptions(command=options[0], arguments=list(options[1:]))
         if not isinstance(options, StdioClientTransportOptions):
             raise TypeError(
-                "McpClient.stdio takes StdioClientTransportOptions(command=..., arguments=[...]),"
-                f" not {options!r}; e.g. StdioClientTransportOptions(command='mcpkit',"
+                "McpClient.stdio takes StdioClientTransportOptions(command=..., arguments=[...])"
+                f" or the command as a list of strings, not {options!r}; e.g. StdioClientTransportOptions(command='mcpkit',"
                 " arguments=['run', 'server.py'])"
             )
         transport = StdioClientTransport(options)

@@ -55,6 +55,10 @@ async def _call(callback: Callable[..., Any], *args: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+#: How much of an unreadable message a warning shows.
+UNREADABLE_SHOWN = 200
+
+
 class _Expired(Exception):
     """Internal: a request's timer fired before its response arrived."""
 
@@ -260,7 +264,10 @@ class ClientSession:
             decoded = decode_message(frame, max_bytes=None, max_depth=None)
         except ProtocolError as exc:
             request_id = getattr(exc, "request_id", None)
-            logger.warning("server sent an unreadable message: %s", exc.message)
+            # The line itself says most (a server's stray print() on stdio): its start shown.
+            shown = frame[:UNREADABLE_SHOWN]
+            more = "..." if len(frame) > UNREADABLE_SHOWN else ""
+            logger.warning("server sent an unreadable message: %s: %r%s", exc.message, shown, more)
             if request_id is not None:
                 self._resolve(request_id, None, exc)
             return

@@ -108,6 +108,29 @@ _THEIR_NAMES = {
 }
 
 
+def lifespan_manager(lifespan: Callable[..., Any], app: Any) -> Any:
+    """The async context manager of one lifespan: an async generator function, or one
+    ``@asynccontextmanager`` made (FastMCP's and the mcp SDK's form), called with ``app``
+    when it takes an argument (their ``lifespan(server)``), else with none."""
+    try:
+        wants_app = any(
+            p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            for p in inspect.signature(lifespan).parameters.values()
+        )
+    except (TypeError, ValueError):  # no signature to read: called as it always was
+        wants_app = False
+    made = lifespan(app) if wants_app else lifespan()
+    if inspect.isasyncgen(made):
+        return contextlib.asynccontextmanager(lambda: made)()
+    if hasattr(made, "__aenter__") and hasattr(made, "__aexit__"):
+        return made
+    name = getattr(lifespan, "__qualname__", lifespan)
+    raise TypeError(
+        f"lifespan {name} returned {type(made).__name__}, not an async generator or an async "
+        "context manager: write it as an async def with one yield"
+    )
+
+
 def _outside_event_loop() -> None:
     try:
         asyncio.get_running_loop()
@@ -212,6 +235,7 @@ class McpServerApp:
         max_sync_workers: int = DEFAULT_MAX_SYNC_WORKERS,
         shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE,
         expose_internal_errors: bool = False,
+        lifespan: Callable[..., Any] | None = None,
     ) -> None:
         self.catalog = McpCatalogManager()
         #: The worker threads of sync functions (made on first use, closed when the app stops).
@@ -243,7 +267,9 @@ class McpServerApp:
         for provider in providers:
             self._providers[type(provider)] = provider
         self.lifespan_context: Any = None
-        self._lifespans: list[Callable[[], Any]] = []
+        self._lifespans: list[Callable[..., Any]] = []
+        if lifespan is not None:  # FastMCP's and the mcp SDK's spelling of @app.lifespan
+            self._lifespans.append(lifespan)
         self._exit_stack: contextlib.AsyncExitStack | None = None
         #: The apps mounted or imported into this one (``mount``, ``import_app``).
         self.mounts: list[Mount] = []
@@ -499,8 +525,9 @@ class McpServerApp:
         return register
 
     def lifespan(self, fn: Any) -> Any:
-        """Register an async generator function (no arguments) to run around the app's
-        life, as ``@mcp_lifespan`` does; it takes effect at the next ``start()``."""
+        """Register an async generator function to run around the app's life, as
+        ``@mcp_lifespan`` does (see ``lifespan_manager`` for the forms it takes); it takes
+        effect at the next ``start()``."""
         self._register_live(fn, LIFESPAN_ATTR, _spec_of(mcp_lifespan, LIFESPAN_ATTR, fn))
         return fn
 
@@ -590,8 +617,7 @@ class McpServerApp:
         contexts = []
         try:
             for lifespan in self._lifespans:
-                manager = contextlib.asynccontextmanager(lifespan)()
-                contexts.append(await stack.enter_async_context(manager))
+                contexts.append(await stack.enter_async_context(lifespan_manager(lifespan, self)))
             for mount in self.mounts:  # after this app's own; stopped before them
                 await stack.enter_async_context(mount.running())
             # What the lifespans registered is announced by tasks: let them run now, while
@@ -674,14 +700,6 @@ class McpServerApp:
             interceptors=interceptors,
             exception_handlers=exception_handlers,
         )
-
-    if not TYPE_CHECKING:  # hidden from mypy: it would let every misspelt name through
-
-        def __getattr__(self, name: str) -> Any:
-            # Only for names not found: FastMCP's and the mcp SDK's, said in mcpkit's words.
-            instead = _THEIR_NAMES.get(name)
-            message = f"{type(self).__name__!r} object has no attribute {name!r}"
-            raise AttributeError(f"{message}; {instead}" if instead else message, name=name)
 
     # serving, the short way ---------------------------------------------------------------
 
@@ -781,9 +799,28 @@ class McpServerApp:
         )
 
 
+class _TheirName:
+    """A name FastMCP or the mcp SDK has and mcpkit does not: reading it raises the
+    ``AttributeError`` Python would, naming mcpkit's way. Set on the class after it is made,
+    so type checkers and the reference docs never see these names. (A ``__getattr__`` would
+    do it too, but it makes every attribute read of the app slower: the hot path reads many.)"""
+
+    def __init__(self, name: str, instead: str) -> None:
+        self.name, self.instead = name, instead
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        kind = type(obj).__name__ if obj is not None else owner.__name__
+        raise AttributeError(
+            f"{kind!r} object has no attribute {self.name!r}; {self.instead}", name=self.name
+        )
+
+
+for _name, _instead in _THEIR_NAMES.items():
+    setattr(McpServerApp, _name, _TheirName(_name, _instead))
+
+
 # Types for the annotations above (the OpenAPI bridge is imported lazily; the connection
 # module imports this one).
-from typing import TYPE_CHECKING  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

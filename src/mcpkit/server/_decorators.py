@@ -257,10 +257,10 @@ def mcp_completion(
 
 
 def mcp_lifespan(fn: F) -> F:
-    """Mark an async generator method (or module-level async generator function, taking
-    no arguments) that runs around the server's life: code before its
-    ``yield`` runs at start-up, after it at shutdown; the yielded value is available to tools
-    as ``McpToolContext.lifespan_context``."""
+    """Mark an async generator method (or module-level async generator function) that runs
+    around the server's life: code before its ``yield`` runs at start-up, after it at
+    shutdown; the yielded value is available to tools as ``McpToolContext.lifespan_context``.
+    One that takes an argument is given the app (FastMCP's ``lifespan(server)``)."""
     setattr(fn, LIFESPAN_ATTR, True)
     return fn
 

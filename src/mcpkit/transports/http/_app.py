@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
+from mcpkit._exceptions import MCPError
 from mcpkit._runtime import freeze_startup_objects
 from mcpkit.protocol._jsonrpc import error_response
 from mcpkit.server._request_scope import CURRENT_REQUEST_SCOPE
@@ -400,7 +401,10 @@ class McpAsgiApp:
                 try:
                     await self.startup()
                 except Exception as exc:
-                    logger.exception("startup failed")
+                    if isinstance(exc, MCPError):  # mcpkit's own says what failed: no traceback
+                        logger.error("startup failed: %s", exc)
+                    else:
+                        logger.exception("startup failed")
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
                 await send({"type": "lifespan.startup.complete"})
