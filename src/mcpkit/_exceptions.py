@@ -13,6 +13,7 @@
     │   ├── ResourceNotFoundError         -32002  (-32602 in the 2026-07-28 era)
     │   ├── MissingCapabilityError        -32021  the client lacks a capability the call needs
     │   └── UrlElicitationRequiredError   -32042
+    ├── ToolError                a tool raises it on purpose: its text is the isError result
     ├── McpCallError             the peer answered a request with a JSON-RPC error
     ├── RequestTimeoutError      no answer within the request's timeout
     ├── TransportError           the connection failed or closed
@@ -139,6 +140,13 @@ class UrlElicitationRequiredError(ProtocolError):
 
     def __init__(self, elicitations: list[dict[str, Any]], message: str | None = None) -> None:
         super().__init__(message or "URL elicitation required", {"elicitations": elicitations})
+
+
+class ToolError(MCPError):
+    """Raise it in a tool to fail the call with a message for the model: its text is the
+    ``isError`` result, logged at INFO without a traceback (it is no bug), and sent even
+    under ``McpServerApp(mask_error_details=True)``, which hides the text of any other
+    exception a tool raises."""
 
 
 class McpCallError(MCPError):

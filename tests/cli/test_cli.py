@@ -61,6 +61,22 @@ def test_call_exits_non_zero_when_the_tool_fails():
     assert 'raise RuntimeError("This tool intentionally' in done.stderr
 
 
+def test_call_of_a_tool_error_prints_its_text_with_no_traceback_hint(tmp_path):
+    """A ``ToolError`` is the tool's answer, not a bug: nothing to look for with --debug."""
+    server = tmp_path / "refusing.py"
+    server.write_text(
+        "from mcpkit import McpServerApp, ToolError\n"
+        "app = McpServerApp('refusing')\n"
+        "@app.tool()\n"
+        "def forecast(city: str) -> str:\n"
+        "    raise ToolError(f'no forecast for {city}')\n"
+    )
+    done = mcpkit("call", str(server), "forecast", '{"city": "Oslo"}')
+    assert done.returncode == 1
+    assert done.stdout == "no forecast for Oslo\n"
+    assert done.stderr.splitlines() == ["error: the tool 'forecast' reported an error"]
+
+
 def test_call_gives_up_after_its_timeout(tmp_path):
     server = tmp_path / "slow.py"
     server.write_text(

@@ -63,6 +63,8 @@ def test_python_server_py_serves_stdio(server_file: Path):
         ("streamable_http_app", "create_asgi_app(app)"),
         ("sse_app", "/mcp/sse"),
         ("as_proxy", "McpProxy(backend).app"),
+        ("add_tool", "app.tool()(fn)"),
+        ("remove_tool", "app.catalog.unregister_tool(name)"),
     ],
 )
 def test_fastmcp_names_on_an_app_say_mcpkits(name: str, said: str):

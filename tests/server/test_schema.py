@@ -155,6 +155,45 @@ def test_missing_required_argument() -> None:
     assert error.data["errors"][0]["path"] == "b"
 
 
+def test_every_wrong_argument_is_named_missing_ones_first() -> None:
+    """The model reads the message (an isError result) and fixes all of it in one go; a
+    pydantic signature says as much as a msgspec one."""
+
+    @dataclasses.dataclass
+    class Room:
+        beds: int
+
+    def msgspec_typed(city: str, nights: int, tags: list[int] = (), room: Room | None = None): ...
+
+    class Stay(pydantic.BaseModel):
+        beds: int
+
+    def pydantic_typed(city: str, nights: int, tags: list[int] = (), room: Stay | None = None): ...
+
+    for fn in (msgspec_typed, pydantic_typed):
+        error = invalid(
+            inspect_callable(fn), {"city": 3, "tags": [1, "a"], "room": {"beds": "two"}}
+        )
+        paths = [item["path"] for item in error.data["errors"]]
+        assert paths[0] == "nights" and set(paths) == {"nights", "city", "tags[1]", "room.beds"}
+        assert error.message.startswith("Missing required argument 'nights'; ")
+        for path in ("city", "tags[1]", "room.beds"):
+            assert f"Invalid argument '{path}': " in error.message
+
+
+def test_a_long_list_of_wrong_arguments_is_cut_in_the_message() -> None:
+    from mcpkit.server._schema_engines import MAX_LISTED_ARGUMENT_ERRORS
+
+    count = MAX_LISTED_ARGUMENT_ERRORS + 3
+    namespace: dict[str, Any] = {}
+    exec(f"def fn({', '.join(f'a{i}: int' for i in range(count))}) -> None: ...", namespace)
+    fn = namespace["fn"]
+    error = invalid(inspect_callable(fn), {f"a{i}": "x" for i in range(count)})
+    assert len(error.data["errors"]) == count
+    assert error.message.count("Invalid argument") == MAX_LISTED_ARGUMENT_ERRORS
+    assert error.message.endswith(" (and 3 more)")
+
+
 def test_none_and_non_object_arguments() -> None:
     def nothing() -> None: ...
 

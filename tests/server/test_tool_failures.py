@@ -5,6 +5,7 @@ refuses is an ``isError`` result instead of ``structuredContent`` that breaks th
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -12,7 +13,7 @@ import msgspec
 import pydantic
 import pytest
 
-from mcpkit import McpServerApp, mcp_tool
+from mcpkit import McpServerApp, ToolError, mcp_tool
 
 
 class QuotaExceeded(Exception):
@@ -164,3 +165,66 @@ async def test_a_pydantic_return_type_is_checked_too(connect) -> None:
     assert bad.is_error is True
     assert "returned a value its output schema refuses" in bad.content[0].text
     assert "greater than or equal to -273.15" in bad.content[0].text
+
+
+# ToolError and mask_error_details: FastMCP's two ways of choosing what the model reads.
+
+
+def _failing_app(**options: object) -> McpServerApp:
+    app = McpServerApp("failing", **options)  # type: ignore[arg-type]
+
+    @app.tool()
+    def refuses(city: str) -> str:
+        raise ToolError(f"no forecast for {city}")
+
+    @app.tool()
+    async def crashes() -> str:
+        raise RuntimeError("password=hunter2 in the connection string")
+
+    return app
+
+
+@pytest.mark.parametrize("masked", [False, True])
+async def test_a_tool_error_is_the_text_the_model_reads_and_logs_no_traceback(
+    connect, caplog, masked: bool
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="mcpkit.server")
+    async with connect(_failing_app(mask_error_details=masked)) as client:
+        result = await client.call_tool("refuses", {"city": "Oslo"})
+    assert result.is_error is True
+    assert [block.text for block in result.content] == ["no forecast for Oslo"]
+    (record,) = [r for r in caplog.records if r.name == "mcpkit.server"]
+    assert record.levelno == logging.INFO and record.exc_info is None
+    assert record.getMessage() == "tool refuses raised ToolError: no forecast for Oslo"
+
+
+async def test_mask_error_details_hides_other_exceptions_behind_an_error_id(
+    connect, caplog
+) -> None:
+    caplog.set_level(logging.WARNING, logger="mcpkit.server")
+    async with connect(_failing_app(mask_error_details=True)) as client:
+        result = await client.call_tool("crashes")
+    text = result.content[0].text
+    assert result.is_error is True and "hunter2" not in text
+    found = re.fullmatch(
+        r"Tool 'crashes' failed \(error id ([0-9a-f]{12})\); see the server log", text
+    )
+    assert found is not None, text
+    (record,) = [r for r in caplog.records if r.name == "mcpkit.server"]
+    assert record.levelno == logging.WARNING and found.group(1) in record.getMessage()
+    assert isinstance(record.exc_info[1], RuntimeError)  # type: ignore[index]
+
+
+async def test_unmasked_exceptions_still_show_their_text(connect) -> None:
+    async with connect(_failing_app()) as client:
+        result = await client.call_tool("crashes")
+    assert result.content[0].text == "password=hunter2 in the connection string"
+
+
+def test_tool_error_is_exported_from_mcpkit() -> None:
+    import mcpkit
+
+    assert mcpkit.ToolError is ToolError and "ToolError" in mcpkit.__all__
+    assert issubclass(ToolError, mcpkit.MCPError) and not issubclass(
+        ToolError, mcpkit.ProtocolError
+    )

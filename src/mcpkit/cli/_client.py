@@ -300,8 +300,14 @@ class _HiddenToolTracebacks(logging.Filter):
         self.count = 0
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from mcpkit.server._handlers import OUTPUT_REFUSED, TOOL_RAISED
+        from mcpkit.server._handlers import (
+            OUTPUT_REFUSED,
+            TOOL_ERROR,
+            TOOL_RAISED,
+            TOOL_RAISED_MASKED,
+        )
 
-        if record.msg is TOOL_RAISED:
+        if record.msg is TOOL_RAISED or record.msg is TOOL_RAISED_MASKED:
             self.count += 1
-        return record.msg is not TOOL_RAISED and record.msg is not OUTPUT_REFUSED
+            return False
+        return record.msg is not OUTPUT_REFUSED and record.msg is not TOOL_ERROR

@@ -25,7 +25,7 @@ from mcpkit.server._files import DirectoryResource, FileResource
 from mcpkit.server._inject_markers import Depends, Header, State
 from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._request_scope import McpRequestScope
-from mcpkit.server._results import Audio, Image
+from mcpkit.server._results import Audio, File, Image
 from mcpkit.server._session import McpSession
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS
@@ -39,6 +39,7 @@ __all__ = [
     "Depends",
     "DirectoryResource",
     "ElicitResult",
+    "File",
     "FileResource",
     "Header",
     "Image",

@@ -105,6 +105,9 @@ _THEIR_NAMES = {
     "streamable_http_app": _ASGI,
     "sse_app": _ASGI + "; legacy SSE is served beside Streamable HTTP, at /mcp/sse",
     "as_proxy": "McpProxy(backend).app from mcpkit.proxy is an app serving another server",
+    "add_tool": "app.tool()(fn) registers a function as a tool (live: clients hear list_changed)",
+    "remove_tool": "app.catalog.unregister_tool(name) takes a tool away (clients hear "
+    "list_changed)",
 }
 
 
@@ -214,7 +217,9 @@ class McpServerApp:
     An exception nobody anticipated (a handler bug, not a tool's own error, which becomes an
     ``isError`` result) is answered -32603 "Internal error (id …); see the server log", its
     detail logged under that id; ``expose_internal_errors=True`` (development) sends the
-    exception's text instead.
+    exception's text instead. A tool's exception is an ``isError`` result carrying its text;
+    ``mask_error_details=True`` hides that text the same way ("Tool 'x' failed (error id
+    …); see the server log"), except a ``ToolError``'s, which is meant for the model.
     """
 
     def __init__(
@@ -235,6 +240,7 @@ class McpServerApp:
         max_sync_workers: int = DEFAULT_MAX_SYNC_WORKERS,
         shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE,
         expose_internal_errors: bool = False,
+        mask_error_details: bool = False,
         lifespan: Callable[..., Any] | None = None,
     ) -> None:
         self.catalog = McpCatalogManager()
@@ -248,6 +254,9 @@ class McpServerApp:
             expose_internal_errors=expose_internal_errors,
         )
         self.page_size = page_size
+        #: A tool's exception (but a ``ToolError``) reaches the model as an error id, not its
+        #: text: read only when a tool raised.
+        self.mask_error_details = mask_error_details
         #: Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get to
         #: finish; then they are cancelled, each answered -32000 "Server shutting down".
         self.shutdown_grace = check_grace(shutdown_grace)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpkit.protocol._headers import header_annotations
@@ -15,8 +17,10 @@ from mcpkit.server._decorators import (
     resolve_task_support,
 )
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
-from mcpkit.server._inject import InjectionPlan, plan_injection
-from mcpkit.server._schema import inspect_callable
+from mcpkit.server._inject import InjectionPlan, _converter, plan_injection
+from mcpkit.server._results import _builtins
+from mcpkit.server._schema import CallableSignature, inspect_callable
+from mcpkit.server._type_hints import _resolve_hints
 
 
 def _name_of(fn: Callable[..., Any]) -> str:
@@ -29,6 +33,87 @@ def _injected(context_params: dict[str, type], injection: InjectionPlan | None) 
     if injection is None:
         return context_params
     return {**context_params, **dict.fromkeys(injection.names, InjectionPlan)}
+
+
+def _variable_converters(
+    fn: Callable[..., Any], template: UriTemplate
+) -> dict[str, Callable[[Any], Any]] | None:
+    """How the text of a template's variables becomes the types the function's parameters
+    declare (``users://{id}/profile`` with ``id: int``: ``"42"`` → 42), as for headers; None
+    when every one is a ``str`` (or a type no text converts to: given the text, as before)."""
+    hints = _resolve_hints(fn)
+    converters = {}
+    for name in template.variables:
+        if name not in hints:
+            continue
+        try:
+            convert = _converter(hints[name], name)
+        except TypeError:
+            continue
+        if convert is not str:
+            converters[name] = convert
+    return converters or None
+
+
+def _unvalidated(arguments: Any) -> dict[str, Any]:
+    return dict(arguments)
+
+
+def _object_output(value: Any) -> dict[str, Any]:
+    """``structuredContent`` of a tool given an ``output_schema`` its return type does not
+    describe: the value as JSON builtins, which must be an object."""
+    data = _builtins(value)
+    if not isinstance(data, dict):
+        raise TypeError(f"the output schema needs an object, got {type(value).__name__}")
+    return data
+
+
+def _takes_text(schema: Any, defs: Mapping[str, Any]) -> bool:
+    """Whether a JSON schema admits a string (or says nothing: ``Any``)."""
+    if not isinstance(schema, dict):
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return _takes_text(defs.get(ref.rsplit("/", 1)[-1]), defs)
+    options = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(options, list):
+        return any(_takes_text(option, defs) for option in options)
+    kind = schema.get("type")
+    if kind is not None:
+        return kind == "string" or (isinstance(kind, list) and "string" in kind)
+    if "enum" in schema:
+        return any(isinstance(value, str) for value in schema["enum"])
+    if "const" in schema:
+        return isinstance(schema["const"], str)
+    return True
+
+
+def _decoding_json_text(signature: CallableSignature) -> CallableSignature:
+    """A prompt's signature whose arguments of other types than ``str`` (``int``, ``bool``,
+    ``list[str]``, a model) may come as text, which is all the spec lets a client send
+    (``arguments: {[key: string]: string}``): such text is read as JSON first (``"3"`` → 3,
+    ``'["a"]'`` → ["a"]); text that is no JSON is validated as it is, and refused."""
+    schema = signature.input_schema
+    defs = schema.get("$defs", {})
+    typed = frozenset(
+        name for name, prop in schema.get("properties", {}).items() if not _takes_text(prop, defs)
+    )
+    if not typed:
+        return signature
+    validate = signature.validate
+
+    def decoding(arguments: Any) -> dict[str, Any]:
+        decoded = dict(arguments)
+        for name in typed.intersection(decoded):
+            value = decoded[name]
+            if isinstance(value, str):
+                try:
+                    decoded[name] = json.loads(value)
+                except ValueError:
+                    pass  # the validator says what is wrong with it
+        return validate(decoded)
+
+    return dataclasses.replace(signature, _validator=decoding)
 
 
 class EntryBuilder:
@@ -57,6 +142,19 @@ class EntryBuilder:
         output_schema = spec.output_schema
         if output_schema is None and spec.structured_output is not False:
             output_schema = signature.output_schema
+        elif output_schema is not None and signature.output_schema is None:
+            # output_schema= on a function returning a dict (or unannotated): its results
+            # must carry structuredContent (spec), as a typed return's do.
+            signature = dataclasses.replace(
+                signature,
+                output_schema=output_schema,
+                wraps_output=False,
+                _serializer=_object_output,
+                plain_output=(),
+            )
+            if verbatim:  # the arguments still go to the function unvalidated
+                signature = dataclasses.replace(signature, _validator=_unvalidated)
+                verbatim = False
         input_schema = spec.input_schema
         if input_schema is None:
             input_schema = signature.input_schema
@@ -117,7 +215,10 @@ class EntryBuilder:
             run_in_thread=spec.run_in_thread,
         )
         if UriTemplate.is_template(spec.uri):
-            return ResourceTemplateEntry(template=UriTemplate(spec.uri), **common)
+            template = UriTemplate(spec.uri)
+            return ResourceTemplateEntry(
+                template=template, converters=_variable_converters(fn, template), **common
+            )
         return ResourceEntry(uri=spec.uri, size=spec.size, **common)
 
     def prompt(
@@ -133,12 +234,15 @@ class EntryBuilder:
         signature = inspect_callable(fn, injectable=self.injectable)
         injection = plan_injection(fn, signature.injected)
         required = set(signature.input_schema.get("required", ()))
+        properties = signature.input_schema.get("properties", {})
         arguments = []
-        for name in signature.input_schema.get("properties", {}):
+        for name, schema in properties.items():
             argument: dict[str, Any] = {"name": name, "required": name in required}
-            if name in signature.param_descriptions:
-                argument["description"] = signature.param_descriptions[name]
+            description = signature.param_descriptions.get(name) or schema.get("description")
+            if description:
+                argument["description"] = description
             arguments.append(argument)
+        signature = _decoding_json_text(signature)
         return PromptEntry(
             name=spec.name or _name_of(fn),
             fn=fn,

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._exceptions import MissingCapabilityError
+from mcpkit._exceptions import MissingCapabilityError, ProtocolError, ToolError
 from mcpkit.auth._types import AuthInfo
+from mcpkit.protocol._jsonrpc import JsonRpcRequest
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, V2025_06_18, V2025_11_25
 from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import (
@@ -32,7 +33,6 @@ from mcpkit.server._request_scope import McpRequestScope
 from mcpkit.server._session import LOG_LEVELS
 
 if TYPE_CHECKING:
-    from mcpkit.protocol._jsonrpc import JsonRpcRequest
     from mcpkit.server._dispatcher import McpDispatcher
 
 
@@ -306,7 +306,9 @@ class McpToolContext:
         """Ask the user for structured input (form mode).
 
         ``schema`` is a flat JSON object schema, or a dataclass / TypedDict / pydantic model /
-        msgspec Struct; on ``accept`` the content is converted to that type.
+        msgspec Struct; on ``accept`` the content is converted to that type. A type that is
+        no object (``str``, ``int``, ``bool``, ``Literal["low", "high"]``, an Enum) is asked
+        for as the form's one property ``value``, and ``content`` is that value.
         """
         requested = build_elicitation_schema(schema)
         params = {"mode": "form", "message": message, "requestedSchema": requested}
@@ -342,6 +344,21 @@ class McpToolContext:
         close = self.binding.close_stream
         if close is not None:
             await close()
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Read one of this server's resources (or templates) as its client would, its
+        guards and interceptors included: the ``contents`` of the ``ReadResourceResult``,
+        each ``{"uri", "mimeType"?, "text" | "blob"}``. A read the server refuses (an unknown
+        URI, a guard) raises ``ToolError`` with the refusal's text, the refusal itself
+        (``ResourceNotFoundError``, ...) as its ``__cause__``."""
+        read = self._dispatcher.handler("resources/read")
+        try:
+            result = await read(
+                JsonRpcRequest(self.request_id, "resources/read", {"uri": uri}), self.binding
+            )
+        except ProtocolError as exc:
+            raise ToolError(exc.message) from exc
+        return list(result["contents"])
 
     async def list_roots(
         self, *, timeout: float | None = None, key: str | None = None

@@ -92,6 +92,31 @@ class CompletionSpec:
     run_in_thread: bool = True
 
 
+#: FastMCP's decorator options mcpkit has no option for, and what does their job.
+_THEIR_OPTIONS = {
+    "tags": "meta={'tags': [...]} sends them to clients, @set_metadata('tags', ...) gives "
+    "them to guards and interceptors",
+    "exclude_args": "a parameter filled by Depends(...), State or Header stays out of the "
+    "input schema (docs/injection.md)",
+    "enabled": "register the function when it should be served, and take a tool away with "
+    "app.catalog.unregister_tool(name)",
+}
+
+
+def _spec(cls: type, decorator: str, options: dict[str, Any]) -> Any:
+    """``cls(**options)``, or a ``TypeError`` naming the option the decorator does not take
+    (not the spec class), with what does its job when it is one of FastMCP's."""
+    known = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    unknown = next((key for key in options if key not in known), None)
+    if unknown is not None:
+        hint = _THEIR_OPTIONS.get(unknown)
+        raise TypeError(
+            f"{decorator}() got an unexpected keyword argument {unknown!r}"
+            + (f"; {hint}" if hint else "")
+        )
+    return cls(**options)
+
+
 def mcp_server(
     name: str | None = None,
     *,
@@ -166,7 +191,7 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     options["task_support"] = resolve_task_support(
         options.pop("task", None), options.get("task_support")
     )
-    return _mark(TOOL_ATTR, ToolSpec(name=name, **options))
+    return _mark(TOOL_ATTR, _spec(ToolSpec, "mcp_tool", {"name": name, **options}))
 
 
 def resolve_task_support(task: Any, support: Any) -> str | None:
@@ -234,7 +259,7 @@ def mcp_prompt(name: Any = None, **options: Any) -> Any:
     if callable(name):
         return _mark(PROMPT_ATTR, PromptSpec())(name)
     options["icons"] = tuple(options.get("icons") or ())
-    return _mark(PROMPT_ATTR, PromptSpec(name=name, **options))
+    return _mark(PROMPT_ATTR, _spec(PromptSpec, "mcp_prompt", {"name": name, **options}))
 
 
 def mcp_completion(

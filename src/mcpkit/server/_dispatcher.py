@@ -116,6 +116,10 @@ class McpDispatcher:
         """Whether a request handler is registered for ``method``."""
         return method in self._handlers
 
+    def handler(self, method: str) -> Handler:
+        """The request handler registered for ``method`` (``KeyError`` without one)."""
+        return self._handlers[method]
+
     # requests ---------------------------------------------------------------------------
 
     async def dispatch(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, is_typeddict
 
 import msgspec
 
 from mcpkit.protocol._versions import V2025_11_25
 from mcpkit.server._mrtr import InvalidClientResultError, UnsupportedRequestError
+from mcpkit.server._schema_engines import _fix_enum_order
 
 _PRIMITIVES = frozenset({"string", "number", "integer", "boolean", "array"})
 
@@ -47,23 +48,47 @@ def _is_pydantic_model(tp: Any) -> bool:
     )
 
 
-def _schema_of_type(tp: type) -> dict[str, Any]:
+#: The one property a type that is no object (``str``, ``int``, ``Literal[...]``, an Enum)
+#: is asked for under: the form needs an object (FastMCP's choice, so its tools work as is).
+VALUE = "value"
+
+
+def _schema_of_type(tp: Any) -> dict[str, Any]:
     schema: dict[str, Any]
     if _is_pydantic_model(tp):
-        schema = tp.model_json_schema()  # type: ignore[attr-defined]  # a pydantic model
+        schema = tp.model_json_schema()
     else:
         schema = msgspec.json.schema(tp)
         ref = schema.get("$ref")
         if ref:
             schema = schema["$defs"][ref.rsplit("/", 1)[-1]]
+        _fix_enum_order(schema, (tp,))
     schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None) if isinstance(prop, dict) else None
+    if "properties" not in schema:  # a str, an int, a Literal, an Enum: one "value"
+        schema.pop("$defs", None)
+        schema = {"type": "object", "properties": {VALUE: schema}, "required": [VALUE]}
+    for prop in schema["properties"].values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+            enum = prop.get("enum")
+            if "type" not in prop and enum and all(isinstance(v, str) for v in enum):
+                prop["type"] = "string"  # the spec's EnumSchema has it
     return schema
 
 
+def _wraps(tp: Any) -> bool:
+    """Whether the type is asked for as the form's one ``value`` (not an object type)."""
+    if _is_pydantic_model(tp) or dataclasses.is_dataclass(tp):
+        return False
+    if isinstance(tp, type) and issubclass(tp, (msgspec.Struct, dict)):
+        return False
+    return not is_typeddict(tp)
+
+
 def build_elicitation_schema(schema: Any) -> dict[str, Any]:
-    """The ``requestedSchema`` for a dict or a type; refuses nested objects (spec: flat only)."""
+    """The ``requestedSchema`` for a dict or a type; refuses nested objects (spec: flat only).
+    A type that is no object (``str``, ``bool``, ``Literal["low", "high"]``, an Enum) is
+    asked for as the one property ``value``, and its answer unwrapped (``structure_content``)."""
     result = dict(schema) if isinstance(schema, dict) else _schema_of_type(schema)
     result.setdefault("type", "object")
     for name, prop in result.get("properties", {}).items():
@@ -145,6 +170,10 @@ def structure_content(schema: Any, raw: dict[str, Any]) -> Any:
     if raw.get("action") != "accept" or content is None or isinstance(schema, dict):
         return None
     try:
+        if _wraps(schema):
+            if not isinstance(content, dict) or VALUE not in content:
+                raise ValueError(f"no {VALUE!r} in the content")
+            return msgspec.convert(content[VALUE], schema, strict=False)
         if _is_pydantic_model(schema):
             return schema.model_validate(content)
         if dataclasses.is_dataclass(schema) or isinstance(schema, type):

@@ -117,6 +117,8 @@ class ResourceTemplateEntry(_Callable):
     template: UriTemplate
     name: str
     fn: Callable[..., Any]
+    #: Variables whose parameter is typed (``id: int``): how to convert their text.
+    converters: dict[str, Callable[[Any], Any]] | None = None
     title: str | None = None
     description: str | None = None
     mime_type: str | None = None

@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from mcpkit._exceptions import (
     InvalidParamsError,
     InvalidRequestError,
     ProtocolError,
     ResourceNotFoundError,
+    ToolError,
 )
 from mcpkit.protocol._jsonrpc import JsonRpcNotification, JsonRpcRequest
 from mcpkit.protocol._versions import (
@@ -43,6 +46,7 @@ from mcpkit.server._results import (
 )
 from mcpkit.server._session import LOG_LEVELS
 from mcpkit.server._sync_calls import ASYNC, call_entry
+from mcpkit.server._unexpected import new_error_id
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -52,10 +56,16 @@ logger = logging.getLogger("mcpkit.server")
 #: Most values one completion/complete answer carries (spec: at most 100).
 MAX_COMPLETION_VALUES = 100
 
-#: The log lines of a tool that raised (with the traceback) or returned a value its output
-#: schema refuses: ``mcpkit call`` hides them unless ``--debug``, having printed the error.
+#: The log lines of a tool that raised (with the traceback; under ``mask_error_details``
+#: with the error id the client got), raised ``ToolError`` (INFO, no traceback) or returned
+#: a value its output schema refuses: ``mcpkit call`` hides them unless ``--debug``, having
+#: printed the error.
 TOOL_RAISED = "tool %s raised; the client got an isError result"
+TOOL_RAISED_MASKED = "tool %s raised; the client got an isError result naming error id %s"
+TOOL_ERROR = "tool %s raised ToolError: %s"
 OUTPUT_REFUSED = "Tool '%s' returned a value its output schema refuses: %s"
+#: What the model reads of a tool's exception under ``mask_error_details``.
+MASKED_TOOL_ERROR = "Tool '%s' failed (error id %s); see the server log"
 
 
 async def _refused_arguments(message: str) -> dict[str, Any]:
@@ -282,15 +292,28 @@ class MethodHandlers:
             elif entry.timeout is None:
                 value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
             else:
-                async with asyncio.timeout(entry.timeout):
-                    value = await self.invoke(entry, "tool", entry.name, kwargs, request, binding)
+                try:
+                    async with asyncio.timeout(entry.timeout) as deadline:
+                        value = await self.invoke(
+                            entry, "tool", entry.name, kwargs, request, binding
+                        )
+                except TimeoutError:
+                    if not deadline.expired():  # another timeout, such as a client request's
+                        raise
+                    return error_result(f"Tool '{entry.name}' timed out after {entry.timeout} s")
         except (InputRequired, ProtocolError):
             raise  # MissingCapabilityError included: -32021, the request itself fails
-        except TimeoutError:
-            return error_result(f"Tool '{entry.name}' timed out after {entry.timeout} s")
+        except ToolError as exc:
+            # Raised on purpose, for the model: no bug, so no traceback.
+            logger.info(TOOL_ERROR, entry.name, exc)
+            return error_result(exception_text(exc))
         except Exception as exc:
             # The client sees only the text: the traceback goes to the server log (stderr
             # under stdio, which is the log file an AI client keeps for the server).
+            if self.app.mask_error_details:
+                error_id = new_error_id()
+                logger.warning(TOOL_RAISED_MASKED, entry.name, error_id, exc_info=exc)
+                return error_result(MASKED_TOOL_ERROR % (entry.name, error_id))
             logger.warning(TOOL_RAISED, entry.name, exc_info=exc)
             return error_result(exception_text(exc))
         if entry.output_schema is None or signature is None or signature.output_schema is None:
@@ -351,6 +374,8 @@ class MethodHandlers:
                 raise ResourceNotFoundError(uri)
             entry, kwargs = found
             kwargs = dict(kwargs)
+            if entry.converters is not None:
+                _convert_variables(entry.converters, kwargs, uri)
             if "uri" in entry.injected or _accepts(entry.fn, "uri"):
                 kwargs.setdefault("uri", uri)
         value = await self.invoke(entry, "resource", uri, kwargs, request, binding)
@@ -464,6 +489,21 @@ def completion_params(params: dict[str, Any]) -> tuple[str, str, str, str, dict[
             '"context.arguments" must be an object of strings', {"param": "context.arguments"}
         )
     return ref_type, target, argument["name"], argument["value"], arguments
+
+
+def _convert_variables(
+    converters: dict[str, Callable[[Any], Any]], values: dict[str, Any], uri: str
+) -> None:
+    """A template's variables as the types their parameters declare; -32602 naming the
+    variable whose text is no such value."""
+    for name, convert in converters.items():
+        if name in values:
+            try:
+                values[name] = convert(values[name])
+            except (msgspec.ValidationError, ValueError) as exc:
+                raise InvalidParamsError(
+                    f"Invalid {name!r} in {uri}: {exc}", {"uri": uri, "variable": name}
+                ) from None
 
 
 def _accepts(fn: Any, name: str) -> bool:

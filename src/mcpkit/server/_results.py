@@ -4,45 +4,136 @@ contents, prompt messages)."""
 from __future__ import annotations
 
 import base64
+import os
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import quote
 
 import msgspec
 
 from mcpkit.protocol._jsonrpc import encode_json
 from mcpkit.server._downgrade import CONTENT_TYPES
+from mcpkit.server._file_contents import file_contents, guess_mime_type
+
+Source = bytes | str | os.PathLike[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
-    """Image content from raw bytes (base64-encoded on the wire)."""
+def _read_media(
+    kind: str,
+    data: Source | None,
+    mime_type: str | None,
+    path: str | os.PathLike[str] | None,
+    format: str | None,
+) -> tuple[bytes, str | None]:
+    """The bytes and MIME type of a media helper: ``data`` given, or read from ``path`` (a
+    string or path first is one, as FastMCP reads ``Image("chart.png")``); the type from
+    ``mime_type``, else ``format`` (``"jpeg"``), else the file's name."""
+    if isinstance(data, (str, os.PathLike)):
+        if path is not None:
+            raise TypeError(f"{kind}() got a path twice, first and as path=")
+        data, path = None, data
+    if (data is None) == (path is None):
+        raise TypeError(f"{kind}() takes the content's bytes or path=, one of them")
+    if path is not None:
+        data = Path(path).read_bytes()
+        if mime_type is None and format is None:
+            mime_type = guess_mime_type(os.fspath(path))
+    if mime_type is None and format is not None:
+        if "/" in format:
+            mime_type = format
+        else:  # "jpg" → image/jpeg, "mp3" → audio/mpeg
+            mime_type = guess_mime_type(f"file.{format}")
+            if mime_type is None and kind != "File":
+                mime_type = f"{kind.lower()}/{format.lower()}"
+    return bytes(data), mime_type  # type: ignore[arg-type]  # bytes by now
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class _Media:
+    """Base64 content of one kind (``Image``, ``Audio``): bytes, or read from ``path``."""
 
     data: bytes
-    mime_type: str = "image/png"
+    mime_type: str
+    #: The block's ``type``, and the MIME type when neither it nor a format is known.
+    _kind: ClassVar[str] = ""
+    _default_mime_type: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        data: Source | None = None,
+        mime_type: str | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        format: str | None = None,
+    ) -> None:
+        data, mime_type = _read_media(type(self).__name__, data, mime_type, path, format)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "mime_type", mime_type or self._default_mime_type)
 
     def to_content(self) -> dict[str, Any]:
-        """The MCP ``image`` content block."""
+        """The MCP content block (``image`` / ``audio``)."""
         return {
-            "type": "image",
+            "type": self._kind,
             "data": base64.b64encode(self.data).decode(),
             "mimeType": self.mime_type,
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Audio:
-    """Audio content from raw bytes (base64-encoded on the wire)."""
+@dataclass(frozen=True, slots=True, init=False)
+class Image(_Media):
+    """Image content: ``Image(png_bytes)``, ``Image(data, "image/jpeg")``,
+    ``Image(path="chart.png")`` (the type from the name) or ``Image(data=..., format="jpeg")``
+    (base64-encoded on the wire)."""
+
+    _kind: ClassVar[str] = "image"
+    _default_mime_type: ClassVar[str] = "image/png"
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Audio(_Media):
+    """Audio content, as ``Image`` takes it (``Audio(path="note.wav")``, ``format="mp3"``;
+    base64-encoded on the wire)."""
+
+    _kind: ClassVar[str] = "audio"
+    _default_mime_type: ClassVar[str] = "audio/wav"
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class File:
+    """A file returned as an embedded resource (``type: resource``): ``File(path="report.pdf")``
+    or ``File(data, "text/csv", name="rows.csv")``. Text (``text/*``, JSON, XML, YAML...) is
+    sent as ``text``, anything else as a base64 ``blob``; the URI is ``file:///`` + ``name``
+    (default: the file's name)."""
 
     data: bytes
-    mime_type: str = "audio/wav"
+    mime_type: str | None
+    name: str
+
+    def __init__(
+        self,
+        data: Source | None = None,
+        mime_type: str | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        format: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        source = data if isinstance(data, (str, os.PathLike)) else path
+        data, mime_type = _read_media("File", data, mime_type, path, format)
+        if name is None:
+            name = Path(source).name if source is not None else "file"
+        if format is not None and "/" not in format and "." not in name:
+            name = f"{name}.{format}"
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "mime_type", mime_type or guess_mime_type(name))
+        object.__setattr__(self, "name", name)
 
     def to_content(self) -> dict[str, Any]:
-        """The MCP ``audio`` content block."""
-        return {
-            "type": "audio",
-            "data": base64.b64encode(self.data).decode(),
-            "mimeType": self.mime_type,
-        }
+        """The MCP ``resource`` content block embedding the file."""
+        contents = file_contents(self.data, self.mime_type, "utf-8")
+        uri = "file:///" + quote(self.name.lstrip("/"))
+        return {"type": "resource", "resource": {"uri": uri, **contents}}
 
 
 def _builtins(value: Any) -> Any:
@@ -67,7 +158,9 @@ def to_content_list(value: Any) -> list[dict[str, Any]]:
             blocks.extend(to_content_list(item) if not _is_plain(item) else [_text_json(item)])
         return blocks
     if isinstance(value, (bytes, bytearray)):
-        raise TypeError("return Image(...) or Audio(...) for binary content, not raw bytes")
+        raise TypeError(
+            "return Image(...), Audio(...) or File(...) for binary content, not raw bytes"
+        )
     data = _builtins(value)
     if isinstance(data, dict) and is_content_block(data):
         return [data]
@@ -170,6 +263,12 @@ def _prompt_message(item: Any) -> dict[str, Any]:
         return {"role": "user", "content": item.to_content()}
     data = _builtins(item)
     if isinstance(data, dict) and "role" in data:
+        # {"role": "assistant", "content": "text"}: the content as a text block
+        content: Any = data.get("content")
+        if isinstance(content, str):
+            return {**data, "content": {"type": "text", "text": content}}
+        if hasattr(content, "to_content"):
+            return {**data, "content": content.to_content()}
         return data
     if isinstance(data, dict) and is_content_block(data):
         return {"role": "user", "content": data}

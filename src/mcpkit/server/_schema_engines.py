@@ -34,38 +34,51 @@ _NONE_TYPE = type(None)
 
 
 _MSGSPEC_PATH = re.compile(r"^(?P<detail>.*?) - at `\$(?P<path>.*)`$", re.S)
+_MISSING = "missing required field"
 _MSGSPEC_MISSING = re.compile(r"^Object missing required field `(?P<field>.+)`$")
 
 
 def _msgspec_error(exc: msgspec.ValidationError) -> InvalidParamsError:
+    return _invalid_params(_msgspec_details(exc))
+
+
+def _msgspec_details(exc: msgspec.ValidationError) -> list[tuple[str, str]]:
+    """``[(path, detail)]`` of msgspec's one error (it stops at the first)."""
     text = str(exc)
     match = _MSGSPEC_PATH.match(text)
     detail, path = (match["detail"], match["path"].lstrip(".")) if match else (text, "")
     missing = _MSGSPEC_MISSING.match(detail)
     if missing:
-        full = f"{path}.{missing['field']}" if path else missing["field"]
-        return _invalid_params([(full, "missing required field")], True)
-    return _invalid_params([(path, detail)], False)
+        return [(f"{path}.{missing['field']}" if path else missing["field"], _MISSING)]
+    return [(path, detail)]
 
 
-def _invalid_params(errors: list[tuple[str, str]], missing_first: bool) -> InvalidParamsError:
-    path, detail = errors[0]
-    if not path:
-        message = f"Invalid arguments: {detail}"
-    elif missing_first and "." not in path and "[" not in path:
-        message = f"Missing required argument '{path}'"
-    else:
-        message = f"Invalid argument '{path}': {detail}"
-    if len(errors) > 1:
-        message += f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
+#: Most argument errors one message spells out (all are in its data).
+MAX_LISTED_ARGUMENT_ERRORS = 10
+
+
+def _invalid_params(errors: list[tuple[str, str]]) -> InvalidParamsError:
+    errors = sorted(errors, key=lambda error: error[1] != _MISSING)  # the missing ones first
+    message = "; ".join(
+        _argument_error(path, detail) for path, detail in errors[:MAX_LISTED_ARGUMENT_ERRORS]
+    )
+    if len(errors) > MAX_LISTED_ARGUMENT_ERRORS:
+        message += f" (and {len(errors) - MAX_LISTED_ARGUMENT_ERRORS} more)"
     data = {"errors": [{"path": p, "message": m} for p, m in errors]}
     return InvalidParamsError(message, data)
 
 
+def _argument_error(path: str, detail: str) -> str:
+    if not path:
+        return f"Invalid arguments: {detail}"
+    if detail == _MISSING and "." not in path and "[" not in path:
+        return f"Missing required argument '{path}'"
+    return f"Invalid argument '{path}': {detail}"
+
+
 def _pydantic_error(exc: Any, aliases: Mapping[str, str]) -> InvalidParamsError:
     errors: list[tuple[str, str]] = []
-    missing_first = False
-    for index, error in enumerate(exc.errors(include_url=False)):
+    for error in exc.errors(include_url=False):
         path = ""
         for part in error.get("loc", ()):
             if isinstance(part, int):
@@ -73,11 +86,8 @@ def _pydantic_error(exc: Any, aliases: Mapping[str, str]) -> InvalidParamsError:
             else:
                 part = aliases.get(part, part) if not path else part
                 path = f"{path}.{part}" if path else str(part)
-        if index == 0:
-            missing_first = error.get("type") == "missing"
-        missing = error.get("type") == "missing"
-        errors.append((path, "missing required field" if missing else error["msg"]))
-    return _invalid_params(errors or [("", str(exc))], missing_first)
+        errors.append((path, _MISSING if error.get("type") == "missing" else error["msg"]))
+    return _invalid_params(errors or [("", str(exc))])
 
 
 # --------------------------------------------------------------------------- schema helpers
@@ -279,13 +289,39 @@ def _msgspec_engine(
     asdict = msgspec.structs.asdict
     validation_error = msgspec.ValidationError
 
+    checks = [(p.name, tp, p.default is _EMPTY) for p, tp in zip(params, types_)]
+
     def validate(arguments: Any) -> dict[str, Any]:
         try:
             return asdict(convert(arguments, struct))
         except validation_error as exc:
-            raise _msgspec_error(exc) from None
+            raise _msgspec_errors(exc, arguments, checks) from None
 
     return raw, validate
+
+
+def _msgspec_errors(
+    exc: msgspec.ValidationError, arguments: Any, checks: list[tuple[str, Any, bool]]
+) -> InvalidParamsError:
+    """Every argument that is wrong, not only the first msgspec met: the model reads them
+    (an ``isError`` result) and can fix them all in one go. The failure path alone pays."""
+    if not isinstance(arguments, dict):
+        return _msgspec_error(exc)
+    errors: list[tuple[str, str]] = []
+    for name, tp, required in checks:
+        if name not in arguments:
+            if required:
+                errors.append((name, _MISSING))
+            continue
+        try:
+            msgspec.convert(arguments[name], tp)
+        except msgspec.ValidationError as one:
+            [(inner, detail)] = _msgspec_details(one)
+            joint = "" if not inner or inner.startswith("[") else "."
+            errors.append((f"{name}{joint}{inner}", detail))
+    if not errors:  # what the struct refused, no field alone does
+        return _msgspec_error(exc)
+    return _invalid_params(errors)
 
 
 #: What a parameter's type may be, said when one is not.
