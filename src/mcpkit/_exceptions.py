@@ -146,7 +146,8 @@ class ToolError(MCPError):
     """Raise it in a tool to fail the call with a message for the model: its text is the
     ``isError`` result, logged at INFO without a traceback (it is no bug), and sent even
     under ``McpServerApp(mask_error_details=True)``, which hides the text of any other
-    exception a tool raises."""
+    exception a tool raises. In a resource or a prompt it fails the request (-32603) with
+    its text, where any other exception's is hidden behind an error id."""
 
 
 class McpCallError(MCPError):

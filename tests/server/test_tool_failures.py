@@ -228,3 +228,32 @@ def test_tool_error_is_exported_from_mcpkit() -> None:
     assert issubclass(ToolError, mcpkit.MCPError) and not issubclass(
         ToolError, mcpkit.ProtocolError
     )
+
+
+async def test_a_tool_error_in_a_resource_or_a_prompt_sends_its_text(caplog, connect):
+    """FastMCP's ResourceError / PromptError: the request fails (-32603) with the text the
+    function gave, not the masked "Internal error (id ...)", and no traceback is logged."""
+    from mcpkit import McpCallError
+
+    app = McpServerApp("demo")
+
+    @app.resource("notes://{name}")
+    def note(name: str) -> str:
+        raise ToolError(f"no note named {name}; try notes://todo")
+
+    @app.prompt()
+    def review(topic: str) -> str:
+        raise ToolError("reviews are closed today")
+
+    with caplog.at_level(logging.INFO, logger="mcpkit"):
+        async with connect(app) as client:
+            with pytest.raises(McpCallError) as read:
+                await client.read_resource("notes://x")
+            assert (read.value.code, read.value.message) == (
+                -32603,
+                "no note named x; try notes://todo",
+            )
+            with pytest.raises(McpCallError) as got:
+                await client.get_prompt("review", {"topic": "a"})
+            assert got.value.message == "reviews are closed today"
+    assert not [r for r in caplog.records if r.exc_info]

@@ -18,6 +18,7 @@ from mcpkit._exceptions import (
     McpCallError,
     MethodNotFoundError,
     ProtocolError,
+    ToolError,
 )
 from mcpkit._runtime import start_eagerly
 from mcpkit.protocol._jsonrpc import (
@@ -245,6 +246,13 @@ class McpDispatcher:
                 return error_response(request.id, aborted)  # abort(): answered, not dropped
             task.uncancel()
             return None
+        if isinstance(exc, ToolError):
+            # Raised on purpose (a tool's is its isError result already; here a resource's or
+            # a prompt's): its text is for the client, under any masking, and it is no bug.
+            logger.info("%s raised ToolError: %s", request.method, exc)
+            if key in self._cancel_requested:
+                return None
+            return error_response(request.id, InternalError(str(exc)))
         if isinstance(exc, Exception):  # a handler bug must not take the connection down
             error = internal_error(
                 exc, f"handler for {request.method}", expose=self.expose_internal_errors
