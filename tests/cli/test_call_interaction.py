@@ -105,6 +105,41 @@ def test_log_notifications_print_as_they_come_and_no_bar_off_a_terminal(server_f
     ]
 
 
+def test_log_notifications_of_a_server_over_http_print_too(server_file):
+    """Over HTTP the client picks 2026-07-28, whose servers log only at the level a request's
+    _meta names: ``mcpkit call URL`` names one (it showed no log line)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mcpkit", "run", server_file, "-t", "http", "--port", "0"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    try:
+        assert server.stderr is not None
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None and time.monotonic() < deadline:
+            line = server.stderr.readline()
+            assert line, "the server ended before serving"
+            if " on http://" in line:
+                url = line.split(" on ", 1)[1].split()[0]
+        assert url is not None
+        done = call(url, "steps")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "all steps done\n"
+        assert done.stderr.splitlines() == [
+            "[info] steps: step 1 of 3",
+            "[info] steps: step 2 of 3",
+            "[info] steps: step 3 of 3",
+        ]
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
 def read_until_exit(master: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> bytes:
     """Everything the pseudo-terminal shows until the process ends."""
     seen = b""

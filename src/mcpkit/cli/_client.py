@@ -257,6 +257,9 @@ def call_tool(
             sampling_handler=prompts.sampling,
             elicitation_handler=prompts.elicitation,
             logging_handler=display.log,
+            # 2026-07-28 servers log only what a request's _meta asks for: ask, as a
+            # handshake-era session does with logging/setLevel
+            log_level="debug" if _errors.debugging else "info",
         )
     finally:
         display.close()
