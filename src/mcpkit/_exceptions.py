@@ -7,7 +7,7 @@
     │   │   └── MessageTooLargeError              a frame past its named bound
     │   │       └── MessageTooDeepError           nested past ``max_message_depth``
     │   ├── MethodNotFoundError           -32601
-    │   ├── InvalidParamsError            -32602  unknown tool, bad arguments, bad params
+    │   ├── InvalidParamsError            -32602  unknown tool or prompt, bad params
     │   ├── InternalError                 -32603
     │   │   └── McpForbiddenError                 a guard refused (data.type == "FORBIDDEN")
     │   ├── ResourceNotFoundError         -32002  (-32602 in the 2026-07-28 era)

@@ -44,10 +44,52 @@ app = McpServerApp(Shop)
 '''
 
 
+#: Parameters described the two ways a tool can: its docstring's Args: section and
+#: ``Annotated[..., Field(description=...)]``; one description longer than a cell shows.
+WEATHER = '''
+from typing import Annotated
+
+from pydantic import Field
+
+from mcpkit import McpServerApp, mcp_prompt, mcp_tool
+
+
+@mcp_tool
+def forecast(
+    city: str,
+    days: Annotated[int, Field(description="How many days ahead")] = 1,
+    detail: str = "short",
+    units: str = "metric",
+) -> str:
+    """Forecast the weather.
+
+    Args:
+        city: The city's name.
+        detail: How much to say about each day of the forecast, from a single word up to a
+            paragraph with wind, humidity and the chance of rain hour by hour.
+    """
+    return city
+
+
+@mcp_prompt
+def packing(trip: str, season: str = "summer") -> str:
+    """What to pack.
+
+    Args:
+        trip: Where the trip goes.
+    """
+    return trip
+
+
+app = McpServerApp(forecast, packing)
+'''
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("output")
     (path / "shop.py").write_text(SERVER)
+    (path / "weather.py").write_text(WEATHER)
     return path
 
 
@@ -82,6 +124,51 @@ def test_inspect_prints_tables_by_default(folder):
     recommend = next(line for line in lines if "recommend" in line)
     assert "taste*" in recommend
     assert any("budget" in line and "budget*" not in line for line in lines)
+
+
+def test_inspect_shows_parameter_descriptions_one_line_each(folder):
+    done = mcpkit(folder, "inspect", "weather.py")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    city = next(line for line in lines if "city*" in line)
+    assert "city*: string — The city's name." in city and "Forecast the weather." in city
+    assert any("days: integer — How many days ahead" in line for line in lines)
+    assert any("units: string" in line and "—" not in line for line in lines)
+    # a long description is cut at a word, with "…", and stays on the parameter's line
+    detail = next(line for line in lines if "detail: string" in line)
+    assert "— How much to say about each day of the forecast, from a…" in detail
+    assert "humidity" not in done.stdout
+    packing = next(line for line in lines if "packing" in line)
+    assert "trip* — Where the trip goes." in packing
+    assert any("season" in line and "—" not in line for line in lines)
+
+
+def test_inspect_json_keeps_the_whole_descriptions(folder):
+    listing = json.loads(mcpkit(folder, "inspect", "weather.py", "--json").stdout)
+    properties = listing["tools"][0]["inputSchema"]["properties"]
+    assert properties["city"]["description"] == "The city's name."
+    assert "hour by hour" in properties["detail"]["description"]
+    assert listing["prompts"][0]["arguments"][0]["description"] == "Where the trip goes."
+
+
+def test_descriptions_are_shortened_at_a_word():
+    from mcpkit.cli._output import PARAMETER_DESCRIPTION_CHARS, arguments_of, parameters_of
+
+    words = "word " * 40
+    [line] = parameters_of(
+        {"properties": {"q": {"type": "string", "description": words}}, "required": ["q"]}
+    )
+    label, _, text = line.partition(" — ")
+    assert label == "q*: string"
+    assert len(text) <= PARAMETER_DESCRIPTION_CHARS and text.endswith("d…")
+    [unbroken] = parameters_of({"properties": {"q": {"description": "x" * 200}}})
+    assert unbroken == f"q: any — {'x' * (PARAMETER_DESCRIPTION_CHARS - 1)}…"
+    first_paragraph = {"type": "string", "description": "Short.\n\nMore after a blank line."}
+    assert parameters_of({"properties": {"q": first_paragraph}}) == ["q: string — Short."]
+    assert arguments_of([{"name": "a", "required": True}, {"name": "b", "description": ""}]) == [
+        "a*",
+        "b",
+    ]
 
 
 def test_inspect_json(folder):

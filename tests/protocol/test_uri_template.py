@@ -334,6 +334,14 @@ def test_parse_either_succeeds_or_raises_value_error(text: str) -> None:
     assert template.match(text) is None or isinstance(template.match(text), dict)
 
 
+def test_simple_exploded_names_only_the_simple_expansion_stars() -> None:
+    # What the server warns about: FastMCP's {path*} wildcard, which RFC 6570 reads otherwise.
+    assert UriTemplate("f://{path*}").simple_exploded() == ("path",)
+    assert UriTemplate("f://{a,b*}/{c}").simple_exploded() == ("b",)
+    assert UriTemplate("f://{+path}{/seg*}{.ext*}{?tag*}{#frag*}").simple_exploded() == ()
+    assert UriTemplate("f://{path*}").match("f://a/b") is None  # one segment, as RFC 6570
+
+
 def test_match_is_cheap_on_long_input() -> None:
     # Adversarial input for adjacent variables must not blow up (classes exclude separators).
     t = UriTemplate("r://{a}/{b}/{+c}{?q}")

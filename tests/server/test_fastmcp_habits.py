@@ -6,8 +6,9 @@ send); a prompt message may be ``{"role": ..., "content": "text"}``; ``output_sc
 tool returning a dict gives ``structuredContent``; ``ctx.elicit`` of a ``str``, ``bool``,
 ``Literal`` or Enum asks for one ``value``; ``Image``/``Audio``/``File`` read a path;
 ``ctx.read_resource`` reads the server's own resources; a template's typed variables are
-converted; a client request timing out is not the tool's own timeout; FastMCP's decorator
-options say what does their job."""
+converted, and its ``{path*}`` (FastMCP's wildcard) warns of ``{+path}``; a client request
+timing out is not the tool's own timeout; FastMCP's decorator options say what does their
+job."""
 
 from __future__ import annotations
 
@@ -343,6 +344,45 @@ async def test_typed_template_variables_are_converted(connect) -> None:
             await client.read_resource("users://seven/profile")
     assert refused.value.code == -32602
     assert refused.value.data == {"uri": "users://seven/profile", "variable": "user_id"}
+
+
+def _wildcard_app() -> McpServerApp:
+    app = McpServerApp("files")
+
+    @app.resource("star://{path*}")
+    def star(path: Any) -> str:
+        return repr(path)
+
+    @app.resource("plus://{+path}")
+    def plus(path: str) -> str:
+        return path
+
+    @app.resource("segments://x{/path*}{?tag*}")
+    def segments(path: list[str], tag: list[str] | None = None) -> str:
+        return "/".join(path)
+
+    return app
+
+
+async def test_fastmcps_wildcard_warns_and_names_the_rfc_6570_spelling(
+    connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``{path*}`` silently never matched ``a/b``: it keeps RFC 6570's meaning (resource
+    templates are RFC 6570 templates), and registering it says what does match."""
+    with caplog.at_level("WARNING", logger="mcpkit.server"):
+        app = _wildcard_app()
+    warnings = [r for r in caplog.records if r.name == "mcpkit.server"]
+    assert len(warnings) == 1  # {+path}, {/path*} and {?tag*} are fine
+    message = warnings[0].getMessage()
+    assert "'star://{path*}' (star)" in message and "write {+path}" in message
+    async with connect(app) as client:
+        assert (await client.read_resource("plus://a/b/c")).contents[0].text == "a/b/c"
+        assert (await client.read_resource("segments://x/a/b")).contents[0].text == "a/b"
+        # RFC 6570: an exploded list in simple expansion is "a,b"; a "/" is never matched
+        assert (await client.read_resource("star://a,b")).contents[0].text == "['a', 'b']"
+        with pytest.raises(McpCallError) as unmatched:
+            await client.read_resource("star://a/b")
+    assert unmatched.value.code == -32002  # resource not found
 
 
 # --------------------------------------------------------------------------- timeouts

@@ -46,7 +46,9 @@ APP = textwrap.dedent(
     import asyncio
     import os
 
-    from mcpkit import McpServerApp, ResourceSubscriptionManager, mcp_resource, mcp_server, mcp_tool
+    from mcpkit import (
+        McpServerApp, McpToolContext, ResourceSubscriptionManager, mcp_resource, mcp_server, mcp_tool
+    )
 
     WATCHED = "pids://watched"
 
@@ -74,6 +76,12 @@ APP = textwrap.dedent(
                 started.write(f"{os.getpid()}\\n")
             await asyncio.sleep(1.0)
             return os.getpid()
+
+        @mcp_tool
+        async def ask(self, ctx: McpToolContext) -> str:
+            """Ask for a name (naming the asking worker); who answered, and the name."""
+            answer = await ctx.elicit(f"name? asked by {os.getpid()}", str)
+            return f"{os.getpid()} {answer.content}"
 
         @mcp_resource(WATCHED, mime_type="text/plain")
         def watched(self) -> str:
@@ -274,6 +282,38 @@ async def test_two_workers_answer_on_one_port_and_a_dead_one_is_replaced(app_fil
         assert served.process.wait(20) == 0
         assert served.children() == set()
         assert "legacy SSE is off" in served.process.stderr.read()  # type: ignore[union-attr]
+
+
+async def test_a_retry_with_input_is_verified_by_whichever_worker_takes_it(app_file):
+    """2026-07-28 multi round-trip input: the retry carries a requestState the asking worker
+    signed, and may reach the other worker, which must verify it. The supervisor hands the
+    workers one secret (each made its own, and about half the retries failed -32602)."""
+    crossed = 0
+    env = environment(MCPKIT_ENABLE_LEGACY_SSE="false")
+    with mcpkit_run(app_file, "--workers", "2", "--stateless", env=env) as served:
+        async with fresh_connections() as http:
+            for _ in range(MAX_CALLS):
+                body, headers = modern_call("ask")
+                body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {
+                    "elicitation": {}
+                }
+                round_one = answer_of(await http.post(served.url, json=body, headers=headers))
+                result = round_one["result"]
+                assert result["resultType"] == "input_required", round_one
+                [(key, asked)] = result["inputRequests"].items()
+                asker = int(asked["params"]["message"].rsplit(" ", 1)[1])
+                body["params"]["requestState"] = result["requestState"]
+                body["params"]["inputResponses"] = {
+                    key: {"action": "accept", "content": {"value": "Ada"}}
+                }
+                retried = answer_of(await http.post(served.url, json=body, headers=headers))
+                assert "result" in retried, retried  # never -32602 "Invalid requestState"
+                answerer, name = retried["result"]["content"][0]["text"].split()
+                assert name == "Ada"
+                crossed += int(answerer) != asker
+                if crossed >= 3:
+                    break
+    assert crossed >= 3  # the retries did reach the other worker
 
 
 async def test_sigterm_lets_the_calls_running_in_every_worker_finish(app_file, tmp_path):

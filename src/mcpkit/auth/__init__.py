@@ -1,4 +1,4 @@
-"""Authorization for MCP over HTTP (the ``mcpkit[auth]`` extra).
+"""Authorization for MCP over HTTP (in the core install: no extra needed).
 
 Server side: ``BearerAuthConfig`` (set as ``StreamableHttpServerOptions.bearer_auth``)
 gates every HTTP transport and serves the protected-resource metadata; ``JwtVerifier`` is

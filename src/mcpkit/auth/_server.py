@@ -63,6 +63,7 @@ from mcpkit.protocol._jsonrpc import encode_json
 
 logger = logging.getLogger("mcpkit.auth")
 
+#: Where the protected-resource metadata (RFC 9728) is served, before the endpoint's path.
 WELL_KNOWN_PRM = "/.well-known/oauth-protected-resource"
 #: Longest Authorization header looked at.
 MAX_AUTHORIZATION_LENGTH = 16 * 1024

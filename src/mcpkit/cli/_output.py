@@ -17,6 +17,12 @@ from rich.table import Table
 #: Width of the tables when stdout is not a terminal (a pipe, a file): wide enough that
 #: descriptions wrap rarely, narrow enough for a pager.
 PIPE_WIDTH = 120
+#: Longest parameter (or prompt argument) description in a cell, "…" included: one short
+#: line per parameter keeps the table scannable; ``--json`` has the whole text.
+PARAMETER_DESCRIPTION_CHARS = 60
+#: A cut falls back to the last space before it, unless that leaves fewer characters than
+#: this (one long word: cut inside it instead).
+SHORTEST_WORD_CUT = 30
 
 
 def _console(stream: TextIO) -> Console:
@@ -55,14 +61,46 @@ def _type_of(schema: Any) -> str:
 
 
 def parameters_of(input_schema: Any) -> list[str]:
-    """A tool's parameters as ``name: type``, a ``*`` marking the required ones."""
+    """A tool's parameters as ``name: type``, a ``*`` marking the required ones, and
+    `` — description`` (shortened) when the schema gives one."""
     if not isinstance(input_schema, dict):
         return []
     required = set(input_schema.get("required") or [])
     return [
-        f"{name}{'*' if name in required else ''}: {_type_of(schema)}"
+        _described(
+            f"{name}{'*' if name in required else ''}: {_type_of(schema)}",
+            schema.get("description") if isinstance(schema, dict) else None,
+        )
         for name, schema in (input_schema.get("properties") or {}).items()
     ]
+
+
+def arguments_of(arguments: Any) -> list[str]:
+    """A prompt's arguments as ``name``, a ``*`` marking the required ones, and
+    `` — description`` (shortened) when there is one."""
+    return [
+        _described(
+            f"{arg.get('name', '')}{'*' if arg.get('required') else ''}", arg.get("description")
+        )
+        for arg in arguments or []
+        if isinstance(arg, dict)
+    ]
+
+
+def _described(label: str, description: Any) -> str:
+    text = " ".join(_first_line(description).split()) if isinstance(description, str) else ""
+    return f"{label} — {_shortened(text)}" if text else label
+
+
+def _shortened(text: str, limit: int = PARAMETER_DESCRIPTION_CHARS) -> str:
+    """``text`` cut to ``limit`` characters at a word, with "…", when it is longer."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= SHORTEST_WORD_CUT:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "…"
 
 
 def _first_line(text: Any) -> str:
@@ -139,10 +177,7 @@ def print_listing(listing: dict[str, Any], stream: TextIO | None = None) -> None
         [
             [
                 item.get("name", ""),
-                "\n".join(
-                    f"{arg.get('name', '')}{'*' if arg.get('required') else ''}"
-                    for arg in item.get("arguments") or []
-                ),
+                "\n".join(arguments_of(item.get("arguments"))),
                 _first_line(item.get("description")),
             ]
             for item in listing.get("prompts") or []

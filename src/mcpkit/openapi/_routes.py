@@ -22,6 +22,7 @@ from typing import Literal, get_args
 from mcpkit.openapi._operations import OpenApiOperation
 from mcpkit.openapi._plans import OperationPlan
 
+#: What a ``RouteMap`` makes of the operations it matches.
 RouteKind = Literal["tool", "resource", "resource_template", "exclude"]
 
 #: Longest tool name (MCP: 1 to 128 characters of ``A-Z a-z 0-9 _ - .``).

@@ -21,6 +21,7 @@ from mcpkit._exceptions import (
     ParseError,
 )
 
+#: A JSON-RPC request id.
 RequestId = str | int
 
 #: Default bound on one decoded frame (a line on stdio, a POST body, a WebSocket message).
@@ -109,6 +110,7 @@ class JsonRpcErrorResponse(msgspec.Struct, eq=False):
         return f"JsonRpcErrorResponse(id={self.id!r}, code={self.code})"
 
 
+#: Any one JSON-RPC message, as ``decode_message`` returns it.
 JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse | JsonRpcErrorResponse
 
 

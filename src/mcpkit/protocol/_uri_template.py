@@ -131,6 +131,18 @@ class UriTemplate:
         self.variables: tuple[str, ...] = tuple(names)
         self._regex, self._captures = _compile(self._parts)
 
+    def simple_exploded(self) -> tuple[str, ...]:
+        """Variables with the explode modifier in simple expansion (``{path*}``): a list's
+        items joined by ``,``, one path segment, never a ``/``: FastMCP's ``{path*}`` (a
+        path of several segments) is ``{+path}`` here."""
+        return tuple(
+            spec.name
+            for part in self._parts
+            if isinstance(part, _Expression) and part.op == ""
+            for spec in part.varspecs
+            if spec.explode
+        )
+
     @staticmethod
     def is_template(text: str) -> bool:
         """Whether ``text`` contains at least one ``{...}`` expression."""

@@ -14,10 +14,15 @@ V2025_06_18 = "2025-06-18"
 V2025_11_25 = "2025-11-25"
 V2026_07_28 = "2026-07-28"
 
+#: The versions of the handshake era (``initialize``, sessions), oldest first.
 HANDSHAKE_VERSIONS: tuple[str, ...] = (V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25)
+#: The versions of the 2026-07-28 era (no handshake, ``_meta`` on every request).
 MODERN_VERSIONS: tuple[str, ...] = (V2026_07_28,)
+#: Every version mcpkit speaks, oldest first.
 SUPPORTED_VERSIONS: tuple[str, ...] = HANDSHAKE_VERSIONS + MODERN_VERSIONS
+#: The newest handshake-era version: what ``initialize`` asks for by default.
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
+#: The newest version of all.
 LATEST_VERSION = SUPPORTED_VERSIONS[-1]
 #: The same versions as sets, for the membership tests every request makes: a header's value
 #: is a new string each time, which a tuple compares with its members one by one (~200

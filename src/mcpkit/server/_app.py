@@ -43,6 +43,7 @@ from mcpkit.server._modern import ModernEra
 from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
+from mcpkit.server._request_scope import McpRequestScope
 from mcpkit.server._shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
@@ -209,7 +210,9 @@ class McpServerApp:
     registered on the app later with its decorators (``@app.tool()``, ``@app.resource(uri)``,
     ``@app.prompt()``, ``@app.completion(...)``, ``@app.lifespan``). A string first is the
     server's name (``McpServerApp("weather")``, as ``name="weather"``). Anything else passed
-    is a ``TypeError``.
+    is a ``TypeError``. ``lifespan=fn`` runs ``fn`` around the app's life as ``@app.lifespan``
+    does: an async generator, or an ``@asynccontextmanager`` (FastMCP's and the mcp SDK's
+    form), given the app when it takes an argument.
 
     Sync (``def``) functions run in worker threads, at most ``max_sync_workers`` at once for
     the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``.
@@ -263,7 +266,9 @@ class McpServerApp:
         #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
         #: at most ``max_running_tasks`` run at once.
         self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)
-        self.builder = EntryBuilder((McpToolContext,))
+        # McpRequestScope parameters are filled by an injection plan (_inject), the
+        # McpToolContext ones by it too when there is one, else directly (_handlers).
+        self.builder = EntryBuilder((McpToolContext, McpRequestScope))
         self.catalog.set_entry_builder(self.builder)
         self._providers: dict[type, Any] = {
             McpCatalogManager: self.catalog,

@@ -84,6 +84,8 @@ class TransportBinding(msgspec.Struct, eq=False, repr_omit_defaults=True):
         return await self.session.request(method, params, send=self.send, timeout=timeout)
 
 
+#: The binding of the message being served: set by the connection that fed it to the
+#: dispatcher, read by code that has no ``ctx`` (a tool's own helpers).
 CURRENT_BINDING: ContextVar[TransportBinding | None] = ContextVar(
     "mcp_transport_binding", default=None
 )

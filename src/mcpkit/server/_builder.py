@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,14 +23,17 @@ from mcpkit.server._results import _builtins
 from mcpkit.server._schema import CallableSignature, inspect_callable
 from mcpkit.server._type_hints import _resolve_hints
 
+logger = logging.getLogger("mcpkit.server")
+
 
 def _name_of(fn: Callable[..., Any]) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
 def _injected(context_params: dict[str, type], injection: InjectionPlan | None) -> dict[str, type]:
-    """The injected parameters of an entry: its ``McpToolContext`` ones, and with a plan
-    every parameter the plan fills (a non-empty map keeps the call off the plain path)."""
+    """The injected parameters of an entry: the ones found by type (``McpToolContext``,
+    ``McpRequestScope``), and with a plan every parameter the plan fills (a non-empty map
+    keeps the call off the plain path)."""
     if injection is None:
         return context_params
     return {**context_params, **dict.fromkeys(injection.names, InjectionPlan)}
@@ -53,6 +57,25 @@ def _variable_converters(
         if convert is not str:
             converters[name] = convert
     return converters or None
+
+
+def _warn_of_simple_explode(fn: Callable[..., Any], template: UriTemplate) -> None:
+    """``{path*}`` is FastMCP's wildcard (several path segments), but resource templates are
+    RFC 6570 templates (spec, resources): there ``*`` in simple expansion explodes a list
+    into ``a,b`` and encodes a ``/`` (``a%2Fb``), so no client expanding the listed template
+    sends ``a/b``. Matching ``a/b`` anyway would break the inverse of expansion the client
+    relies on; the variable keeps RFC 6570's meaning, and the author is told of ``{+path}``."""
+    for name in template.simple_exploded():
+        logger.warning(
+            "resource template %r (%s): {%s*} is RFC 6570's explode modifier, which matches "
+            "one path segment (a list's items joined by ','), never a/b; for a path of "
+            "several segments (FastMCP's {%s*}) write {+%s}",
+            template.template,
+            _name_of(fn),
+            name,
+            name,
+            name,
+        )
 
 
 def _unvalidated(arguments: Any) -> dict[str, Any]:
@@ -216,6 +239,7 @@ class EntryBuilder:
         )
         if UriTemplate.is_template(spec.uri):
             template = UriTemplate(spec.uri)
+            _warn_of_simple_explode(fn, template)
             return ResourceTemplateEntry(
                 template=template, converters=_variable_converters(fn, template), **common
             )

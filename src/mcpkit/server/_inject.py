@@ -1,4 +1,5 @@
-"""Filling ``Header``, ``State`` and ``Depends`` parameters (``_inject_markers``).
+"""Filling ``Header``, ``State`` and ``Depends`` parameters (``_inject_markers``), and
+``McpRequestScope`` ones (the HTTP request, by type).
 
 ``plan_injection(fn)`` reads a function's markers once, at registration, into an
 ``InjectionPlan`` (None when it has none: such a function's calls pay nothing). Each call
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_args, get_origin
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 _EMPTY = inspect.Parameter.empty
+#: An annotation left as text (unresolvable) that still says None is welcome.
+_OPTIONAL_TEXT = re.compile(r"\b(?:None|Optional)\b")
 #: Deepest chain of providers depending on providers (a cycle is refused long before).
 MAX_PROVIDER_DEPTH = 32
 
@@ -176,8 +180,33 @@ class _ContextParam:
 
 @dataclass(frozen=True, slots=True)
 class _RequestParam:
-    def resolve(self, call: CallScope) -> McpRequestScope | None:
-        return current_request_scope()
+    """The HTTP request the call came on. Without one (stdio, in memory): the default,
+    None for ``McpRequestScope | None``; a plain ``McpRequestScope`` promises a request, so
+    the call fails (``-32603``, as a missing ``State``: the server is served where the
+    function cannot work) rather than handing it a None it does not expect."""
+
+    default: Any
+    #: Set when the call must fail without a request: what the error names.
+    required: str | None
+
+    def resolve(self, call: CallScope) -> Any:  # the request, else the default
+        scope = current_request_scope()
+        if scope is not None:
+            return scope
+        if self.required is None:
+            return self.default
+        raise InternalError(
+            f"{self.required}: there is no HTTP request (the call came over stdio or in "
+            "memory); annotate it McpRequestScope | None to accept such calls"
+        )
+
+
+def _request_param(owner: str, name: str, hint: Any, default: Any) -> _RequestParam:
+    if default is not _EMPTY:
+        return _RequestParam(default, None)
+    if _admits_none(hint) or (isinstance(hint, str) and _OPTIONAL_TEXT.search(hint)):
+        return _RequestParam(None, None)
+    return _RequestParam(None, f"{owner}: parameter {name!r} (McpRequestScope)")
 
 
 _SyncParam = _HeaderParam | _StateParam | _ContextParam | _RequestParam
@@ -301,7 +330,7 @@ def _plan_param(
         if _injected_type(hint, (McpToolContext,)) is not None:
             return _ContextParam()
         if _injected_type(hint, (McpRequestScope,)) is not None:
-            return _RequestParam()
+            return _request_param(owner, name, hint, default)
         if default is not _EMPTY:
             return None
         raise TypeError(
@@ -374,9 +403,10 @@ def _plan_params(
 def plan_injection(
     fn: Callable[..., Any], context_params: Mapping[str, Any]
 ) -> InjectionPlan | None:
-    """The plan of ``fn``'s ``Header`` / ``State`` / ``Depends`` parameters, None when it
-    has none. ``context_params`` (its ``McpToolContext`` parameters) join the plan when
-    there is one, so a single step fills everything. A mistake (a provider taking what
+    """The plan of ``fn``'s ``Header`` / ``State`` / ``Depends`` / ``McpRequestScope``
+    parameters, None when it has none. ``context_params`` (its ``McpToolContext`` and
+    ``McpRequestScope`` parameters, by type) join the plan when there is one, so a single
+    step fills everything. A mistake (a provider taking what
     nothing provides, a cycle, a header type that cannot be converted) is a ``TypeError``
     here, at registration, not at the first call."""
     try:
@@ -384,15 +414,27 @@ def plan_injection(
     except (TypeError, ValueError):
         return None
     hints = _resolve_hints(fn)
-    if not any(
+    takes_request = any(_is_request_kind(kind) for kind in context_params.values())
+    if not takes_request and not any(
         find_marker(hints.get(p.name, p.annotation), p.default) is not None
         for p in signature.parameters.values()
     ):
         return None
     owner = _callable_name(fn)
     params = list(_plan_params(fn, owner, {}, (), for_provider=False))
-    params.extend((name, _ContextParam()) for name in context_params)
+    for name, kind in context_params.items():
+        if _is_request_kind(kind):
+            parameter = signature.parameters.get(name)
+            default = _EMPTY if parameter is None else parameter.default
+            hint = hints.get(name, _EMPTY if parameter is None else parameter.annotation)
+            params.append((name, _request_param(owner, name, hint, default)))
+        else:
+            params.append((name, _ContextParam()))
     return InjectionPlan(tuple(params))
+
+
+def _is_request_kind(kind: Any) -> bool:
+    return isinstance(kind, type) and issubclass(kind, McpRequestScope)
 
 
 __all__ = ["MAX_PROVIDER_DEPTH", "CallScope", "InjectionPlan", "plan_injection"]

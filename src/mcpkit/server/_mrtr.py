@@ -166,7 +166,15 @@ class RequestStateCodec:
         self, secret: bytes | None = None, *, max_bytes: int = DEFAULT_MAX_REQUEST_STATE_BYTES
     ) -> None:
         self._key = secret or secrets.token_bytes(32)
+        #: Whether the secret was given (else made here, known to this process alone).
+        self.chosen = bool(secret)
         self.max_bytes = max_bytes
+
+    def share(self, secret: bytes) -> None:
+        """Take ``secret`` when none was chosen: the workers of one server (``--workers``)
+        each make an app, and any of them may get a request another one's state names."""
+        if not self.chosen:
+            self._key = secret
 
     def encode(self, payload: dict[str, Any]) -> str:
         body = base64.urlsafe_b64encode(msgspec.json.encode(payload)).rstrip(b"=")

@@ -19,6 +19,7 @@ from mcpkit.stores._tasks import TaskRecord, TaskStore
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
 
+#: The 2026-07-28 tasks extension's identifier (SEP-2663), as clients declare it.
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 DEFERRED_ATTR = "__mcp_task_deferred__"
 #: The ``statusMessage`` of a task the client cancelled.

@@ -29,6 +29,9 @@ DEFAULT_MAX_DELIVERIES = 64
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
+    """One event of an ``EventStore``: its id, the stream it belongs to, and the message
+    (None for a priming event, which carries its id only)."""
+
     event_id: str
     stream_id: str
     message: dict[str, Any] | None  # None: a priming event (id only)

@@ -24,6 +24,9 @@ MAX_METADATA_BYTES = 256 * 1024
 
 @dataclass(slots=True)
 class ProtectedResourceMetadata:
+    """A server's protected-resource metadata (RFC 9728): the URL it was read from, the
+    resource, its authorization servers and scopes, and the document as it came (``raw``)."""
+
     url: str
     resource: str
     authorization_servers: list[str]

@@ -16,9 +16,12 @@ import httpx
 from mcpkit.auth._types import OAuthError
 from mcpkit.auth.client._responses import json_object, refusal
 
+#: The JWT-bearer grant type (RFC 7523).
 JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+#: The token-exchange grant type (RFC 8693), which obtains an ID-JAG.
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+#: The token type of an Identity Assertion JWT Authorization Grant (ID-JAG).
 ID_JAG_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
 
 

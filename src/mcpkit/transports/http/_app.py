@@ -424,7 +424,7 @@ def create_asgi_app(
 def serve_http(
     app: McpServerApp, options: StreamableHttpServerOptions | None = None, **uvicorn_options: Any
 ) -> None:
-    """Serve ``app`` with uvicorn (the ``mcpkit[http]`` extra) until interrupted.
+    """Serve ``app`` with uvicorn until interrupted (SIGTERM, SIGINT: a graceful shutdown).
 
     The listening socket is bound first, so a taken port raises ``OSError``
     (``errno.EADDRINUSE``) here, before the app starts, instead of uvicorn logging it and

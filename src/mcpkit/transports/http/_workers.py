@@ -25,7 +25,9 @@ shared session store, event store and message bus (Redis: ``redis_options``); a 
 session's POSTs may land on a worker other than the one holding its stream, so legacy SSE
 needs a message bus linking the processes. Without them ``WorkersNeedSharedStateError`` is
 raised before anything is served. A WebSocket connection lives in the worker that accepted
-it, and 2026-07-28 or ``stateless`` requests carry all they need: neither needs anything.
+it, and 2026-07-28 or ``stateless`` requests carry all they need: neither needs anything, but
+for the ``requestState`` secret a 2026-07-28 call asking for input is retried with, which
+the supervisor hands every worker (``share_request_state_secret``) when the app has none.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -221,8 +224,21 @@ def bind_worker_sockets(host: str, port: int, count: int) -> list[socket.socket]
 # --- the worker --------------------------------------------------------------------------
 
 
+def share_request_state_secret(app: McpServerApp, secret: bytes) -> None:
+    """Give ``app`` and the apps mounted in it the supervisor's ``requestState`` secret,
+    unless one was chosen: a 2026-07-28 retry (multi round-trip input) may reach another
+    worker than the one that signed its state, which must verify it."""
+    app.dispatcher.modern.codec.share(secret)
+    for mount in app.mounts:
+        share_request_state_secret(mount.app, secret)
+
+
 def _worker_main(
-    build: WorkerBuild, sock: socket.socket, conn: Connection, uvicorn_options: dict[str, Any]
+    build: WorkerBuild,
+    sock: socket.socket,
+    conn: Connection,
+    uvicorn_options: dict[str, Any],
+    state_secret: bytes,
 ) -> None:
     """A worker: its own process group (the supervisor passes signals on), a watch on the
     supervisor, then the app ``build`` makes, served on ``sock`` until shut down."""
@@ -234,6 +250,7 @@ def _worker_main(
         os.setpgid(0, 0)
     threading.Thread(target=_watch_supervisor, args=(conn,), daemon=True).start()
     app, options = build()
+    share_request_state_secret(app, state_secret)
     run_http_server(
         app, options, sock=sock, on_started=lambda: conn.send_bytes(_READY), **uvicorn_options
     )
@@ -301,6 +318,8 @@ class WorkerSupervisor:
         self.shutdown_grace = shutdown_grace
         self.start_timeout = start_timeout
         self.uvicorn_options = uvicorn_options or {}
+        #: One ``requestState`` secret for every worker (those whose app has none chosen).
+        self.state_secret = secrets.token_bytes(32)
         import multiprocessing
 
         self.workers: list[_Worker] = []
@@ -320,7 +339,7 @@ class WorkerSupervisor:
         sock = self.sockets[slot % len(self.sockets)]
         process = self._context.Process(
             target=_worker_main,
-            args=(self.build, sock, theirs, self.uvicorn_options),
+            args=(self.build, sock, theirs, self.uvicorn_options, self.state_secret),
             name="mcpkit-worker",
         )
         process.start()
