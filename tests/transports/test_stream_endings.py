@@ -674,6 +674,27 @@ async def test_the_queue_bound_drops_a_response_without_waiting():
     assert send.sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
 
 
+async def test_a_quiet_posts_sse_answer_carries_keep_alive_comments(app):
+    """A call that spoke once (its answer became an SSE stream), then works quietly: a proxy
+    in front would drop the silent response (nginx: 60 s), so comments keep it alive."""
+    async with (
+        serving(app, sse_keep_alive_ms=30) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        client = await Client(http, url).initialize()
+        raw = bytearray()
+        body = client.call("hold", 5)
+        async with http.stream("POST", url, json=body, headers=client.headers()) as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            async for chunk in r.aiter_raw():
+                raw += chunk
+                if raw.count(b": keep-alive\n\n") >= 2:
+                    break
+        assert b"holding" in raw and raw.count(b": keep-alive\n\n") >= 2
+        # the call still runs, its stream resumable: ending the session ends it
+        assert (await http.delete(url, headers=client.headers())).status_code == 200
+
+
 async def test_a_quiet_get_stream_carries_keep_alive_comments(app):
     async with (
         serving(app, sse_keep_alive_ms=30) as (url, _),

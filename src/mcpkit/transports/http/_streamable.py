@@ -580,6 +580,7 @@ class StreamableHttpHandler:
             options.retry_ms,
             max_queued=options.max_queued_messages,
             write_timeout=options.sse_write_timeout,
+            keep_alive=options.sse_keep_alive_ms / 1000,
         )
 
     def sse_response(self, send: Send, label: str = "") -> SseResponse:

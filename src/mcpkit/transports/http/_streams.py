@@ -291,6 +291,7 @@ class SseStream:
         "_lock",
         "_writer",
         "closed",
+        "keep_alive",
         "max_queued",
         "relayed",
         "remote_reader",
@@ -311,6 +312,7 @@ class SseStream:
         relayed: bool = False,
         max_queued: int = DEFAULT_MAX_QUEUED_MESSAGES,
         write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT,
+        keep_alive: float = 0.0,
     ) -> None:
         self.stream_id = stream_id
         self.session_id = session_id
@@ -324,6 +326,9 @@ class SseStream:
         #: The bounds of a response made by ``attach`` from a bare ASGI ``send``.
         self.max_queued = max_queued
         self.write_timeout = write_timeout
+        #: Seconds of silence before a keep-alive comment on a response made by ``attach``
+        #: (0: none): a proxy in front would otherwise drop a quiet call's answer.
+        self.keep_alive = keep_alive
         #: The response written to; kept while it ends, so ``end_response`` can wait for it.
         self._writer: SseResponse | None = None
         self._finished: asyncio.Event | None = None  # made on first use: sessions are many
@@ -368,6 +373,7 @@ class SseStream:
                 writer,
                 max_queued=self.max_queued,
                 write_timeout=self.write_timeout,
+                keep_alive=self.keep_alive,
                 label=self.stream_id,
             )
         )
