@@ -68,15 +68,23 @@ class HandshakeTaskRequests:
         self.inputs = TaskInputs(records)
         #: Tasks per ``tasks/list`` page.
         self.page_size = DEFAULT_TASK_LIST_PAGE_SIZE
+        self._offered = False
+        self._offered_for: object = None
 
     def offered(self) -> bool:
         """Whether the app declares the ``tasks`` capability: it has a tool that may run as
         a task. (Without one, ``params.task`` is ignored, as the spec says of a receiver
         that declares nothing.)"""
-        return any(
-            entry.task_support in _TASK_SUPPORTING
-            for entry in self._settings.app.catalog.list_tools()
-        )
+        catalog = self._settings.app.catalog
+        # Asked at every initialize: worked out again only when the tools changed (the
+        # catalog then makes a new wire list).
+        tools = catalog.tool_wire_list()
+        if tools is not self._offered_for:
+            self._offered = any(
+                entry.task_support in _TASK_SUPPORTING for entry in catalog.list_tools()
+            )
+            self._offered_for = tools
+        return self._offered
 
     # tools/call ---------------------------------------------------------------------------
 
