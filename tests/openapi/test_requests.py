@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpkit import McpCallError, McpServerApp
+from mcpkit import McpServerApp
 from tests.conftest import connected
 
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -210,14 +210,14 @@ async def test_client_default_headers_go_along_and_header_parameters_override_th
     assert styled.headers["x-trace"] == "mine"
 
 
-async def test_a_missing_required_argument_is_invalid_params():
+async def test_a_missing_required_argument_is_the_tools_error_and_nothing_is_sent():
+    """As for every tool (tools, "Error Handling"): an isError result the model reads."""
     api = Recorder()
     async with api.client(base_url="http://h.test") as http:
         app = McpServerApp.from_openapi(STYLES, client=http)
-        with pytest.raises(McpCallError) as caught:
-            await call(app, "styles", {"path": "p", "label": None})
-    assert caught.value.code == -32602
-    assert "missing required arguments: label, matrix" in str(caught.value)
+        result = await call(app, "styles", {"path": "p", "label": None})
+    assert result.is_error
+    assert result.content[0].text == "missing required arguments: label, matrix"
     assert api.requests == []
 
 

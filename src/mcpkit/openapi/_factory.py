@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
 
 import httpx
 
-from mcpkit._exceptions import InternalError
+from mcpkit._exceptions import InternalError, InvalidParamsError
 from mcpkit.openapi._asgi import AsgiApp, InProcessApp, fetch_document
 from mcpkit.openapi._document import OpenApiDocument, OpenApiSource, load_document
 from mcpkit.openapi._operations import OpenApiOperation, read_operations
@@ -33,6 +33,7 @@ from mcpkit.openapi._routes import (
     unique,
 )
 from mcpkit.server._context import McpToolContext
+from mcpkit.server._results import error_result
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -125,7 +126,12 @@ class OperationCaller:
         self, arguments: Mapping[str, Any], ctx: McpToolContext | None
     ) -> dict[str, Any]:
         """The ``CallToolResult`` of calling the operation with ``arguments``."""
-        request = self.request(arguments, ctx)
+        try:
+            request = self.request(arguments, ctx)
+        except InvalidParamsError as exc:
+            # As for any tool: arguments its input schema refuses are the tool's error, which
+            # the model reads and can correct (tools, "Error Handling").
+            return error_result(exc.message)
         try:
             api = await send(self.client, request, self.max_response_bytes)
         except httpx.HTTPError as exc:
