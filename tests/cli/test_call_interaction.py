@@ -94,8 +94,8 @@ def call(server_file: str, *args: str, stdin: str = "") -> subprocess.CompletedP
 # --------------------------------------------------------------------------- logs, progress
 
 
-def test_log_notifications_print_as_they_come_and_no_bar_off_a_terminal(server_file):
-    done = call(server_file, "steps")
+def assert_steps_logged(done: subprocess.CompletedProcess[str]) -> None:
+    """``steps`` answered, its three log lines on stderr as they came, and nothing else."""
     assert done.returncode == 0, done.stderr
     assert done.stdout == "all steps done\n"
     assert done.stderr.splitlines() == [
@@ -103,6 +103,10 @@ def test_log_notifications_print_as_they_come_and_no_bar_off_a_terminal(server_f
         "[info] steps: step 2 of 3",
         "[info] steps: step 3 of 3",
     ]
+
+
+def test_log_notifications_print_as_they_come_and_no_bar_off_a_terminal(server_file):
+    assert_steps_logged(call(server_file, "steps"))
 
 
 def test_log_notifications_of_a_server_over_http_print_too(server_file):
@@ -127,14 +131,7 @@ def test_log_notifications_of_a_server_over_http_print_too(server_file):
             if " on http://" in line:
                 url = line.split(" on ", 1)[1].split()[0]
         assert url is not None
-        done = call(url, "steps")
-        assert done.returncode == 0, done.stderr
-        assert done.stdout == "all steps done\n"
-        assert done.stderr.splitlines() == [
-            "[info] steps: step 1 of 3",
-            "[info] steps: step 2 of 3",
-            "[info] steps: step 3 of 3",
-        ]
+        assert_steps_logged(call(url, "steps"))
     finally:
         server.terminate()
         server.wait(10)

@@ -793,6 +793,13 @@ WithOption = Annotated[
         help="Run the server with uv, adding this package (repeatable), e.g. --with pandas",
     ),
 ]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Print the change to the file and write nothing")
+]
+JsonSummaryOption = Annotated[
+    bool,
+    typer.Option("--json", help="Print what was done as JSON (client, name, path, action)"),
+]
 PythonOption = Annotated[
     str | None,
     typer.Option(
@@ -817,13 +824,8 @@ def install(
             help="user: for you everywhere; project: the folder you are in (not Claude Desktop)",
         ),
     ] = Scope.user,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the change to the file and write nothing")
-    ] = False,
-    json_output: Annotated[
-        bool,
-        typer.Option("--json", help="Print what was done as JSON (client, name, path, action)"),
-    ] = False,
+    dry_run: DryRunOption = False,
+    json_output: JsonSummaryOption = False,
 ) -> int:
     """Add a server to an AI client's configuration file (merged: other entries are kept,
     the old file backed up)."""
@@ -879,13 +881,8 @@ def uninstall(
         Scope,
         typer.Option("--scope", help="user or project: the file install wrote"),
     ] = Scope.user,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the change to the file and write nothing")
-    ] = False,
-    json_output: Annotated[
-        bool,
-        typer.Option("--json", help="Print what was done as JSON (client, name, path, action)"),
-    ] = False,
+    dry_run: DryRunOption = False,
+    json_output: JsonSummaryOption = False,
 ) -> int:
     """Remove a server from an AI client's configuration file (the old file backed up)."""
     return uninstall_server(

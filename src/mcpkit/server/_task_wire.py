@@ -73,17 +73,20 @@ def iso_time(timestamp: float) -> str:
     )
 
 
-def task_wire(record: TaskRecord) -> dict[str, Any]:
-    """The ``Task`` fields of a record."""
+def task_wire(
+    record: TaskRecord, *, ttl_key: str = "ttlMs", poll_key: str = "pollIntervalMs"
+) -> dict[str, Any]:
+    """The ``Task`` fields of a record; the keys of its TTL and polling interval are the
+    SEP-2663 ones unless given (2025-11-25 names them ``ttl`` and ``pollInterval``)."""
     wire: dict[str, Any] = {
         "taskId": record.task_id,
         "status": record.status,
         "createdAt": iso_time(record.created_at),
         "lastUpdatedAt": iso_time(record.last_updated_at),
-        "ttlMs": record.ttl_ms,
+        ttl_key: record.ttl_ms,
     }
     if record.poll_interval_ms is not None:
-        wire["pollIntervalMs"] = record.poll_interval_ms
+        wire[poll_key] = record.poll_interval_ms
     if record.status_message:
         wire["statusMessage"] = record.status_message
     return wire

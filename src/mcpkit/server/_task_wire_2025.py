@@ -17,7 +17,7 @@ import msgspec
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
 from mcpkit.protocol._versions import V2025_11_25
 from mcpkit.server._binding import TransportBinding
-from mcpkit.server._task_wire import Principal, iso_time
+from mcpkit.server._task_wire import Principal, task_wire
 from mcpkit.stores._tasks import ListPosition, TaskRecord
 
 #: The handshake versions that have tasks.
@@ -101,18 +101,7 @@ def requested_ttl(params: dict[str, Any], longest: int | None) -> int | None:
 
 def task_2025(record: TaskRecord) -> dict[str, Any]:
     """The 2025-11-25 ``Task`` of a record (``ttl`` is null when unlimited)."""
-    wire: dict[str, Any] = {
-        "taskId": record.task_id,
-        "status": record.status,
-        "createdAt": iso_time(record.created_at),
-        "lastUpdatedAt": iso_time(record.last_updated_at),
-        "ttl": record.ttl_ms,
-    }
-    if record.poll_interval_ms is not None:
-        wire["pollInterval"] = record.poll_interval_ms
-    if record.status_message:
-        wire["statusMessage"] = record.status_message
-    return wire
+    return task_wire(record, ttl_key="ttl", poll_key="pollInterval")
 
 
 def failure_message(result: dict[str, Any]) -> str:
