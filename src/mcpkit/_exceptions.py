@@ -14,6 +14,7 @@
     │   ├── MissingCapabilityError        -32021  the client lacks a capability the call needs
     │   └── UrlElicitationRequiredError   -32042
     ├── ToolError                a tool raises it on purpose: its text is the isError result
+    │   └── StateLimitError               ``ctx.set_state`` past a bound of ``app.session_state``
     ├── McpCallError             the peer answered a request with a JSON-RPC error
     ├── RequestTimeoutError      no answer within the request's timeout
     ├── TransportError           the connection failed or closed
@@ -148,6 +149,12 @@ class ToolError(MCPError):
     under ``McpServerApp(mask_error_details=True)``, which hides the text of any other
     exception a tool raises. In a resource or a prompt it fails the request (-32603) with
     its text, where any other exception's is hidden behind an error id."""
+
+
+class StateLimitError(ToolError):
+    """``ctx.set_state`` would take the state of a session (or request) past a bound of
+    ``app.session_state``: ``max_keys`` keys or ``max_bytes`` bytes. Nothing was stored. A
+    ``ToolError``: unless the tool catches it, its text is the call's ``isError`` result."""
 
 
 class McpCallError(MCPError):

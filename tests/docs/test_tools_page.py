@@ -54,6 +54,13 @@ async def test_tools_arguments_and_return_values(page, connect, version):
         shown = page_blocks("text")[0].strip()
         assert refused.is_error and refused.content[0].text == shown
 
+        reserve = tools["reserve"]
+        assert reserve.input_schema["required"] == ["city"]  # the schema as it was given
+        refused = await client.call_tool("reserve", {"nights": 0, "pets": 1})
+        assert refused.is_error and refused.content[0].text == page_blocks("text")[1].strip()
+        reserved = await client.call_tool("reserve", {"city": "Oslo", "nights": 2})
+        assert reserved.content[0].text == "2 nights in Oslo"
+
         found = await client.call_tool("search", {"text": "tea"})
         assert found.structured_content == {
             "result": [{"title": "Tea", "body": "A note about tea"}]
@@ -134,3 +141,16 @@ async def test_a_client_without_elicitation_gets_32021(page, connect):
         with pytest.raises(McpCallError) as refused:
             await client.call_tool("book", {"show": "Hamlet"})
         assert refused.value.code == -32021
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_state_kept_across_calls(page, connect, version):
+    """The cart fills up over a handshake-era session; in 2026-07-28 each request starts
+    empty, as the page says."""
+    async with connect(page["app"], protocol_version=version) as client:
+        for item in ["tea", "milk"]:
+            cart = await client.call_tool("add_to_cart", {"item": item})
+    assert cart.structured_content == {
+        "result": ["tea", "milk"] if version == "2025-11-25" else ["milk"]
+    }
+    assert len(page["app"].session_state) == 0  # the session ended, its state with it

@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpkit import Depends, McpCallError, McpServerApp, McpToolContext, State
+from mcpkit import Depends, McpCallError, McpServerApp, McpToolContext, State, ToolError
 from mcpkit.server import ToolEntry, use_exception_handlers, use_guards, use_interceptors
 from mcpkit.server._compose import MountCycleError
 from mcpkit.server._prefixing import prefix_name, prefix_uri, unprefix_name, unprefix_uri
@@ -742,3 +742,65 @@ async def test_mounted_entries_serve_the_stateless_2026_era_too(connect):
             {"type": "ref/prompt", "name": "weather_plan_trip"}, "city", "O"
         )
         assert done.completion.values == ["Oslo"]
+
+
+# mask_error_details across a mount: an app's flag holds for its own tools wherever they are
+# served, and the serving app's for every tool it serves -------------------------------------
+
+MASKED = re.compile(r"Tool '(\w+)' failed \(error id [0-9a-f]{12}\); see the server log")
+
+
+def leaky_app(name: str, **options: Any) -> McpServerApp:
+    app = McpServerApp(name=name, **options)
+
+    @app.tool()
+    def leak() -> str:
+        raise RuntimeError(f"{name}'s password=hunter2")
+
+    @app.tool()
+    def refuse() -> str:
+        raise ToolError(f"{name} refuses on purpose")
+
+    return app
+
+
+async def texts_of_calls(client: Any, *tools: str) -> list[str]:
+    results = [await client.call_tool(tool) for tool in tools]
+    assert all(result.is_error for result in results)
+    return [result.content[0].text for result in results]
+
+
+async def test_a_mounted_apps_mask_error_details_holds_for_its_tools_in_the_parent(connect):
+    parent = leaky_app("parent")
+    parent.mount(leaky_app("child", mask_error_details=True), prefix="child")
+    async with connect(parent) as client:
+        own, mounted, refused = await texts_of_calls(client, "leak", "child_leak", "child_refuse")
+    assert own == "parent's password=hunter2"  # the parent does not mask its own
+    assert MASKED.fullmatch(mounted) and "hunter2" not in mounted
+    assert MASKED.fullmatch(mounted)[1] == "child_leak"  # type: ignore[index]
+    assert refused == "child refuses on purpose"  # a ToolError's text is for the model
+
+
+async def test_a_parent_that_masks_masks_the_tools_it_mounted_too(connect):
+    """FastMCP lets a mounted server's error text through (warning that it may leak);
+    mcpkit masks it: the parent is what faces the client."""
+    parent = leaky_app("parent", mask_error_details=True)
+    parent.mount(leaky_app("child"), prefix="child")
+    async with connect(parent) as client:
+        own, mounted, refused = await texts_of_calls(client, "leak", "child_leak", "child_refuse")
+    assert MASKED.fullmatch(own) and MASKED.fullmatch(mounted)
+    assert refused == "child refuses on purpose"
+
+
+async def test_masking_follows_nested_mounts_imports_and_later_changes_of_the_flag(connect):
+    inner, middle, outer = leaky_app("inner"), leaky_app("middle"), leaky_app("outer")
+    middle.mount(inner, prefix="in")
+    outer.mount(middle, prefix="mid")
+    imported = leaky_app("imported", mask_error_details=True)
+    outer.import_app(imported, prefix="imp")
+    async with connect(outer) as client:
+        before = await texts_of_calls(client, "mid_in_leak", "imp_leak")
+        middle.mask_error_details = True  # read when a tool raises, not when it was mounted
+        after = await texts_of_calls(client, "mid_in_leak", "mid_leak", "leak")
+    assert before[0] == "inner's password=hunter2" and MASKED.fullmatch(before[1])
+    assert [bool(MASKED.fullmatch(text)) for text in after] == [True, True, False]

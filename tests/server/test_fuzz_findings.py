@@ -15,10 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -36,11 +34,9 @@ from mcpkit import (
     mcp_server,
     mcp_tool,
 )
-from mcpkit.cli._loader import load_app
 from tests.in_memory import InMemoryPeer
 from tests.wire import SchemaChecker, check
 
-ROOT = Path(__file__).resolve().parents[2]
 ELICITATION = {"elicitation": {}}
 ALL_INPUTS = {"elicitation": {}, "sampling": {}, "roots": {}}
 
@@ -121,16 +117,6 @@ class Client:
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         return await self.request("tools/call", {"name": tool, "arguments": arguments or {}})
-
-
-@pytest.fixture
-def everything() -> McpServerApp:
-    """``examples/everything.py``, the server the fuzzer runs."""
-    sys.path.insert(0, str(ROOT / "examples"))
-    try:
-        return load_app(str(ROOT / "examples" / "everything.py"))
-    finally:
-        sys.path.remove(str(ROOT / "examples"))
 
 
 @pytest.fixture

@@ -116,6 +116,15 @@ class ResponseStreamHandling(SseStreamReading):
         try:
             kind = content_type(response)
             if response.status_code == 202:
+                if record.modern and not record.answered:
+                    # 2026-07-28 has no other stream: waiting would only end in a timeout
+                    await self._fail(
+                        record,
+                        TransportError(
+                            f"the server answered {describe_status(response)} to a 2026-07-28 "
+                            "request: no response can follow (this era has no other stream)"
+                        ),
+                    )
                 return  # accepted: the answer comes on another stream
             if kind == SSE:
                 await self._consume_stream(response, record)

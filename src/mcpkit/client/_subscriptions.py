@@ -6,11 +6,14 @@ subscription with its id (the request's JSON-RPC id) in ``_meta``, which is how 
 told apart on a shared channel (stdio). Over Streamable HTTP they arrive on the request's
 own SSE response. Leaving the ``async with`` cancels the request (stdio: a
 ``notifications/cancelled``; HTTP: the stream is closed). A successful response ends the
-subscription gracefully: iteration stops.
+subscription gracefully: iteration stops. A server that refuses the request (-32601 from
+one without it: the era has nothing to fall back on) fails ``listen()`` at once; one that
+never acknowledges it, after ``request_timeout``.
 
-Handshake era: there is no ``subscriptions/listen``; the same API is served by
-``resources/subscribe`` (and ``resources/unsubscribe`` on the way out) for the resource
-URIs, and by the list-changed notifications the server sends anyway.
+Handshake era: there is no ``subscriptions/listen`` (an mcpkit server answers -32601); the
+same API is served by ``resources/subscribe`` (and ``resources/unsubscribe`` on the way
+out) for the resource URIs, and by the list-changed notifications the server sends anyway.
+A subscription the server refuses fails ``listen()``, the ones made before it undone.
 """
 
 from __future__ import annotations
@@ -221,7 +224,11 @@ class ListenStream:
             )
             self._task.add_done_callback(self._request_done)
         else:
-            await self._open_handshake_era()
+            try:
+                await self._open_handshake_era()
+            except BaseException:
+                await self._close()  # unsubscribes the URIs it had subscribed
+                raise
         timeout = session.request_timeout
         try:
             async with asyncio.timeout(timeout):

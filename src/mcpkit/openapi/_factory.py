@@ -247,15 +247,20 @@ def register_openapi(
         chosen = route_name(operation, rule, names)
         if kind == "tool":
             name = unique(chosen, tool_names)
-            app.tool(
-                name,
+            tool = app.builder.tool(
+                _tool_function(caller, name),
+                name=name,
                 title=operation.summary,
                 description=_description(operation),
                 input_schema=plan.input_schema,
                 output_schema=plan.output_schema,
                 structured_output=plan.output_schema is not None,
                 annotations=METHOD_ANNOTATIONS.get(operation.method),
-            )(_tool_function(caller, name))
+                # The API checks the arguments, as a proxy's backend does: a missing one is
+                # the bridge's isError result (OperationCaller), the rest the API's answer.
+                check_arguments=False,
+            )
+            app.catalog.register_tool(tool)
             routes.append(BridgedRoute(operation, "tool", name))
             continue
         name = unique(chosen, resource_names)

@@ -44,6 +44,7 @@ from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._request_scope import McpRequestScope
+from mcpkit.server._session_state import SessionStates, bind_session_states
 from mcpkit.server._shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
@@ -222,7 +223,9 @@ class McpServerApp:
     detail logged under that id; ``expose_internal_errors=True`` (development) sends the
     exception's text instead. A tool's exception is an ``isError`` result carrying its text;
     ``mask_error_details=True`` hides that text the same way ("Tool 'x' failed (error id
-    …); see the server log"), except a ``ToolError``'s, which is meant for the model.
+    …); see the server log"), except a ``ToolError``'s, which is meant for the model: for
+    the app's own tools wherever they are served (mounted into another app too), and for
+    every tool it serves (those of the apps mounted into it too).
     """
 
     def __init__(
@@ -256,6 +259,10 @@ class McpServerApp:
             max_in_flight_per_connection=max_in_flight_per_connection,
             expose_internal_errors=expose_internal_errors,
         )
+        #: What ``ctx.set_state`` keeps, per session, in this process; its bounds
+        #: (``max_keys``, ``max_bytes``). A session's state goes when the session ends.
+        self.session_state = SessionStates()
+        bind_session_states(self.dispatcher, self.session_state)
         self.page_size = page_size
         #: A tool's exception (but a ``ToolError``) reaches the model as an error id, not its
         #: text: read only when a tool raised.

@@ -19,6 +19,7 @@ from mcpkit.server._decorators import (
 )
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
 from mcpkit.server._inject import InjectionPlan, _converter, plan_injection
+from mcpkit.server._json_schema import arguments_validator
 from mcpkit.server._results import _builtins
 from mcpkit.server._schema import CallableSignature, inspect_callable
 from mcpkit.server._type_hints import _resolve_hints
@@ -78,7 +79,7 @@ def _warn_of_simple_explode(fn: Callable[..., Any], template: UriTemplate) -> No
         )
 
 
-def _unvalidated(arguments: Any) -> dict[str, Any]:
+def _unchecked(arguments: Any) -> dict[str, Any]:
     return dict(arguments)
 
 
@@ -152,16 +153,20 @@ class EntryBuilder:
         *,
         pipeline: Pipeline | None = None,
         server_class: type | None = None,
+        check_arguments: bool = True,
         **options: Any,
     ) -> ToolEntry:
+        """The entry of tool ``fn``. An ``input_schema`` given as it is checks the arguments
+        (compiled now: ``ValueError`` when it cannot be); ``check_arguments=False`` leaves
+        that to whoever the function passes them on to (the OpenAPI bridge: the API)."""
         if spec is None:
             options = {**options, "icons": tuple(options.get("icons") or ())}
             task = options.pop("task", None)
             options["task_support"] = resolve_task_support(task, options.get("task_support"))
             spec = ToolSpec(**options)
+        name = spec.name or _name_of(fn)
         signature = inspect_callable(fn, injectable=self.injectable)
         injection = plan_injection(fn, signature.injected)
-        verbatim = spec.input_schema is not None
         output_schema = spec.output_schema
         if output_schema is None and spec.structured_output is not False:
             output_schema = signature.output_schema
@@ -175,18 +180,25 @@ class EntryBuilder:
                 _serializer=_object_output,
                 plain_output=(),
             )
-            if verbatim:  # the arguments still go to the function unvalidated
-                signature = dataclasses.replace(signature, _validator=_unvalidated)
-                verbatim = False
         input_schema = spec.input_schema
         if input_schema is None:
             input_schema = signature.input_schema
+        else:  # given as it is: the arguments are checked against it, as it says
+            try:
+                validator = arguments_validator(input_schema) if check_arguments else _unchecked
+            except ValueError as exc:
+                raise ValueError(
+                    f"tool {name!r}: input_schema cannot check arguments: {exc}"
+                ) from None
+            signature = dataclasses.replace(
+                signature, input_schema=input_schema, _validator=validator
+            )
         try:
             header_params = header_annotations(input_schema)
         except ValueError as exc:
-            raise ValueError(f"tool {spec.name or _name_of(fn)!r}: {exc}") from None
+            raise ValueError(f"tool {name!r}: {exc}") from None
         return ToolEntry(
-            name=spec.name or _name_of(fn),
+            name=name,
             fn=fn,
             input_schema=input_schema,
             description=spec.description or signature.description,
@@ -196,7 +208,7 @@ class EntryBuilder:
             icons=spec.icons,
             meta=spec.meta,
             timeout=spec.timeout,
-            signature=None if verbatim else signature,
+            signature=signature,
             injected=_injected(signature.injected, injection),
             injection=injection,
             pipeline=pipeline or Pipeline(),

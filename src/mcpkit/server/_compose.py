@@ -111,12 +111,23 @@ def _owned(mount: Mount, entry: Any) -> Any:
     return dataclasses.replace(plan, owner=mount.app)
 
 
+def _mounted_from(mount: Mount, entry: Any) -> tuple[Any, ...]:
+    """The apps a tool's copy comes from, innermost first: their ``mask_error_details``
+    hold for it in the parent (``_handlers``)."""
+    return (*entry.mounted_from, mount.app)
+
+
 _TOOLS = _Kind(
     "tool",
     lambda c: c.list_tools(),
     lambda m, e: prefix_name(m.prefix, e.name),
     lambda m, e, key: dataclasses.replace(
-        e, name=key, _wire=None, pipeline=m.pipeline_for(e, e.name), injection=_owned(m, e)
+        e,
+        name=key,
+        _wire=None,
+        pipeline=m.pipeline_for(e, e.name),
+        injection=_owned(m, e),
+        mounted_from=_mounted_from(m, e),
     ),
     lambda c, key: c.get_tool(key),
     lambda c, e, how: c.register_tool(e, on_conflict=how),

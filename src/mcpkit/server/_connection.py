@@ -247,7 +247,8 @@ class ServerConnection:
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        self.session.close()
+            self.app.session_state.forget(self.key)  # what they kept while being cancelled
+        self.session.close()  # from now on a call's state is its own (ctx.set_state)
 
 
 async def serve_stream(

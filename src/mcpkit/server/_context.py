@@ -31,6 +31,17 @@ from mcpkit.server._mrtr import (
 )
 from mcpkit.server._request_scope import McpRequestScope
 from mcpkit.server._session import LOG_LEVELS
+from mcpkit.server._session_state import (
+    DEFAULT_MAX_STATE_BYTES,
+    DEFAULT_MAX_STATE_KEYS,
+    SessionStates,
+    StateBag,
+    check_key,
+    decode_state,
+    encode_state,
+    session_states_of,
+    too_many_keys,
+)
 
 if TYPE_CHECKING:
     from mcpkit.server._dispatcher import McpDispatcher
@@ -81,6 +92,10 @@ def call_auth(binding: TransportBinding | None) -> AuthInfo | None:
 
 class McpToolContext:
     """Injected into a call that declares a parameter of this type."""
+
+    # The call's own state (``set_state``), made on first use: none for most calls.
+    _request_bag: StateBag | None = None
+    _request_objects: dict[str, Any] | None = None
 
     def __init__(
         self,
@@ -445,3 +460,79 @@ class McpToolContext:
         inputs = round_inputs(self.binding)
         if inputs is not None:
             inputs.state = value
+
+    # state kept across calls (FastMCP's set_state / get_state) ------------------------
+
+    def _session_state(self) -> tuple[SessionStates | None, str | None]:
+        """The app's states and the key of the session this call's state belongs to; no
+        key when it has none to keep it (2026-07-28, stateless HTTP, a task, an ended
+        session): the state is then the request's own."""
+        states = session_states_of(self._dispatcher)
+        session = self.binding.session
+        if (
+            states is None
+            or session is None
+            or session.ephemeral
+            or session.modern
+            or session.closed
+            or self.binding.modern
+        ):
+            return states, None
+        return states, session.key
+
+    async def set_state(self, key: str, value: Any, *, serializable: bool = True) -> None:
+        """Keep ``value`` under ``key`` for the session's later calls, as JSON: in the
+        handshake era the session's (freed when it ends), in 2026-07-28 this request's
+        only (there are no sessions). ``serializable=False`` keeps any object, for this
+        request only. In this process only; ``StateLimitError`` past the bounds of
+        ``app.session_state`` (docs/tools.md)."""
+        states, session_key = self._session_state()
+        max_keys = states.max_keys if states is not None else DEFAULT_MAX_STATE_KEYS
+        if not serializable:
+            check_key(key)
+            objects = self._request_objects
+            if objects is None:
+                objects = self._request_objects = {}
+            if key not in objects and len(objects) >= max_keys:
+                raise too_many_keys(max_keys, key)
+            objects[key] = value
+            return
+        raw = encode_state(key, value)
+        if states is not None and session_key is not None:
+            states.put(session_key, key, raw)
+        else:
+            bag = self._request_bag
+            if bag is None:
+                bag = self._request_bag = StateBag()
+            max_bytes = states.max_bytes if states is not None else DEFAULT_MAX_STATE_BYTES
+            bag.put(key, raw, max_keys, max_bytes)
+        if self._request_objects:  # the object kept for this request no longer hides it
+            self._request_objects.pop(key, None)
+
+    async def get_state(self, key: str) -> Any:
+        """The value ``set_state`` kept under ``key`` (a fresh copy), else None. An object
+        kept with ``serializable=False`` in this request comes first."""
+        objects = self._request_objects
+        if objects and key in objects:
+            return objects[key]
+        return decode_state(self._kept().values.get(key))
+
+    async def delete_state(self, key: str) -> None:
+        """Forget ``key``, in the request's objects and in the state."""
+        if self._request_objects:
+            self._request_objects.pop(key, None)
+        self._kept().pop(key)
+
+    def _kept(self) -> StateBag:
+        """Where this call's JSON state is (an empty bag when there is none yet)."""
+        states, session_key = self._session_state()
+        bag = (
+            states.get(session_key)
+            if states is not None and session_key is not None
+            else self._request_bag
+        )
+        return bag if bag is not None else _NO_STATE
+
+
+#: What a call with no state yet reads from.
+_NO_STATE = StateBag()

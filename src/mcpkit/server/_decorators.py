@@ -170,7 +170,8 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
 
     The name defaults to the method's name, the description to its docstring, the input
     schema to what its type hints say. ``timeout`` (seconds) bounds one call; ``input_schema``
-    given verbatim replaces the derived one (arguments then arrive unvalidated as keywords).
+    given as it is replaces the derived one: the arguments arrive as keywords, checked
+    against it (a schema no check can be made of is a ``ValueError`` at registration).
     ``annotations`` are MCP tool annotations (``readOnlyHint``, ``destructiveHint``, ...).
 
     A sync (``def``) function runs in a worker thread of the app's pool (bounded by

@@ -42,7 +42,9 @@ class ToolEntry(_Callable):
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     timeout: float | None = None
-    signature: Any = None  # CallableSignature; None when the input schema was given verbatim
+    #: CallableSignature: checks the arguments (an input_schema given as it is included);
+    #: None passes them on unchecked (an entry made by hand, such as a proxy's).
+    signature: Any = None
     injected: dict[str, type] = field(default_factory=dict)
     injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
     pipeline: Pipeline = field(default_factory=Pipeline)
@@ -50,6 +52,9 @@ class ToolEntry(_Callable):
     server_class: type | None = None
     task_support: str | None = None
     header_params: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # x-mcp-header
+    #: The apps this entry is a mounted copy from, innermost first (``_compose``): their
+    #: ``mask_error_details`` apply to it too. Read only when the tool raised.
+    mounted_from: tuple[Any, ...] = ()
     _wire: dict[str, Any] | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built

@@ -68,6 +68,13 @@ OUTPUT_REFUSED = "Tool '%s' returned a value its output schema refuses: %s"
 MASKED_TOOL_ERROR = "Tool '%s' failed (error id %s); see the server log"
 
 
+def _masked_where_mounted(entry: Any) -> bool:
+    """Whether an app ``entry`` was mounted from masks its tools' errors: a mounted app's
+    ``mask_error_details`` holds for its tools wherever they are served (the serving app's
+    own flag masks every tool it serves, mounted ones included)."""
+    return any(app.mask_error_details for app in entry.mounted_from)
+
+
 async def _refused_arguments(message: str) -> dict[str, Any]:
     return error_result(message)
 
@@ -310,7 +317,7 @@ class MethodHandlers:
         except Exception as exc:
             # The client sees only the text: the traceback goes to the server log (stderr
             # under stdio, which is the log file an AI client keeps for the server).
-            if self.app.mask_error_details:
+            if self.app.mask_error_details or _masked_where_mounted(entry):
                 error_id = new_error_id()
                 logger.warning(TOOL_RAISED_MASKED, entry.name, error_id, exc_info=exc)
                 return error_result(MASKED_TOOL_ERROR % (entry.name, error_id))

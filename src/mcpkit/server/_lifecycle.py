@@ -6,7 +6,8 @@ adopted on this instance) and closes it when the session ends (the pipe or socke
 the stream ended, DELETE, expiry, shutdown). Between the two the connection is reachable:
 broadcasts (``list_changed``) and resource updates find it, its requests run under its
 key. Closing undoes all of it in one order: requests still running are cancelled, then
-the connection leaves the registry and its resource subscriptions go.
+the connection leaves the registry, its resource subscriptions go and so does the state its
+tools kept (``ctx.set_state``).
 
 The transports only translate bytes and HTTP semantics; what opening and closing mean is
 decided here alone.
@@ -37,11 +38,13 @@ def open_connection(
 
 def close_connection(app: McpServerApp, key: str) -> None:
     """Forget the connection ``key`` everywhere: its running requests are cancelled, it
-    leaves the registry (and the frame connections a shutdown drains) and its resource
-    subscriptions are dropped. Idempotent: closing twice does nothing more."""
+    leaves the registry (and the frame connections a shutdown drains), its resource
+    subscriptions are dropped and its state freed. Idempotent: closing twice does nothing
+    more."""
     app.dispatcher.cancel_connection(key)
     app.connections.unregister(key)
     app.subscriptions.unsubscribe_all(key)
+    app.session_state.forget(key)
 
 
 __all__ = ["close_connection", "open_connection"]

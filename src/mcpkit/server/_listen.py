@@ -1,12 +1,16 @@
 """``subscriptions/listen`` (2026-07-28): one long-lived request whose response stream
 carries the change notifications the client opted in to, each tagged with the
-subscription's id (the request's JSON-RPC id)."""
+subscription's id (the request's JSON-RPC id).
+
+A handshake-era session has no such method (it has ``resources/subscribe`` and the
+list-changed notifications every session gets): its ``subscriptions/listen`` is answered
+-32601 at once, not held open unanswered until its client gives up."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._exceptions import InvalidParamsError
+from mcpkit._exceptions import InvalidParamsError, MethodNotFoundError
 from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 
 if TYPE_CHECKING:
@@ -23,12 +27,25 @@ _LIST_CHANGED = {
 DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 1000
 
 
+def handshake_era_listen(binding: TransportBinding) -> MethodNotFoundError:
+    """The refusal of a ``subscriptions/listen`` outside the 2026-07-28 era."""
+    session = binding.session
+    version = session.protocol_version if session is not None else None
+    return MethodNotFoundError(
+        "Method not found: subscriptions/listen is a 2026-07-28 request, and this session "
+        f"speaks {version or 'a handshake-era version'}: use resources/subscribe (the "
+        "list_changed notifications come without asking)"
+    )
+
+
 class Subscription:
     """One ``subscriptions/listen`` request while it is open."""
 
     def __init__(
         self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding
     ) -> None:
+        if not binding.modern:
+            raise handshake_era_listen(binding)
         self.app = app
         self.id = request.id
         self.binding = binding

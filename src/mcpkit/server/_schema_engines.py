@@ -35,6 +35,8 @@ _NONE_TYPE = type(None)
 
 _MSGSPEC_PATH = re.compile(r"^(?P<detail>.*?) - at `\$(?P<path>.*)`$", re.S)
 _MISSING = "missing required field"
+#: A property an input schema given as it is does not allow (``additionalProperties: false``).
+_UNKNOWN = "unknown field"
 _MSGSPEC_MISSING = re.compile(r"^Object missing required field `(?P<field>.+)`$")
 
 
@@ -71,8 +73,11 @@ def _invalid_params(errors: list[tuple[str, str]]) -> InvalidParamsError:
 def _argument_error(path: str, detail: str) -> str:
     if not path:
         return f"Invalid arguments: {detail}"
-    if detail == _MISSING and "." not in path and "[" not in path:
-        return f"Missing required argument '{path}'"
+    if "." not in path and "[" not in path:
+        if detail == _MISSING:
+            return f"Missing required argument '{path}'"
+        if detail == _UNKNOWN:
+            return f"Unknown argument '{path}'"
     return f"Invalid argument '{path}': {detail}"
 
 

@@ -1,0 +1,347 @@
+"""A tool whose input schema is given as it is (``input_schema={...}``) has its arguments
+checked against that schema, as a typed tool has them checked against its signature: what
+the schema refuses is an ``isError`` result naming every wrong argument, missing ones
+first, and the function never runs. A schema no check can be made of fails at
+registration. Proxied and OpenAPI tools leave the check to what they call."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from mcpkit import McpCallError, McpClient, McpServerApp, mcp_server, mcp_tool
+from mcpkit.proxy import McpProxy
+from mcpkit.server import _builder
+from mcpkit.server._schema_engines import MAX_LISTED_ARGUMENT_ERRORS
+
+BOOKING = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "minLength": 2},
+        "nights": {"type": "integer", "minimum": 1, "maximum": 30},
+        "room": {"enum": ["single", "double"]},
+        "guests": {
+            "type": "array",
+            "items": {"$ref": "#/$defs/guest"},
+            "minItems": 1,
+        },
+    },
+    "required": ["city", "nights"],
+    "additionalProperties": False,
+    "$defs": {
+        "guest": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+            "required": ["name"],
+        }
+    },
+}
+
+
+def booking_app(calls: list[dict[str, Any]]) -> McpServerApp:
+    app = McpServerApp("hotel")
+
+    @app.tool(input_schema=BOOKING)
+    def book(**arguments: Any) -> str:
+        calls.append(arguments)
+        return f"booked {arguments['nights']} nights in {arguments['city']}"
+
+    return app
+
+
+async def test_arguments_the_schema_takes_reach_the_function_as_they_are(connect) -> None:
+    calls: list[dict[str, Any]] = []
+    guests = [{"name": "Ada", "age": 36}]
+    async with connect(booking_app(calls)) as client:
+        result = await client.call_tool("book", {"city": "Oslo", "nights": 2, "guests": guests})
+        assert result.is_error is None
+        assert result.content[0].text == "booked 2 nights in Oslo"
+    assert calls == [{"city": "Oslo", "nights": 2, "guests": guests}]
+
+
+async def test_every_wrong_argument_is_named_missing_ones_first(connect) -> None:
+    calls: list[dict[str, Any]] = []
+    async with connect(booking_app(calls)) as client:
+        result = await client.call_tool(
+            "book",
+            {"city": "X", "room": "suite", "guests": [{"age": "old"}], "pets": 2},
+        )
+    assert result.is_error is True
+    assert result.content[0].text == (
+        "Missing required argument 'nights'; "
+        "Invalid argument 'guests[0].name': missing required field; "
+        "Invalid argument 'city': Expected a string of at least 2 characters, got 1; "
+        'Invalid argument \'room\': Expected one of "single", "double", got "suite"; '
+        "Invalid argument 'guests[0].age': Expected `integer`, got `string`; "
+        "Unknown argument 'pets'"
+    )
+    assert calls == []  # the function never ran
+
+
+async def test_conditional_and_alternative_requirements_name_what_is_missing(
+    connect, everything
+) -> None:
+    """The example server's tool of the conformance suite's JSON Schema 2020-12 check:
+    ``$defs``, ``allOf`` of ``anyOf``, ``if``/``then``/``else``."""
+    tool = "json_schema_2020_12_tool"
+    async with connect(everything) as client:
+        saved = await client.call_tool(tool, {"contactMethod": "email", "email": "a@b.c"})
+        phone = await client.call_tool(tool, {"contactMethod": "phone", "email": "a@b.c"})
+        neither = await client.call_tool(tool, {"name": "Ada", "address": {"city": 7}})
+    assert saved.is_error is None
+    assert phone.is_error is True
+    assert phone.content[0].text == "Missing required argument 'phone'"
+    assert neither.content[0].text == (
+        "Missing required argument 'email'; "
+        "Invalid argument 'address.city': Expected `string`, got `integer`; "
+        "Invalid arguments: needs 'phone' or 'email'"
+    )
+
+
+async def test_the_message_is_bounded_as_a_typed_tools_is(connect) -> None:
+    count = MAX_LISTED_ARGUMENT_ERRORS + 3
+    names = [f"n{index}" for index in range(count)]
+    app = McpServerApp("many")
+
+    @app.tool(
+        input_schema={
+            "type": "object",
+            "properties": {name: {"type": "integer"} for name in names},
+            "required": names,
+        }
+    )
+    def total(**arguments: int) -> int:
+        return sum(arguments.values())
+
+    async with connect(app) as client:
+        result = await client.call_tool("total", {})
+    text = result.content[0].text
+    assert result.is_error is True
+    assert len(re.findall("Missing required argument", text)) == MAX_LISTED_ARGUMENT_ERRORS
+    assert text.endswith(" (and 3 more)")
+
+
+async def test_an_unknown_tool_and_arguments_that_are_no_object_stay_protocol_errors(
+    connect,
+) -> None:
+    async with connect(booking_app([])) as client:
+        with pytest.raises(McpCallError) as unknown:
+            await client.call_tool("nope", {})
+        with pytest.raises(McpCallError) as not_an_object:
+            await client.request("tools/call", {"name": "book", "arguments": [1, 2]})
+    assert unknown.value.code == -32602 and not_an_object.value.code == -32602
+    assert not_an_object.value.message == '"arguments" must be an object'
+
+
+async def test_the_schema_is_compiled_once_when_the_tool_is_registered(connect, monkeypatch):
+    compiled: list[Any] = []
+    real = _builder.arguments_validator
+
+    def counting(schema: Any) -> Any:
+        compiled.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(_builder, "arguments_validator", counting)
+    app = booking_app([])
+    assert compiled == [BOOKING]
+    async with connect(app) as client:
+        for nights in (1, 2, 0):
+            await client.call_tool("book", {"city": "Oslo", "nights": nights})
+    assert compiled == [BOOKING]
+
+
+def test_every_spelling_of_a_given_schema_is_checked() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+    @mcp_server(name="decorated")
+    class Decorated:
+        @mcp_tool(input_schema=schema)
+        def by_class(self, **arguments: Any) -> str:
+            return "ok"
+
+    @mcp_tool(input_schema=schema)
+    def by_function(**arguments: Any) -> str:
+        return "ok"
+
+    app = McpServerApp(Decorated, by_function)
+    app.catalog.register_tool(lambda **arguments: "ok", name="by_catalog", input_schema=schema)
+    for name in ("by_class", "by_function", "by_catalog"):
+        entry = app.catalog.get_tool(name)
+        assert entry is not None and entry.input_schema is schema
+        assert entry.signature.validate({"n": 1}) == {"n": 1}
+        with pytest.raises(Exception, match="Missing required argument 'n'"):
+            entry.signature.validate({})
+
+
+@pytest.mark.parametrize(
+    ("schema", "said"),
+    [
+        (
+            {"type": "object", "properties": {"name": {"type": "string", "pattern": r"^\p{L}+$"}}},
+            r"at #/properties/name/pattern: '\^\\\\p\{L\}\+\$' is no regular expression "
+            r"Python's re module compiles",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}},
+            r"at #/properties/a/\$ref: \$ref '#/\$defs/missing' points to nothing",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}},
+            r"points out of the schema; mcpkit fetches no other document",
+        ),
+        ({"type": "dict"}, r'at #/type: "dict" is not a JSON Schema type'),
+        ({"type": "object", "required": "a"}, r"at #/required: required is a list"),
+        (
+            {"$defs": {"loop": {"$ref": "#/$defs/loop"}}, "$ref": "#/$defs/loop"},
+            r"would be followed forever",
+        ),
+    ],
+)
+def test_a_schema_no_check_can_be_made_of_fails_at_registration(
+    schema: dict[str, Any], said: str
+) -> None:
+    app = McpServerApp("broken")
+
+    def lookup(**arguments: Any) -> str:
+        return "never"
+
+    with pytest.raises(ValueError) as refused:
+        app.tool(input_schema=schema)(lookup)
+    message = str(refused.value)
+    assert message.startswith("tool 'lookup': input_schema cannot check arguments: at #")
+    assert re.search(said, message), message
+    assert app.catalog.list_tools() == []
+
+
+async def test_a_proxied_tool_leaves_the_check_to_its_backend(connect) -> None:
+    """The backend checks the arguments against its own schema: its one message comes back,
+    the proxy adds none of its own."""
+    backend = McpServerApp("backend")
+
+    @backend.tool()
+    def nights(count: int) -> str:
+        return f"{count} nights"
+
+    proxy = McpProxy(lambda **options: McpClient.in_memory(backend, **options))
+    async with connect(proxy.app) as client:
+        (tool,) = await client.list_tools()
+        assert tool.input_schema["required"] == ["count"]
+        assert proxy.app.catalog.get_tool("nights").signature is None  # type: ignore[union-attr]
+        result = await client.call_tool("nights", {"count": "two", "extra": 1})
+        good = await client.call_tool("nights", {"count": 2})
+    assert result.is_error is True
+    assert [block.text for block in result.content] == [
+        "Invalid argument 'count': Expected `int`, got `str`"
+    ]
+    assert good.content[0].text == "2 nights"
+
+
+def _refusal(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """The message ``arguments`` are refused with under ``schema`` (None: taken)."""
+    from mcpkit._exceptions import InvalidParamsError
+    from mcpkit.server._json_schema import arguments_validator
+
+    try:
+        arguments_validator(schema)(arguments)
+    except InvalidParamsError as exc:
+        return exc.message
+    return None
+
+
+DRAFT_7 = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "definitions": {"port": {"type": "integer", "minimum": 1, "exclusiveMaximum": 65536}},
+    "properties": {
+        "port": {"$ref": "#/definitions/port", "type": "string"},  # siblings of $ref: ignored
+        "pair": {"type": "array", "items": [{"type": "string"}], "additionalItems": False},
+    },
+    "dependencies": {"port": ["host"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("schema", "arguments", "refusal"),
+    [
+        (DRAFT_7, {"port": 80, "host": "h", "pair": ["a"]}, None),
+        (
+            DRAFT_7,
+            {"port": 65536, "pair": ["a", "b"]},
+            "Missing required argument 'host'; "
+            "Invalid argument 'port': Expected a number < 65536, got 65536; "
+            "Invalid argument 'pair': Expected an array of at most 1 item, got 2",
+        ),
+        # numbers are compared as JSON does: 1.0 is an integer, true is no number
+        ({"properties": {"n": {"type": "integer"}}}, {"n": 1.0}, None),
+        (
+            {"properties": {"n": {"type": "number"}}},
+            {"n": True},
+            "Invalid argument 'n': Expected `number`, got `boolean`",
+        ),
+        ({"properties": {"n": {"multipleOf": 0.1}}}, {"n": 0.3}, None),
+        (
+            {"properties": {"tags": {"uniqueItems": True}}},
+            {"tags": [1, True, 1.0]},
+            "Invalid argument 'tags': Expected unique items, but [0] and [2] are equal",
+        ),
+        (
+            {"properties": {"v": {"anyOf": [{"type": "string"}, {"type": "null"}]}}},
+            {"v": 3},
+            "Invalid argument 'v': Expected `string` or `null`, got `integer`",
+        ),
+        (
+            {"properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}},
+            {"v": 3},
+            "Invalid argument 'v': Expected exactly one oneOf option to fit, but options 1 "
+            "and 2 do",
+        ),
+        # unevaluatedProperties: what any subschema in place names counts as evaluated
+        (
+            {
+                "allOf": [{"properties": {"a": {}}}],
+                "properties": {"b": {}},
+                "unevaluatedProperties": False,
+            },
+            {"a": 1, "b": 2, "c": 3},
+            "Unknown argument 'c'",
+        ),
+        # format is an annotation, as JSON Schema 2020-12 has it by default
+        ({"properties": {"at": {"type": "string", "format": "date-time"}}}, {"at": "x"}, None),
+    ],
+)
+def test_what_the_schema_says_is_checked_as_json_schema_says(
+    schema: dict[str, Any], arguments: dict[str, Any], refusal: str | None
+) -> None:
+    assert _refusal(schema, arguments) == refusal
+
+
+def test_a_document_pasted_into_a_property_keeps_its_own_references() -> None:
+    """A subschema with its own ``$schema`` is the root its ``#/$defs/...`` point into."""
+    document = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"Id": {"type": "string"}, "Item": {"properties": {"id": {"$ref": "#/$defs/Id"}}}},
+        "$ref": "#/$defs/Item",
+    }
+    schema = {"type": "object", "properties": {"item": document}}
+    assert _refusal(schema, {"item": {"id": "x"}}) is None
+    assert _refusal(schema, {"item": {"id": 7}}) == (
+        "Invalid argument 'item.id': Expected `string`, got `integer`"
+    )
+
+
+async def test_a_typed_return_still_gives_structured_content(connect) -> None:
+    """The output schema the return type gives is kept, and its promise too: each result
+    carries ``structuredContent`` (it was listed, and the results came as text alone)."""
+    app = McpServerApp("typed-return")
+
+    @app.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer"}}})
+    def double(**arguments: int) -> int:
+        return 2 * arguments.get("n", 0)
+
+    async with connect(app) as client:
+        (tool,) = await client.list_tools()
+        result = await client.call_tool("double", {"n": 4})
+    assert tool.output_schema["properties"]["result"]["type"] == "integer"
+    assert result.structured_content == {"result": 8}
