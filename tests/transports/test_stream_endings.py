@@ -24,6 +24,8 @@ import pytest
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.protocol import SseDecoder, SseEvent
 from mcpkit.stores import InMemoryEventStore, InMemorySessionStore
+from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
+from mcpkit.transports.http._calls import PostCall
 from mcpkit.transports.http._streamable import REQUEST_CANCELLED
 from mcpkit.transports.http._streams import SseResponse
 from tests.http_server import free_port, serving
@@ -59,6 +61,19 @@ class Endings(CancellableTools):
             self.cancelled.set()
             raise
         return "never"
+
+    @mcp_tool()
+    async def nap(self, seconds: float) -> str:
+        """Works ``seconds`` without a word, then answers."""
+        await asyncio.sleep(seconds)
+        return "rested"
+
+    @mcp_tool()
+    async def nap_then_speak(self, ctx: McpToolContext, seconds: float) -> str:
+        """Quiet for ``seconds`` (about when its answer is opened from outside), then logs."""
+        await asyncio.sleep(seconds)
+        await ctx.info("awake")
+        return "spoke"
 
 
 @pytest.fixture
@@ -708,3 +723,127 @@ async def test_a_quiet_get_stream_carries_keep_alive_comments(app):
                 if raw.count(b": keep-alive\n\n") >= 2:
                     break
         assert raw.startswith(b"id: ")  # the priming event first
+
+
+# --- a quiet call's answer opened early (keep-alives before its result) -------------------
+
+
+async def _raw_answer(
+    http: httpx.AsyncClient, url: str, body: Any, headers: Any
+) -> tuple[str, bytes]:
+    async with http.stream("POST", url, json=body, headers=headers) as r:
+        assert r.status_code == 200
+        return r.headers["content-type"], b"".join([chunk async for chunk in r.aiter_raw()])
+
+
+def _messages(raw: bytes) -> list[dict[str, Any]]:
+    return [json.loads(e.data) for e in SseDecoder().feed(raw) if e.data]
+
+
+async def test_a_quiet_call_gets_keep_alives_before_its_result(app):
+    """A call that sends nothing for longer than sse_keep_alive_ms has its SSE answer opened,
+    so comments cross the connection while it works (a proxy in front drops a response
+    silent for its read timeout); the result follows on the same stream."""
+    async with (
+        serving(app, sse_keep_alive_ms=50) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        client = await Client(http, url).initialize()
+        kind, raw = await _raw_answer(
+            http, url, client.call("nap", 7, seconds=0.6), client.headers()
+        )
+        assert kind.startswith("text/event-stream")
+        assert raw.count(b": keep-alive\n\n") >= 2
+        assert raw.index(b": keep-alive") < raw.index(b"rested")
+        [answer] = [m for m in _messages(raw) if m.get("id") == 7]
+        assert answer["result"]["content"][0]["text"] == "rested"
+        client.checker.from_server(answer)
+        assert (await http.delete(url, headers=client.headers())).status_code == 200
+
+
+async def test_a_quiet_stateless_call_gets_keep_alives_too(app):
+    async with (
+        serving(app, sse_keep_alive_ms=50, stateless=True) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        body = Client(http, url).call("nap", 3, seconds=0.4)
+        kind, raw = await _raw_answer(
+            http, url, body, {**ACCEPT_BOTH, "mcp-protocol-version": VERSION}
+        )
+        assert kind.startswith("text/event-stream") and b": keep-alive\n\n" in raw
+        assert [m["result"]["content"][0]["text"] for m in _messages(raw)] == ["rested"]
+
+
+async def test_a_quiet_call_whose_client_takes_only_json_is_answered_as_json(app):
+    async with (
+        serving(app, sse_keep_alive_ms=50) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        client = await Client(http, url).initialize()
+        headers = client.headers(accept="application/json")
+        kind, raw = await _raw_answer(http, url, client.call("nap", 4, seconds=0.3), headers)
+        assert kind.startswith("application/json")
+        assert json.loads(raw)["result"]["content"][0]["text"] == "rested"
+
+
+async def test_a_call_speaking_as_its_answer_is_opened_loses_nothing(app):
+    """The call's own first message may come while the answer is being opened from outside:
+    it waits until the stream is attached, then goes out, once, before the result."""
+    async with (
+        serving(app, sse_keep_alive_ms=40) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        client = await Client(http, url).initialize()
+        for request_id, seconds in enumerate((0.03, 0.04, 0.05, 0.06, 0.08, 0.1), start=10):
+            body = client.call("nap_then_speak", request_id, seconds=seconds)
+            kind, raw = await _raw_answer(http, url, body, client.headers())
+            assert kind.startswith("text/event-stream")
+            messages = _messages(raw)
+            logs = [m for m in messages if m.get("method") == "notifications/message"]
+            results = [m for m in messages if m.get("id") == request_id]
+            assert [m["params"]["data"] for m in logs] == ["awake"], raw
+            assert [m["result"]["content"][0]["text"] for m in results] == ["spoke"], raw
+            assert messages.index(logs[0]) < messages.index(results[0])
+
+
+async def test_a_quick_call_stays_a_json_answer_with_keep_alives_on(app):
+    async with (
+        serving(app, sse_keep_alive_ms=50) as (url, _),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        client = await Client(http, url).initialize()
+        response = await client.post(client.call("add", 5, a=1, b=2))
+        assert response.headers["content-type"].startswith("application/json")
+        assert response.json()["result"]["structuredContent"] == {"result": 3}
+
+
+async def test_a_write_while_the_answer_is_being_opened_waits_until_it_is_open(app):
+    """The opening from outside is under way (its start line not yet out) when the call
+    writes: the write waits, then goes out after the start, and nothing is lost."""
+    asgi = create_asgi_app(app, StreamableHttpServerOptions(sse_keep_alive_ms=0))
+    sent: list[dict[str, Any]] = []
+    gate = asyncio.Event()
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            await gate.wait()  # the client's side is slow to take the start line
+        sent.append(message)
+
+    call = PostCall(asgi.streamable, send, [], None, True, "k", 1)
+    opener = asyncio.create_task(call.open_quietly())
+    await wait_until(lambda: call.opening is not None, "the opening under way")
+    note = {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "hi"},
+    }
+    writer = asyncio.create_task(call(note))
+    await asyncio.sleep(0.05)
+    assert not writer.done() and sent == []  # waiting for the stream, not written into the void
+    gate.set()
+    await asyncio.wait_for(asyncio.gather(opener, writer), 5)
+    await wait_until(lambda: any(b"hi" in m.get("body", b"") for m in sent), "the message out")
+    assert sent[0]["type"] == "http.response.start"
+    assert sum(b'"hi"' in m.get("body", b"") for m in sent) == 1
+    call.end()
+    call.stream.close()  # type: ignore[union-attr]

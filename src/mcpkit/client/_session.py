@@ -261,7 +261,7 @@ class ClientSession:
         # The client chose this server: no size or depth bound of its own beyond what the
         # decoder can take, and a reply it cannot read fails its request instead of hanging.
         try:
-            decoded = decode_message(frame, max_bytes=None, max_depth=None)
+            decoded = decode_message(frame, max_bytes=None, max_depth=None, requests_first=False)
         except ProtocolError as exc:
             request_id = getattr(exc, "request_id", None)
             # The line itself says most (a server's stray print() on stdio): its start shown.

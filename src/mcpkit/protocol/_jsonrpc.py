@@ -10,7 +10,7 @@ import re
 import sys
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 import msgspec
 
@@ -55,6 +55,22 @@ class JsonRpcRequest(msgspec.Struct, eq=False):
 
     def __repr__(self) -> str:
         return f"JsonRpcRequest(id={self.id!r}, method={self.method!r})"
+
+
+class _Call(msgspec.Struct, forbid_unknown_fields=True):
+    """A request or notification as ``decode_message`` first reads a frame: every member's
+    type checked by msgspec in C, no dict made of the top level. A member absent, of another
+    type or unknown (a response, a bad frame) sends the frame to the general path. Unknown
+    members are refused rather than skipped: msgspec skips a member without reading it, and
+    the general path must see the whole frame (a key that is not UTF-8 is a parse error)."""
+
+    jsonrpc: Literal["2.0"] | msgspec.UnsetType = msgspec.UNSET
+    id: RequestId | msgspec.UnsetType = msgspec.UNSET
+    method: str | msgspec.UnsetType = msgspec.UNSET
+    params: dict[str, Any] | None = None
+
+
+_call_decoder = msgspec.json.Decoder(_Call)
 
 
 class JsonRpcNotification(msgspec.Struct, eq=False):
@@ -173,14 +189,22 @@ def _check_openers(data: bytes | str, obj: Any, max_depth: int) -> None:
     """Nesting past ``max_depth`` takes more than ``max_depth`` openers (and as many
     closers): most frames stop at their length (the caller's test), the rest at one C-speed
     count of their openers; only a frame with more openers gets the exact walk."""
+    if _too_many_openers(data, max_depth):
+        _check_depth(data, obj, max_depth)
+
+
+def _too_many_openers(data: bytes | str, max_depth: int) -> bool:
+    """Whether ``data`` holds more than ``max_depth`` openers (``[`` and ``{``): only then
+    may it nest deeper than that."""
     if type(data) is bytes:
         openers = data.count(b"{")
-        if data.find(b"[") >= 0:  # most requests hold no array: one scan instead of a count
+        # Most requests hold no array: one scan instead of a count. ``in`` with the byte's
+        # value is a bare memchr, a fifth of find()'s cost.
+        if 91 in data:  # b"["
             openers += data.count(b"[")
     else:
         openers = data.count("[") + data.count("{")  # type: ignore[arg-type]  # str
-    if openers > max_depth:
-        _check_depth(data, obj, max_depth)
+    return openers > max_depth
 
 
 def decode_json(
@@ -214,17 +238,43 @@ def decode_message(
     *,
     max_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     max_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
+    requests_first: bool = True,
 ) -> JsonRpcMessage | list[JsonRpcMessage | InvalidRequestError]:
     """Decode one frame into a message, or a batch (a list) when the frame is a JSON array.
 
     A batch keeps its invalid members as ``InvalidRequestError`` items so that each gets its
     own error reply. Raises ``ParseError``, ``MessageTooLargeError`` (``MessageTooDeepError``
-    past ``max_depth``) or ``InvalidRequestError``.
+    past ``max_depth``) or ``InvalidRequestError``. ``requests_first``: the frame is tried as
+    a request first (a server's usual frame); a client, whose frames are mostly responses,
+    passes False.
     """
     # decode_json(), inline: every message
     size = len(data)
     if max_bytes is not None and size > max_bytes:
         raise MessageTooLargeError(f"Message of {size} bytes exceeds the limit of {max_bytes}")
+    # The usual frame, a well-formed request or notification, read with its members' types
+    # checked in C and no dict made of the top level. Any other (a response, a batch, a bad
+    # or too deep frame) is decoded again below, where each gets its own answer.
+    if requests_first:
+        try:
+            call = _call_decoder.decode(data)
+        except (msgspec.DecodeError, RecursionError):
+            pass
+        else:
+            named = call.method
+            if (
+                named is not msgspec.UNSET
+                and call.jsonrpc is not msgspec.UNSET
+                and (
+                    max_depth is None
+                    or size <= 2 * max_depth
+                    or not _too_many_openers(data, max_depth)
+                    or not nests_deeper(data, max_depth)
+                )
+            ):
+                if call.id is msgspec.UNSET:
+                    return JsonRpcNotification(named, call.params)
+                return JsonRpcRequest(call.id, named, call.params)
     try:
         obj = _decoder.decode(data)
     except msgspec.DecodeError as exc:

@@ -21,7 +21,7 @@ from mcpkit.protocol._modern import (
     SERVER_INFO_KEY,
 )
 from mcpkit.protocol._versions import MODERN_VERSION_SET, SUPPORTED_VERSIONS
-from mcpkit.server._mrtr import RoundInputs, is_retry, round_inputs
+from mcpkit.server._mrtr import RoundInputs, round_inputs
 from mcpkit.server._session import LOG_LEVELS, McpSession
 
 #: Requests whose handlers may ask the client for input (multi round-trip requests).
@@ -55,13 +55,9 @@ def modern_version(params: dict[str, Any] | None) -> Any:
     return meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
 
 
-def check_request_meta(params: dict[str, Any] | None) -> ProtocolError | None:
-    """What is wrong with a modern request's ``_meta`` (None when it is fine)."""
-    return check_meta(request_meta(params))
-
-
-def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
-    """What is wrong with a modern request's ``_meta`` object (None when it is fine)."""
+def meta_session(meta: dict[str, Any] | None, key: str) -> McpSession | ProtocolError:
+    """The session of a modern request under ``key``, made from its ``_meta`` object; or what
+    is wrong with that object (each member read once: every 2026-07-28 request)."""
     if meta is None:
         return InvalidParamsError(
             "Invalid _meta: a 2026-07-28 request must carry _meta", {"field": "_meta"}
@@ -78,12 +74,13 @@ def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
         )
     if version not in MODERN_VERSION_SET:  # a str: checked above
         return UnsupportedProtocolVersionError(version)
-    if not isinstance(meta.get(CLIENT_CAPABILITIES_KEY), dict):
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
+    if type(capabilities) is not dict:  # decoded JSON: a dict is a dict
         return InvalidParamsError(
             f"Invalid _meta: missing {CLIENT_CAPABILITIES_KEY}", {"field": CLIENT_CAPABILITIES_KEY}
         )
     info = meta.get(CLIENT_INFO_KEY)
-    if info is not None and not isinstance(info, dict):
+    if info is not None and type(info) is not dict:
         return InvalidParamsError(
             f"Invalid _meta: {CLIENT_INFO_KEY} must be an object", {"field": CLIENT_INFO_KEY}
         )
@@ -92,7 +89,7 @@ def check_meta(meta: dict[str, Any] | None) -> ProtocolError | None:
         return InvalidParamsError(
             f"Unknown log level: {level!r}", {"field": LOG_LEVEL_KEY, "levels": list(LOG_LEVELS)}
         )
-    return None
+    return McpSession.for_request(key, version, capabilities, info, level, modern=True)
 
 
 def complete_result(
@@ -135,41 +132,30 @@ class ModernEra:
         """The binding of this request, with a session made from its ``_meta``; raises
         ``ProtocolError`` for a bad request.
 
-        A transport that made ``binding`` for this request alone and checked its ``_meta``
-        marks it ``modern`` without a session: it is filled in place. Any other binding
-        (a stdio connection's, shared by its requests) is copied.
+        A transport that made ``binding`` for this request alone marks it ``modern``, with
+        the session its ``_meta`` gave (``meta_session``, which checked it): it is used as
+        it is. Any other binding (a stdio connection's, shared by its requests) is copied.
         """
         params = request.params or {}
-        fresh = binding.session is None and binding.modern
-        if not fresh:
-            problem = check_request_meta(params)
-            if problem is not None:
-                raise problem
-        if (
-            request.method not in MODERN_METHODS
-            or request.method not in self.app.dispatcher._handlers
-        ):
+        method = request.method
+        if binding.session is None or not binding.modern:
+            meta = params.get("_meta")
+            made = meta_session(
+                meta if isinstance(meta, dict) else None,
+                binding.connection_key or uuid.uuid4().hex,
+            )
+            if isinstance(made, ProtocolError):
+                raise made
+            binding = replace(binding, session=made, modern=True)
+        if method not in MODERN_METHODS or method not in self.app.dispatcher._handlers:
             from mcpkit._exceptions import MethodNotFoundError
 
-            raise MethodNotFoundError(f"Method not found: {request.method}")
-        meta = params["_meta"]
-        session = McpSession.for_request(
-            binding.connection_key or uuid.uuid4().hex,
-            meta[PROTOCOL_VERSION_KEY],
-            meta[CLIENT_CAPABILITIES_KEY],
-            meta.get(CLIENT_INFO_KEY),
-            meta.get(LOG_LEVEL_KEY),
-            modern=True,
-        )
-        if fresh:
-            binding.session = session
-        else:
-            binding = replace(binding, session=session, modern=True)
-        if request.method in _ROUND_TRIP_METHODS:
-            if is_retry(params):
-                binding.round_inputs = RoundInputs.from_request(self.codec, request.method, params)
+            raise MethodNotFoundError(f"Method not found: {method}")
+        if method in _ROUND_TRIP_METHODS:
+            if "requestState" in params or "inputResponses" in params:  # is_retry(), inline
+                binding.round_inputs = RoundInputs.from_request(self.codec, method, params)
             else:
-                binding.round_inputs = (request.method, params)  # see round_inputs()
+                binding.round_inputs = (method, params)  # see round_inputs()
         return binding
 
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ that hang up on a long call."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import RequestId
     from mcpkit.transports.http._sessions import StreamableSession
     from mcpkit.transports.http._streamable import StreamableHttpHandler
+
+logger = logging.getLogger("mcpkit.http")
 
 _NO_STREAM = (
     "cannot send a request to the client: its POST accepts only application/json"
@@ -53,6 +56,8 @@ class PostCall(msgspec.Struct, eq=False):
     opened: bool = False
     finished: bool = False
     started: float = 0.0
+    #: Set while the SSE answer is being opened: whoever else would write waits for it.
+    opening: asyncio.Future[None] | None = None
 
     @property
     def resumable(self) -> bool:
@@ -61,7 +66,7 @@ class PostCall(msgspec.Struct, eq=False):
 
     async def __call__(self, message: dict[str, Any]) -> None:
         """The binding's ``send`` while the call runs: opens the SSE answer if need be."""
-        if not self.opened:
+        if not self.opened or self.opening is not None:  # not open yet, or being opened
             if not self.sse:
                 await self._without_stream(message)
                 return
@@ -84,16 +89,40 @@ class PostCall(msgspec.Struct, eq=False):
         await standalone.write(message)
 
     async def open_sse(self) -> None:
-        if self.opened or not self.sse:
+        """Make the answer an SSE stream, once. Opened by the call's first message, or from
+        outside while it is quiet (``open_quietly``): a writer that comes while another
+        opens it waits until the stream is attached (a write before would be lost)."""
+        if self.opened:
+            opening = self.opening
+            if opening is not None:
+                await asyncio.shield(opening)
+            return
+        if not self.sse:
             return
         self.opened = True
-        stream = self.stream = self.handler.new_post_stream(self.session)
-        if self.session is not None:
-            self.session.streams[stream.stream_id] = stream
-        await start_sse(self.send, self.headers)
-        stream.attach(self.send)
-        if self.session is not None and (self.session.protocol_version or "") >= V2025_11_25:
-            await stream.prime()  # SEP-1699
+        opening = self.opening = asyncio.get_running_loop().create_future()
+        try:
+            stream = self.stream = self.handler.new_post_stream(self.session)
+            if self.session is not None:
+                self.session.streams[stream.stream_id] = stream
+            await start_sse(self.send, self.headers)
+            stream.attach(self.send)
+            if self.session is not None and (self.session.protocol_version or "") >= V2025_11_25:
+                await stream.prime()  # SEP-1699
+        finally:
+            self.opening = None
+            opening.set_result(None)
+
+    async def open_quietly(self) -> None:
+        """Open the SSE answer of a call that has run quiet for a while, so that its
+        keep-alive comments reach a proxy in front before it drops the silent response
+        (nginx: 60 s). A client gone meanwhile is the call's own business."""
+        if self.finished:
+            return
+        try:
+            await self.open_sse()
+        except Exception as exc:  # the client hung up: the disconnect watch cancels the call
+            logger.debug("could not open the SSE answer early: %r", exc)
 
     async def close_stream(self) -> None:
         """SEP-1699: end the SSE answer mid-call; the client resumes with GET."""
@@ -142,11 +171,19 @@ class DisconnectWatch:
     """Calls that may outlive their client. One sweeper task looks for calls running longer
     than ``DISCONNECT_WATCH_DELAY`` and starts a disconnect watcher for each; quick calls
     cost a dict insert and delete (no timer per request: cancelled timers linger in the
-    loop's heap, keep their calls alive and make the garbage collector work hard)."""
+    loop's heap, keep their calls alive and make the garbage collector work hard).
 
-    def __init__(self) -> None:
+    The same sweep opens the SSE answer of a call quiet for ``quiet_open`` seconds whose
+    client accepts one (0: never), so that the stream's keep-alive comments flow: a call
+    that sends nothing was otherwise answered as JSON at its end, with nothing on the
+    connection before it."""
+
+    def __init__(self, quiet_open: float = 0.0) -> None:
+        self.quiet_open = quiet_open
         self._calls: dict[PostCall, Receive] = {}
         self._watchers: dict[PostCall, asyncio.Task[None]] = {}
+        # The early openings under way (a task must be referenced while it runs).
+        self._opening: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
 
     def add(self, receive: Receive, call: PostCall) -> None:
@@ -178,10 +215,16 @@ class DisconnectWatch:
                     idle += 1
                     continue
                 idle = 0
-                cutoff = time.monotonic() - DISCONNECT_WATCH_DELAY
+                now = time.monotonic()
+                cutoff = now - DISCONNECT_WATCH_DELAY
+                quiet = now - self.quiet_open if self.quiet_open > 0 else None
                 for call, receive in list(self._calls.items()):
                     if call.started <= cutoff and call not in self._watchers:
                         self._watchers[call] = loop.create_task(_watch(receive, call))
+                    if quiet is not None and call.sse and not call.opened and call.started <= quiet:
+                        opening = loop.create_task(call.open_quietly())
+                        self._opening.add(opening)
+                        opening.add_done_callback(self._opening.discard)
         finally:
             if self._sweeper is asyncio.current_task():
                 self._sweeper = None

@@ -37,10 +37,10 @@ from mcpkit.protocol._versions import (
 from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._modern import (
     HeaderMismatchError,
-    check_meta,
+    meta_session,
     modern_version,
-    request_meta,
 )
+from mcpkit.server._session import McpSession
 from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES, error_body
 
 if TYPE_CHECKING:
@@ -112,16 +112,6 @@ def _make(key: tuple[bytes | None, str | None, str | None]) -> list[tuple[bytes,
     return made
 
 
-def _hand_over_param_headers(meta: dict[str, Any], headers: dict[str, str]) -> None:
-    """Put the request's ``Mcp-Param-*`` values in its ``_meta`` (the seed's
-    ``_meta.x-mcp-headers``); a body-supplied value under that key is dropped."""
-    found = {} if KNOWN_HEADER_NAMES.issuperset(headers) else param_headers(headers)
-    if found:
-        meta[PARAM_HEADERS_META_KEY] = found
-    elif PARAM_HEADERS_META_KEY in meta:
-        del meta[PARAM_HEADERS_META_KEY]
-
-
 class ModernPosts:
     """Admits the POSTs of the 2026-07-28 era for a ``StreamableHttpHandler``."""
 
@@ -149,60 +139,85 @@ class ModernPosts:
                     (202, None),
                 )
         request: JsonRpcRequest = decoded
-        meta = request_meta(request.params)
+        params = request.params
+        meta = params.get("_meta") if params else None  # request_meta(), inline
+        if type(meta) is not dict:
+            meta = None
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
         response_headers = modern_response_headers(headers, body_version or version)
-        problem = self._problem(request, meta, headers, version, body_version)
-        if problem is not None:
-            return None, response_headers, (400, error_response(request.id, problem))
-        if meta is not None:  # always, once _problem passed: a modern request carries _meta
-            _hand_over_param_headers(meta, headers)
-        # Marked modern with its _meta checked: the engine fills in the request's session.
+        key = f"m{next(self._ids)}"
+        session = self._session(request, meta, headers, version, body_version, key)
+        if type(session) is not McpSession:
+            return None, response_headers, (400, error_response(request.id, session))
+        # _meta is there once its session is made: a modern request carries it. The
+        # request's Mcp-Param-* values go in it (a body-supplied value under that key is
+        # dropped).
+        carried: dict[str, Any] = meta  # type: ignore[assignment]
+        found = None if KNOWN_HEADER_NAMES.issuperset(headers) else param_headers(headers)
+        if found:
+            carried[PARAM_HEADERS_META_KEY] = found
+        elif PARAM_HEADERS_META_KEY in carried:
+            del carried[PARAM_HEADERS_META_KEY]
+        # Marked modern, with the session its _meta gave: the engine takes it as it is.
         binding = TransportBinding(
+            session=session,
             headers=headers,
-            connection_key=f"m{next(self._ids)}",
+            connection_key=key,
             modern=True,
             auth=CURRENT_AUTH.get(),
         )
         CURRENT_BINDING.set(binding)  # as for a handshake-era POST: the call's own binding
         return binding, response_headers, None
 
-    def _problem(
+    def _session(
         self,
         request: JsonRpcRequest,
         meta: dict[str, Any] | None,
         headers: dict[str, str],
         version: str | None,
         body_version: Any,
-    ) -> ProtocolError | None:
-        """Why this request is refused before it runs (None: it may run). Nothing of the
-        body is trusted to be of its type: a value that is not is refused, -32602, before
-        it reaches a lookup (a dict key must be hashable)."""
-        if body_version is not None and type(body_version) is not str:
-            return InvalidParamsError(
-                f"Invalid _meta: {PROTOCOL_VERSION_KEY} must be a string",
-                {"field": PROTOCOL_VERSION_KEY},
-            )
-        if body_version is not None and version != body_version:
-            return HeaderMismatchError(
-                f"MCP-Protocol-Version header {version!r} does not match _meta protocolVersion {body_version!r}"
-            )
-        problem = check_meta(meta)
-        if problem is not None:
-            return problem
+        key: str,
+    ) -> McpSession | ProtocolError:
+        """The request's session (under ``key``), made from its ``_meta``; or why the request
+        is refused before it runs. Nothing of the body is trusted to be of its type: a value
+        that is not is refused, -32602, before it reaches a lookup (a dict key must be
+        hashable)."""
+        if body_version is not None:
+            if type(body_version) is not str:
+                return InvalidParamsError(
+                    f"Invalid _meta: {PROTOCOL_VERSION_KEY} must be a string",
+                    {"field": PROTOCOL_VERSION_KEY},
+                )
+            if version != body_version:
+                return HeaderMismatchError(
+                    f"MCP-Protocol-Version header {version!r} does not match _meta protocolVersion {body_version!r}"
+                )
+        session = meta_session(meta, key)
+        if type(session) is not McpSession:
+            return session
         params = request.params
-        tool = None
-        if params:
-            field = NAME_FIELDS.get(request.method)
-            if field is not None:
-                name = params.get(field)
-                if name is not None and type(name) is not str:
+        method = request.method
+        annotations: Any = ()
+        field = NAME_FIELDS.get(method)
+        if field is not None and params:
+            name = params.get(field)
+            if name is not None:
+                if type(name) is not str:
                     return InvalidParamsError(f'"{field}" must be a string', {"field": field})
-                if request.method == "tools/call" and name is not None:
+                if method == "tools/call":
                     tool = self.catalog.get_tool(name)
-        mismatch = check_request_headers(
-            request.method, params, headers, tool.header_params if tool else ()
-        )
+                    if tool is not None:
+                        annotations = tool.header_params
+                # The usual request: both headers sent verbatim and nothing more to compare
+                # (what check_request_headers concludes first, without its call).
+                if (
+                    not annotations
+                    and headers.get("mcp-method") == method
+                    and headers.get("mcp-name") == name
+                    and name.isascii()
+                ):
+                    return session
+        mismatch = check_request_headers(method, params, headers, annotations)
         if mismatch is not None:
             return HeaderMismatchError(f"Header mismatch: {mismatch}")
-        return None
+        return session

@@ -101,7 +101,7 @@ class StreamableHttpHandler:
         self._version_headers: dict[str | None, list[tuple[bytes, bytes]]] = {}
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
-        self._disconnects = DisconnectWatch()
+        self._disconnects = DisconnectWatch(quiet_open=options.sse_keep_alive_ms / 1000)
         self.modern = ModernPosts(self)
         #: The GET endpoint: a session's standalone stream, or one resumed.
         self.listen = ListenStreams(self)
@@ -514,6 +514,7 @@ class StreamableHttpHandler:
         ):
             await self.shared_cluster.save(session)
         if call.opened:
+            await call.open_sse()  # an opening under way (a quiet call's) completes first
             stream: SseStream = call.stream  # type: ignore[assignment]
             try:
                 if response is not None:
