@@ -212,6 +212,10 @@ class HttpTarget(Target):
                 self.defect("invalid", label, f"HTTP {status} answer is not JSON: {body[:200]!r}")
             else:  # an HTTP-level refusal may be plain text (uvicorn's own 400s are)
                 self.stats.replies[f"HTTP {status} text: {body[:60].decode(errors='replace')}"] += 1
+                if status == 431 and made is not None:
+                    # Headers past max_header_bytes (a mutated Mcp-Method can be 128 KiB):
+                    # refused before the body, whose id nothing can answer.
+                    self.excuse(made)
             return
         self.received(value)
 

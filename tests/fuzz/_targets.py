@@ -196,6 +196,14 @@ class Target:
                 owed.label, owed.sample, owed.method = made.label, sample, methods.get(key)
                 owed.reused = True
 
+    def excuse(self, made: Input) -> None:
+        """The input's request was refused before its body was read (its headers past the
+        server's bound): no reply can name its id, so none is owed."""
+        for key in made.expect.ids:
+            owed = self._ledger.get(key)
+            if owed is not None:
+                owed.low = min(owed.low, owed.got)
+
     def settled(self, made: Input) -> bool:
         return all(self._ledger[key].got >= self._ledger[key].low for key in made.expect.ids)
 
