@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from mcpkit import InternalError, McpServerApp, McpToolContext, mcp_server, mcp_tool
+from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.server import (
     TASKS_EXTENSION,
     ServerConnection,
@@ -20,6 +20,7 @@ from mcpkit.server import (
     start_task,
 )
 from mcpkit.stores import InMemoryTaskStore, SqliteTaskStore
+from tests.server._task_tools import FailingTaskTools
 from tests.wire import check
 
 VERSION = "2026-07-28"
@@ -37,7 +38,7 @@ CORE_RESULTS = {"tools/call": "CallToolResult", "server/discover": "DiscoverResu
 
 
 @mcp_server(name="tasks-demo")
-class Jobs:
+class Jobs(FailingTaskTools):
     def __init__(self) -> None:
         self.gate = asyncio.Event()
         self.active = 0
@@ -67,14 +68,6 @@ class Jobs:
     @mcp_tool(task_support="required")
     async def only_task(self) -> str:
         return "ran as a task"
-
-    @mcp_tool(task_support="optional")
-    async def tool_error(self) -> str:
-        raise RuntimeError("the job broke")
-
-    @mcp_tool(task_support="optional")
-    async def protocol_error(self) -> str:
-        raise InternalError("the backend is gone")
 
     @mcp_tool(task_support="optional")
     async def gated(self) -> str:

@@ -21,7 +21,6 @@ import msgspec
 import pytest
 
 from mcpkit import (
-    InternalError,
     McpCallError,
     McpClient,
     McpServerApp,
@@ -39,6 +38,7 @@ from mcpkit.stores import RedisTaskStore, SqliteTaskStore
 from mcpkit.transports import InMemoryTransport
 from tests.http_server import serving
 from tests.redis_server import REDIS_SERVER, RedisServer
+from tests.server._task_tools import FailingTaskTools
 from tests.wire import SchemaChecker, ValidatingStream, check
 
 VERSION = "2025-11-25"
@@ -56,7 +56,7 @@ TASK_RESULTS = {
 
 
 @mcp_server(name="jobs-2025")
-class Jobs:
+class Jobs(FailingTaskTools):
     def __init__(self) -> None:
         self.gate = asyncio.Event()
         self.started = asyncio.Event()
@@ -84,14 +84,6 @@ class Jobs:
             self.stopped.set()
             raise
         return "through the gate"
-
-    @mcp_tool(task_support="optional")
-    async def tool_error(self) -> str:
-        raise RuntimeError("the job broke")
-
-    @mcp_tool(task_support="optional")
-    async def protocol_error(self) -> str:
-        raise InternalError("the backend is gone")
 
     @mcp_tool(task_support="optional")
     async def confirm(self, ctx: McpToolContext, timeout: float | None = None) -> str:

@@ -64,6 +64,12 @@ _INJECTED: dict[str, type] = {_CONTEXT: McpToolContext}
 _MODERN_RESULT_KEYS = ("resultType", "ttlMs", "cacheScope")
 
 
+def _changed(existing: Any, entry: Any) -> bool:
+    """Whether ``entry`` differs from the one registered (None: none is). Each registration
+    is a list_changed to every front client: only what changed is registered again."""
+    return existing is None or existing.to_wire() != entry.to_wire()
+
+
 class _Verbatim:
     """Arguments passed on as given: the backend checks them against its own schema."""
 
@@ -434,7 +440,7 @@ class McpProxy:
                 meta=tool.get("_meta"),
                 injected=dict(_INJECTED),
             )
-            if existing is None or existing.to_wire() != entry.to_wire():
+            if _changed(existing, entry):
                 catalog.register_tool(entry)
 
     def _tool_fn(self, name: str) -> Callable[..., Any]:
@@ -476,7 +482,7 @@ class McpProxy:
                 injected=dict(_INJECTED),
             )
             existing = catalog.get_prompt(name)
-            if existing is None or existing.to_wire() != entry.to_wire():
+            if _changed(existing, entry):
                 catalog.register_prompt(entry)
             catalog.register_completion(self._completion("ref/prompt", name, "name"))
 
@@ -546,8 +552,7 @@ class McpProxy:
                 injected=dict(_INJECTED),
             )
             existing = catalog.get_resource(uri)
-            # Each registration is a list_changed to every front client: only what changed.
-            if existing is None or existing.to_wire() != entry.to_wire():
+            if _changed(existing, entry):
                 catalog.register_resource(entry)
         for uri_template, template in by_template.items():
             try:
@@ -568,7 +573,7 @@ class McpProxy:
                 injected=dict(_INJECTED),
             )
             known = templates_now.get(uri_template)
-            if known is None or known.to_wire() != placed.to_wire():
+            if _changed(known, placed):
                 catalog.register_resource(placed)
         for completion in list(catalog.list_completions()):
             if completion.ref_type == "ref/resource":

@@ -44,7 +44,7 @@ from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._request_scope import McpRequestScope
-from mcpkit.server._session_state import SessionStates, bind_session_states
+from mcpkit.server._session_state import SessionStates
 from mcpkit.server._shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
@@ -262,7 +262,7 @@ class McpServerApp:
         #: What ``ctx.set_state`` keeps, per session, in this process; its bounds
         #: (``max_keys``, ``max_bytes``). A session's state goes when the session ends.
         self.session_state = SessionStates()
-        bind_session_states(self.dispatcher, self.session_state)
+        self.dispatcher.session_state = self.session_state
         self.page_size = page_size
         #: A tool's exception (but a ``ToolError``) reaches the model as an error id, not its
         #: text: read only when a tool raised.

@@ -39,7 +39,6 @@ from mcpkit.server._session_state import (
     check_key,
     decode_state,
     encode_state,
-    session_states_of,
     too_many_keys,
 )
 
@@ -467,7 +466,7 @@ class McpToolContext:
         """The app's states and the key of the session this call's state belongs to; no
         key when it has none to keep it (2026-07-28, stateless HTTP, a task, an ended
         session): the state is then the request's own."""
-        states = session_states_of(self._dispatcher)
+        states: SessionStates | None = self._dispatcher.session_state
         session = self.binding.session
         if (
             states is None

@@ -67,6 +67,9 @@ class McpDispatcher:
         self._aborted: dict[_InFlightKey, ProtocolError] = {}
         #: The 2026-07-28 era (``ModernEra``), installed by the app; None serves only the handshake era.
         self.modern: Any = None
+        #: What ``ctx.set_state`` keeps (``SessionStates``), installed by the app; None: a
+        #: call's state is its own.
+        self.session_state: Any = None
         self._telemetry: Any = None
         self.on_notification("notifications/cancelled", self._on_cancelled)
         self.on_notification("$/cancelRequest", self._on_cancelled)

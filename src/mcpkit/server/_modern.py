@@ -139,11 +139,7 @@ class ModernEra:
         params = request.params or {}
         method = request.method
         if binding.session is None or not binding.modern:
-            meta = params.get("_meta")
-            made = meta_session(
-                meta if isinstance(meta, dict) else None,
-                binding.connection_key or uuid.uuid4().hex,
-            )
+            made = meta_session(request_meta(params), binding.connection_key or uuid.uuid4().hex)
             if isinstance(made, ProtocolError):
                 raise made
             binding = replace(binding, session=made, modern=True)

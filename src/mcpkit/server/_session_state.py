@@ -27,7 +27,6 @@ dict of its own before its first ``set_state``.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 import msgspec
@@ -143,28 +142,13 @@ class SessionStates:
 
 
 #: Each app's ``SessionStates``, by its dispatcher: what a call's context holds.
-_BY_DISPATCHER: weakref.WeakKeyDictionary[Any, SessionStates] = weakref.WeakKeyDictionary()
-
-
-def bind_session_states(dispatcher: Any, states: SessionStates) -> None:
-    """Make ``states`` the one the contexts of ``dispatcher``'s calls use."""
-    _BY_DISPATCHER[dispatcher] = states
-
-
-def session_states_of(dispatcher: Any) -> SessionStates | None:
-    """The ``SessionStates`` of the app ``dispatcher`` serves (None: a bare dispatcher)."""
-    return _BY_DISPATCHER.get(dispatcher)
-
-
 __all__ = [
     "DEFAULT_MAX_STATE_BYTES",
     "DEFAULT_MAX_STATE_KEYS",
     "SessionStates",
     "StateBag",
-    "bind_session_states",
     "check_key",
     "decode_state",
     "encode_state",
-    "session_states_of",
     "too_many_keys",
 ]
