@@ -18,7 +18,8 @@ def freeze_startup_objects() -> None:
 
 
 def run_async(main: Any) -> Any:
-    """Run a coroutine on uvloop when it is installed (``mcpkit[speed]``), else asyncio."""
+    """Run a coroutine on uvloop when it is installed (a dependency on CPython outside
+    Windows), else asyncio."""
     try:
         import uvloop
     except ImportError:
