@@ -9,6 +9,8 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
   mcpkit    mcpkit's ``create_asgi_app`` (project venv)
   mcpkit-no-gc-freeze  the same with ``freeze_gc_at_startup=False`` (what the freeze is worth)
+  mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
+            mcpkit's header-guarded protocol, not the uvicorn command line below)
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)
   fastmcp   ``FastMCP.http_app`` (bench/.venv-peers)
   lauren    lauren-mcp's Streamable HTTP controller (bench/.venv-peers)
@@ -87,6 +89,8 @@ SERVERS: dict[str, tuple[str, str]] = {
     "mcpkit": ("project", "http_mcpkit:app"),
     # the same, without the garbage-collector freeze at start-up: what the freeze is worth
     "mcpkit-no-gc-freeze": ("project", "http_mcpkit:app_without_gc_freeze"),
+    # the same app served by serve_http, as `mcpkit run -t http` does (a script, not uvicorn's CLI)
+    "mcpkit-run": ("project", "http_mcpkit_served.py"),
     # mcpkit of another revision (--baseline REV): before and after a change in one run
     "baseline": ("project", "http_mcpkit:app"),
     "official": ("peers", "http_official:app"),
@@ -359,7 +363,10 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{name}-", suffix=".log", delete=False)
-        command = uvicorn_command(python, target, self.port, flags)
+        if target.endswith(".py"):  # a script that serves itself on the port it is given
+            command = [str(python), str(SERVERS_DIR / target), str(self.port)]
+        else:
+            command = uvicorn_command(python, target, self.port, flags)
         self.command = pinned(command, SERVER_CPU)
         self.proc = subprocess.Popen(
             self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=str(HERE)

@@ -445,6 +445,13 @@ def serve_http(
 _SHUTDOWN_POLL = 0.05
 
 
+def _logs_info(level: str | int) -> bool:
+    """Whether uvicorn's ``log_level`` shows INFO lines, its access log's ("trace" is 5)."""
+    if isinstance(level, str):
+        level = 5 if level.lower() == "trace" else logging.getLevelName(level.upper())
+    return isinstance(level, int) and level <= logging.INFO
+
+
 def _backstop(grace: float) -> float | None:
     """uvicorn's ``timeout_graceful_shutdown`` for a grace: the calls are answered at the
     grace, and their answers get ``ABORT_SETTLE`` seconds to go out."""
@@ -540,6 +547,10 @@ def run_http_server(
         **guarded_http_protocol(options),
     }
     config.update(uvicorn_options)
+    if "access_log" not in uvicorn_options:
+        # uvicorn builds each request's access line arguments even when its log level hides
+        # the line: at "warning" that is work for nothing on every request.
+        config["access_log"] = _logs_info(config["log_level"])
     asgi_app = McpAsgiApp(app, options)
     if not _UVICORN_BINDS.isdisjoint(uvicorn_options):
         uvicorn.run(asgi_app, **config)

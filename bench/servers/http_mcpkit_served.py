@@ -1,0 +1,19 @@
+"""mcpkit served as ``mcpkit run -t http`` serves it: ``serve_http`` (uvicorn with mcpkit's
+header-guarded HTTP protocol: the header time and size bounds of the options), the same app
+as ``http_mcpkit.py``, stateless or stateful by ``BENCH_MODE``.
+
+    python http_mcpkit_served.py PORT
+"""
+
+import sys
+
+from http_mcpkit import STATELESS, Bench
+
+from mcpkit import McpServerApp
+from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
+
+if __name__ == "__main__":
+    options = StreamableHttpServerOptions(
+        endpoint="/mcp", stateless=STATELESS, host="127.0.0.1", port=int(sys.argv[1])
+    )
+    serve_http(McpServerApp(Bench), options)

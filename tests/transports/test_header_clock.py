@@ -1,0 +1,144 @@
+"""The header guard's bookkeeping, in process: a connection is timed from its opening and
+from the first bytes of each kept-alive request, not while idle between requests; it leaves
+the server's clock when it closes or becomes a WebSocket (nothing kept per connection after);
+the sweep closes one past ``header_read_timeout`` and spares the rest. And ``serve_http``
+turns uvicorn's access log off unless its log level shows it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import uvicorn
+from uvicorn.server import ServerState
+
+from mcpkit.transports.http import StreamableHttpServerOptions
+from mcpkit.transports.http._header_guard import guarded_http_protocol
+
+REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n{}"
+
+
+class Transport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = False
+        self.written = bytearray()
+        self.protocol: Any = None
+
+    def write(self, data: Any) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 8000) if name in ("peername", "sockname") else default
+
+    def set_protocol(self, protocol: Any) -> None:
+        self.protocol = protocol
+
+    def pause_reading(self) -> None: ...
+
+    def resume_reading(self) -> None: ...
+
+
+async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    await receive()
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close"})
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def protocol_class(timeout: float | None) -> Any:
+    options = StreamableHttpServerOptions(header_read_timeout=timeout)
+    return guarded_http_protocol(options)["http"]
+
+
+def connect(cls: Any) -> tuple[Any, Transport]:
+    config = uvicorn.Config(app, lifespan="off", log_level="warning")
+    config.load()
+    protocol = cls(config=config, server_state=ServerState(), app_state={})
+    transport = Transport()
+    protocol.connection_made(transport)
+    return protocol, transport
+
+
+async def test_timed_while_headers_come_not_while_idle_and_forgotten_when_closed():
+    cls = protocol_class(10)
+    clock = cls.header_clock
+    protocol, transport = connect(cls)
+    assert protocol in clock.connections and protocol.header_since is not None  # silent: timed
+    protocol.data_received(REQUEST)
+    assert protocol.header_since is None  # headers complete
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert transport.written.startswith(b"HTTP/1.1 200")
+    assert protocol.header_since is None  # idle between requests: uvicorn's keep-alive times it
+    protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
+    assert protocol.header_since is not None  # the next request's headers are coming
+    protocol.connection_lost(None)
+    assert protocol not in clock.connections
+
+
+async def test_the_sweep_closes_only_a_connection_past_its_time():
+    cls = protocol_class(0.08)
+    slow, slow_transport = connect(cls)
+    done, done_transport = connect(cls)
+    done.data_received(REQUEST)
+    await asyncio.sleep(0.3)
+    assert slow_transport.closed and not done_transport.closed
+    slow.connection_lost(None)
+    done.connection_lost(None)
+    assert not cls.header_clock.connections
+
+
+async def test_a_websocket_upgrade_leaves_the_clock():
+    cls = protocol_class(10)
+    protocol, transport = connect(cls)
+    protocol.data_received(
+        b"GET /mcp/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert transport.protocol is not None and transport.protocol is not protocol
+    assert protocol not in cls.header_clock.connections
+
+
+async def test_without_a_timeout_nothing_is_timed():
+    cls = protocol_class(None)
+    assert cls.header_clock is None
+    protocol, _ = connect(cls)
+    protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
+    assert protocol.header_since is None
+
+
+@pytest.mark.parametrize(
+    ("given", "access_log"),
+    [
+        ({}, False),
+        ({"log_level": "info"}, True),
+        ({"log_level": "trace"}, True),
+        ({"log_level": "debug", "access_log": False}, False),
+        ({"access_log": True}, True),
+    ],
+)
+def test_serve_http_keeps_the_access_log_only_where_its_level_shows_it(
+    monkeypatch, given, access_log
+):
+    from mcpkit import McpServerApp
+    from mcpkit.transports.http._app import run_http_server
+
+    seen: dict[str, Any] = {}
+
+    def run(server: Any, sockets: Any = None) -> None:
+        seen["access_log"] = server.config.access_log
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    run_http_server(McpServerApp("quiet"), StreamableHttpServerOptions(port=0), **given)
+    assert seen["access_log"] is access_log
