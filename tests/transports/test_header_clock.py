@@ -2,7 +2,8 @@
 from the first bytes of each kept-alive request, not while idle between requests; it leaves
 the server's clock when it closes or becomes a WebSocket (nothing kept per connection after);
 the sweep closes one past ``header_read_timeout`` and spares the rest. And ``serve_http``
-turns uvicorn's access log off unless its log level shows it."""
+turns uvicorn's access log off unless its log level shows it, and sends no ``server``
+header unless asked."""
 
 from __future__ import annotations
 
@@ -142,3 +143,19 @@ def test_serve_http_keeps_the_access_log_only_where_its_level_shows_it(
     monkeypatch.setattr(uvicorn.Server, "run", run)
     run_http_server(McpServerApp("quiet"), StreamableHttpServerOptions(port=0), **given)
     assert seen["access_log"] is access_log
+
+
+@pytest.mark.parametrize(("given", "sent"), [({}, False), ({"server_header": True}, True)])
+def test_serve_http_names_no_server_unless_asked(monkeypatch, given, sent):
+    from mcpkit import McpServerApp
+    from mcpkit.transports.http._app import run_http_server
+
+    seen: dict[str, Any] = {}
+
+    def run(server: Any, sockets: Any = None) -> None:
+        seen["server_header"] = server.config.server_header
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    run_http_server(McpServerApp("quiet"), StreamableHttpServerOptions(port=0), **given)
+    assert seen["server_header"] is sent

@@ -544,6 +544,9 @@ def run_http_server(
         "log_level": "warning",
         "lifespan": "on",
         "timeout_graceful_shutdown": _backstop(app.shutdown_grace),
+        # No "server: uvicorn" on every answer: it names the stack to whoever asks, and
+        # uvicorn checks and writes it per response.
+        "server_header": False,
         **guarded_http_protocol(options),
     }
     config.update(uvicorn_options)
