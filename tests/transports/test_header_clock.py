@@ -118,6 +118,22 @@ async def test_without_a_timeout_nothing_is_timed():
     assert protocol.header_since is None
 
 
+def served_config(monkeypatch: pytest.MonkeyPatch, given: dict[str, Any]) -> Any:
+    """The uvicorn ``Config`` that ``run_http_server`` serves with, given ``given``."""
+    from mcpkit import McpServerApp
+    from mcpkit.transports.http._app import run_http_server
+
+    seen: dict[str, Any] = {}
+
+    def run(server: Any, sockets: Any = None) -> None:
+        seen["config"] = server.config
+        server.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    run_http_server(McpServerApp("quiet"), StreamableHttpServerOptions(port=0), **given)
+    return seen["config"]
+
+
 @pytest.mark.parametrize(
     ("given", "access_log"),
     [
@@ -131,31 +147,9 @@ async def test_without_a_timeout_nothing_is_timed():
 def test_serve_http_keeps_the_access_log_only_where_its_level_shows_it(
     monkeypatch, given, access_log
 ):
-    from mcpkit import McpServerApp
-    from mcpkit.transports.http._app import run_http_server
-
-    seen: dict[str, Any] = {}
-
-    def run(server: Any, sockets: Any = None) -> None:
-        seen["access_log"] = server.config.access_log
-        server.started = True
-
-    monkeypatch.setattr(uvicorn.Server, "run", run)
-    run_http_server(McpServerApp("quiet"), StreamableHttpServerOptions(port=0), **given)
-    assert seen["access_log"] is access_log
+    assert served_config(monkeypatch, given).access_log is access_log
 
 
 @pytest.mark.parametrize(("given", "sent"), [({}, False), ({"server_header": True}, True)])
 def test_serve_http_names_no_server_unless_asked(monkeypatch, given, sent):
-    from mcpkit import McpServerApp
-    from mcpkit.transports.http._app import run_http_server
-
-    seen: dict[str, Any] = {}
-
-    def run(server: Any, sockets: Any = None) -> None:
-        seen["server_header"] = server.config.server_header
-        server.started = True
-
-    monkeypatch.setattr(uvicorn.Server, "run", run)
-    run_http_server(McpServerApp("quiet"), StreamableHttpServerOptions(port=0), **given)
-    assert seen["server_header"] is sent
+    assert served_config(monkeypatch, given).server_header is sent

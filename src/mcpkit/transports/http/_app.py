@@ -445,10 +445,13 @@ def serve_http(
 _SHUTDOWN_POLL = 0.05
 
 
-def _logs_info(level: str | int) -> bool:
-    """Whether uvicorn's ``log_level`` shows INFO lines, its access log's ("trace" is 5)."""
+def _logs_info(level: str | int | None) -> bool:
+    """Whether uvicorn's ``log_level`` shows INFO lines, its access log's (read with
+    uvicorn's own table of level names, "trace" among them)."""
+    from uvicorn.config import LOG_LEVELS
+
     if isinstance(level, str):
-        level = 5 if level.lower() == "trace" else logging.getLevelName(level.upper())
+        level = LOG_LEVELS.get(level)
     return isinstance(level, int) and level <= logging.INFO
 
 
