@@ -1,6 +1,8 @@
 """Instructions per request of a whole server process: uvicorn, its parser and event loop,
-and the app, counted by callgrind, for the bare ASGI app and for mcpkit. The noise-free
-counterpart of ``http_load.py``'s mcpkit/bare ratio, and what it takes to move it.
+and the app, counted by callgrind, for the bare ASGI app and for mcpkit, both from uvicorn's
+command line, and for mcpkit as ``mcpkit run -t http`` serves it (``mcpkit-run``: mcpkit's
+HTTP protocol on uvicorn). The noise-free counterpart of ``http_load.py``'s ratios to bare,
+and what it takes to move them.
 
     python bench/server_instructions.py [--scenarios stateless session modern] [--requests 1000]
 
@@ -26,7 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-from _uvicorn import uvicorn_command
+from _uvicorn import SERVERS_DIR, uvicorn_command
 from http_load import (
     ACCEPT_HEADERS,
     CALL,
@@ -42,6 +44,9 @@ from http_load import (
 )
 
 SCENARIOS = ("stateless", "session", "modern")
+#: The bare app and mcpkit from uvicorn's command line; mcpkit as ``mcpkit run -t http``
+#: serves it (``serve_http``: mcpkit's own HTTP protocol on uvicorn).
+SERVER_NAMES = ("bare", "mcpkit", "mcpkit-run")
 #: Requests of the shorter run; the longer sends ``--requests`` more.
 BASE_REQUESTS = 200
 #: Seconds a server under valgrind may take to start listening.
@@ -85,7 +90,10 @@ def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
         "BENCH_MODE": "stateful" if scenario == "session" else "stateless",
         "PYTHONHASHSEED": "0",
     }
-    command = uvicorn_command(PROJECT_PY, f"http_{server}:app", port, flags)
+    if server == "mcpkit-run":  # served as `mcpkit run -t http` serves it
+        command = [str(PROJECT_PY), str(SERVERS_DIR / "http_mcpkit_served.py"), str(port)]
+    else:
+        command = uvicorn_command(PROJECT_PY, f"http_{server}:app", port, flags)
     process = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
         env=env,
@@ -107,14 +115,14 @@ def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
 
 def per_request(scenario: str, requests: int, flags: list[str]) -> dict[str, float]:
     """Instructions per request of each server, its two runs side by side (two cores)."""
-    runs = [(server, n) for server in ("bare", "mcpkit") for n in (0, requests)]
+    runs = [(server, n) for server in SERVER_NAMES for n in (0, requests)]
     with ThreadPoolExecutor(2) as pool:
         counts = list(
             pool.map(lambda run: count(run[0], scenario, BASE_REQUESTS + run[1], flags), runs)
         )
     return {
-        "bare": (counts[1] - counts[0]) / requests,
-        "mcpkit": (counts[3] - counts[2]) / requests,
+        server: (counts[2 * i + 1] - counts[2 * i]) / requests
+        for i, server in enumerate(SERVER_NAMES)
     }
 
 
@@ -126,15 +134,19 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("this bench needs valgrind (apt-get install valgrind)")
     flags = ensure_fast_http("auto", need_peers=False)
-    print(f"{'scenario':<10} {'bare':>9} {'mcpkit':>9} {'mcpkit own':>11} {'bare/mcpkit':>12}")
+    print(
+        f"{'scenario':<10} {'bare':>9} {'mcpkit':>9} {'bare/mcpkit':>12} "
+        f"{'mcpkit-run':>11} {'bare/mcpkit-run':>16}"
+    )
     for scenario in args.scenarios:
         measured = per_request(scenario, args.requests, flags)
-        bare, mcpkit = measured["bare"], measured["mcpkit"]
+        bare, mcpkit, served = measured["bare"], measured["mcpkit"], measured["mcpkit-run"]
         # 0.70 in instructions: what mcpkit's own share may be at most
         allowed = bare / SHARE_OF_BARE - bare
         print(
-            f"{scenario:<10} {bare:9,.0f} {mcpkit:9,.0f} {mcpkit - bare:11,.0f} "
-            f"{bare / mcpkit:12.3f}   ({SHARE_OF_BARE:.2f} would allow {allowed:,.0f} of its own)"
+            f"{scenario:<10} {bare:9,.0f} {mcpkit:9,.0f} {bare / mcpkit:12.3f} "
+            f"{served:11,.0f} {bare / served:16.3f}   "
+            f"({SHARE_OF_BARE:.2f} would allow mcpkit {allowed:,.0f} of its own)"
         )
         sys.stdout.flush()
 

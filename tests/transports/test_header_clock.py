@@ -1,7 +1,9 @@
-"""The header guard's bookkeeping, in process: a connection is timed from its opening and
-from the first bytes of each kept-alive request, not while idle between requests; it leaves
-the server's clock when it closes or becomes a WebSocket (nothing kept per connection after);
-the sweep closes one past ``header_read_timeout`` and spares the rest. And ``serve_http``
+"""The connection clock of ``mcpkit run``'s HTTP protocol, in process: a connection is timed
+against ``header_read_timeout`` from its opening and from the first bytes of each kept-alive
+request, and against uvicorn's ``timeout_keep_alive`` while idle between requests, with no
+timer of its own; it leaves the server's clock when it closes or becomes a WebSocket (nothing
+kept per connection after); the sweep closes one past its time and spares the rest; without
+a header timeout, uvicorn's own keep-alive timer does the idle part. And ``serve_http``
 turns uvicorn's access log off unless its log level shows it, and sends no ``server``
 header unless asked."""
 
@@ -15,7 +17,7 @@ import uvicorn
 from uvicorn.server import ServerState
 
 from mcpkit.transports.http import StreamableHttpServerOptions
-from mcpkit.transports.http._header_guard import guarded_http_protocol
+from mcpkit.transports.http._http_protocol import mcpkit_http_protocol
 
 REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n{}"
 
@@ -58,11 +60,11 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 def protocol_class(timeout: float | None) -> Any:
     options = StreamableHttpServerOptions(header_read_timeout=timeout)
-    return guarded_http_protocol(options)["http"]
+    return mcpkit_http_protocol(options)["http"]
 
 
-def connect(cls: Any) -> tuple[Any, Transport]:
-    config = uvicorn.Config(app, lifespan="off", log_level="warning")
+def connect(cls: Any, keep_alive: float = 5) -> tuple[Any, Transport]:
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", timeout_keep_alive=keep_alive)
     config.load()
     protocol = cls(config=config, server_state=ServerState(), app_state={})
     transport = Transport()
@@ -72,17 +74,21 @@ def connect(cls: Any) -> tuple[Any, Transport]:
 
 async def test_timed_while_headers_come_not_while_idle_and_forgotten_when_closed():
     cls = protocol_class(10)
-    clock = cls.header_clock
+    clock = cls.connection_clock
     protocol, transport = connect(cls)
-    assert protocol in clock.connections and protocol.header_since is not None  # silent: timed
+    assert protocol in clock.connections and protocol.clock_since is not None  # silent: timed
     protocol.data_received(REQUEST)
-    assert protocol.header_since is None  # headers complete
+    assert protocol.clock_since is None  # headers complete
     for _ in range(20):
         await asyncio.sleep(0)
     assert transport.written.startswith(b"HTTP/1.1 200")
-    assert protocol.header_since is None  # idle between requests: uvicorn's keep-alive times it
+    # idle between requests: timed against the keep-alive time, with no timer of its own
+    assert protocol.clock_idle and protocol.clock_since is not None
+    assert protocol.clock_limit == protocol.timeout_keep_alive + clock.interval
+    assert protocol.timeout_keep_alive_task is None
     protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
-    assert protocol.header_since is not None  # the next request's headers are coming
+    # the next request's headers are coming: timed against the header time
+    assert not protocol.clock_idle and protocol.clock_limit == clock.header_limit
     protocol.connection_lost(None)
     assert protocol not in clock.connections
 
@@ -96,7 +102,33 @@ async def test_the_sweep_closes_only_a_connection_past_its_time():
     assert slow_transport.closed and not done_transport.closed
     slow.connection_lost(None)
     done.connection_lost(None)
-    assert not cls.header_clock.connections
+    assert not cls.connection_clock.connections
+
+
+async def test_the_sweep_closes_a_connection_idle_past_its_keep_alive_time():
+    cls = protocol_class(0.04)
+    idle, idle_transport = connect(cls, keep_alive=0.05)
+    kept, kept_transport = connect(cls, keep_alive=30)
+    idle.data_received(REQUEST)
+    kept.data_received(REQUEST)
+    await asyncio.sleep(0.3)
+    assert idle_transport.written.startswith(b"HTTP/1.1 200") and idle_transport.closed
+    assert kept_transport.written.startswith(b"HTTP/1.1 200") and not kept_transport.closed
+    idle.connection_lost(None)
+    kept.connection_lost(None)
+
+
+async def test_without_a_header_timeout_uvicorn_times_the_idle_connection():
+    cls = protocol_class(None)
+    protocol, transport = connect(cls)
+    protocol.data_received(REQUEST)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert transport.written.startswith(b"HTTP/1.1 200")
+    assert protocol.timeout_keep_alive_task is not None
+    protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
+    assert protocol.timeout_keep_alive_task is None  # cancelled by the next request's bytes
+    protocol.connection_lost(None)
 
 
 async def test_a_websocket_upgrade_leaves_the_clock():
@@ -107,15 +139,15 @@ async def test_a_websocket_upgrade_leaves_the_clock():
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     )
     assert transport.protocol is not None and transport.protocol is not protocol
-    assert protocol not in cls.header_clock.connections
+    assert protocol not in cls.connection_clock.connections
 
 
 async def test_without_a_timeout_nothing_is_timed():
     cls = protocol_class(None)
-    assert cls.header_clock is None
+    assert cls.connection_clock is None
     protocol, _ = connect(cls)
     protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
-    assert protocol.header_since is None
+    assert protocol.clock_since is None
 
 
 def served_config(monkeypatch: pytest.MonkeyPatch, given: dict[str, Any]) -> Any:

@@ -1,0 +1,294 @@
+"""The HTTP/1.1 protocol ``mcpkit run -t http`` and ``serve_http`` give uvicorn.
+
+uvicorn's httptools protocol with two kinds of change:
+
+* **Bounds uvicorn leaves out.** Its keep-alive timer only runs between requests, so a
+  connection that sends nothing, or its headers a byte at a time, stays open for ever, and
+  httptools buffers headers of any size. A connection whose headers take longer than
+  ``header_read_timeout`` is closed, and one past ``max_header_bytes`` answered 431.
+* **Less work per request, the same behaviour.** The request cycle is ``_http_cycle.py``'s;
+  the header and keep-alive times are kept by one sweeper per server (``_http_clock.py``),
+  not a timer armed and cancelled per request; and whether a connection comes from a
+  trusted proxy (``forwarded_allow_ips``) is decided once per connection, where uvicorn's
+  ``ProxyHeadersMiddleware`` decides it per request. WebSocket upgrades, lifespan, workers,
+  signals and shutdown stay uvicorn's.
+
+Without httptools (PyPy), h11's own size bound is used instead, and nothing else changes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import urllib.parse
+from typing import Any
+
+from mcpkit.transports.http._http_clock import ConnectionClock
+from mcpkit.transports.http._http_cycle import RequestCycle
+from mcpkit.transports.http._options import StreamableHttpServerOptions
+
+_HEADERS_END = b"\r\n\r\n"
+_FORWARDED_SCHEMES = frozenset(("http", "https", "ws", "wss"))
+
+
+def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]:
+    """uvicorn ``Config`` keywords that serve with this protocol and ``options``' bounds."""
+    try:
+        import httptools
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+        from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT, service_unavailable
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # no httptools: h11 bounds the size, nothing the time
+        return {"http": "h11", "h11_max_incomplete_event_size": options.max_header_bytes}
+    timeout = options.header_read_timeout
+    limit = options.max_header_bytes
+    clock = ConnectionClock(timeout) if timeout is not None else None
+
+    class McpHttpProtocol(HttpToolsProtocol):
+        #: The server's open connections and their sweeper (None: no header_read_timeout).
+        connection_clock = clock
+        # this protocol's cycle in place of uvicorn's (uvicorn's own methods use the same
+        # attributes of it)
+        cycle: Any
+        pipeline: Any
+        scope: Any
+        trusted_hosts: Any
+        proxy: Any
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            app = self.app
+            #: The trusted proxies (None: uvicorn's ``proxy_headers`` is off).
+            self.trusted_hosts = None
+            if isinstance(app, ProxyHeadersMiddleware):  # done here, per connection
+                self.app = app.app
+                self.trusted_hosts = app.trusted_hosts
+            #: The trusted proxies when this connection comes from one, else None.
+            self.proxy = None
+            self._header_bytes = 0
+            #: The last bytes of the read before, where the headers' end may begin.
+            self._header_tail = b""
+            self._reading_headers = True
+            #: When this connection's wait began (the clock's time); None: not timed.
+            self.clock_since: float | None = None
+            #: How long that wait may last.
+            self.clock_limit = 0.0
+            #: The wait is one between requests (keep-alive), not for headers.
+            self.clock_idle = False
+            if clock is not None:
+                self.idle_limit = clock.idle_limit(self.timeout_keep_alive)
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            trusted = self.trusted_hosts
+            if trusted is not None:
+                host = self.client[0] if self.client else None
+                if host in trusted:
+                    self.proxy = trusted
+            #: What every request's scope on this connection starts from.
+            self._scope_base: dict[str, Any] = {
+                "type": "http",
+                "asgi": None,
+                "http_version": "1.1",
+                "server": self.server,
+                "client": self.client,
+                "scheme": self.scheme,
+                "root_path": self.root_path,
+            }
+            if clock is not None:  # a connection that never sends anything is closed too
+                clock.add(self, self.loop)
+                self.clock_since = clock.now
+                self.clock_limit = clock.header_limit
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if clock is not None:
+                clock.connections.discard(self)
+            super().connection_lost(exc)
+
+        def handle_websocket_upgrade(self) -> None:
+            if clock is not None:  # the socket is the WebSocket protocol's from now on
+                clock.connections.discard(self)
+            super().handle_websocket_upgrade()
+
+        def data_received(self, data: bytes) -> None:
+            if self.clock_idle:  # the wait between requests is over
+                self.clock_idle = False
+                self.clock_since = None
+            if self._reading_headers:
+                if clock is not None and self.clock_since is None:
+                    self.clock_since = clock.now  # a request's headers are coming
+                    self.clock_limit = clock.header_limit
+                size = self._header_bytes + len(data)
+                if size > limit:  # only then is it worth finding where the headers end
+                    tail = self._header_tail  # the end may begin in the read before
+                    end = (tail + data).find(_HEADERS_END)
+                    size = self._header_bytes + (len(data) if end < 0 else end - len(tail))
+                    if size > limit:
+                        self._too_large()
+                        return
+                self._header_bytes = size
+            if self.timeout_keep_alive_task is not None:
+                self._unset_keepalive_if_required()
+            try:
+                self.parser.feed_data(data)
+            except httptools.HttpParserError:
+                message = "Invalid HTTP request received."
+                self.logger.warning(message)
+                self.send_400_response(message)
+                return
+            except httptools.HttpParserUpgrade:
+                if self._should_upgrade():
+                    self.handle_websocket_upgrade()
+                else:
+                    self._unsupported_upgrade_warning()
+                return
+            if self._reading_headers:
+                self._header_tail = data[-3:]
+
+        def on_message_begin(self) -> None:
+            self.url = b""
+            self.expect_100_continue = False
+            headers = self.headers = []
+            scope = self.scope = self._scope_base.copy()  # uvicorn's scope, made in C
+            scope["asgi"] = {"version": self.asgi_version, "spec_version": "2.3"}
+            scope["headers"] = headers
+            scope["state"] = self.app_state.copy()
+
+        def on_headers_complete(self) -> None:
+            self._reading_headers = False
+            self.clock_since = None
+            parser = self.parser
+            scope = self.scope
+            http_version = parser.get_http_version()
+            scope["method"] = parser.get_method().decode("ascii")
+            if http_version != "1.1":
+                scope["http_version"] = http_version
+            if parser.should_upgrade() and self._should_upgrade():
+                return
+            url = httptools.parse_url(self.url)
+            raw_path = url.path
+            path = raw_path.decode("ascii")
+            if "%" in path:
+                path = urllib.parse.unquote(path)
+            root = self.root_path
+            scope["path"] = root + path if root else path
+            scope["raw_path"] = root.encode("ascii") + raw_path if root else raw_path
+            scope["query_string"] = url.query or b""
+            if self.proxy is not None:
+                self._forwarded(scope)
+            concurrency = self.limit_concurrency
+            if concurrency is not None and (
+                len(self.connections) >= concurrency or len(self.tasks) >= concurrency
+            ):
+                app = service_unavailable
+                self.logger.warning("Exceeded concurrency limit.")
+            else:
+                app = self.app
+            existing = self.cycle
+            self.cycle = cycle = RequestCycle(
+                self,
+                scope,
+                http_version != "1.0" and parser.should_keep_alive(),
+                self.expect_100_continue,
+            )
+            if existing is None or existing.response_complete:
+                self._start_asgi_task(cycle, app)
+            else:  # pipelined: it waits for the one before
+                self.flow.pause_reading()
+                self.pipeline.appendleft((cycle, app))
+
+        def _forwarded(self, scope: dict[str, Any]) -> None:
+            """``X-Forwarded-Proto`` and ``-For`` of a trusted proxy, as uvicorn reads them."""
+            proto = None
+            addresses = []
+            for name, value in self.headers:
+                if name == b"x-forwarded-proto":
+                    proto = value
+                elif name == b"x-forwarded-for":
+                    addresses.append(value)
+            if proto is not None:
+                scheme = proto.decode("latin1").strip()
+                if scheme in _FORWARDED_SCHEMES:
+                    scope["scheme"] = scheme
+            if addresses:
+                host, port = self.proxy.get_trusted_client_address(
+                    b", ".join(addresses).decode("latin1")
+                )
+                if host:
+                    scope["client"] = (host, port)
+
+        def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+            if self.config.reset_contextvars:
+                task = self.loop.create_task(cycle.run_asgi(app), context=contextvars.Context())
+            else:
+                task = self.loop.create_task(cycle.run_asgi(app))
+            cycle.task = task  # the cycle takes it out of ``tasks`` when the app returns
+            self.tasks.add(task)
+
+        def on_body(self, body: bytes) -> None:
+            if self.parser.should_upgrade() and self._should_upgrade():
+                return
+            cycle = self.cycle
+            if cycle.response_complete:
+                return
+            cycle.add_body(body)
+            if len(cycle.body) > HIGH_WATER_LIMIT:
+                self.flow.pause_reading()
+            cycle.set()
+
+        def on_message_complete(self) -> None:
+            self._reading_headers = True
+            self._header_bytes = 0
+            if self.parser.should_upgrade() and self._should_upgrade():
+                return
+            cycle = self.cycle
+            if cycle.response_complete:
+                return
+            cycle.more_body = False
+            cycle.set()
+
+        def on_response_complete(self) -> None:
+            self.server_state.total_requests += 1
+            if self.transport.is_closing():
+                return
+            flow = self.flow
+            if flow.read_paused:
+                flow.resume_reading()
+            if self.pipeline:
+                cycle, app = self.pipeline.pop()
+                self._start_asgi_task(cycle, app)
+            elif clock is None:
+                self._unset_keepalive_if_required()
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.timeout_keep_alive_handler
+                )
+            elif self.clock_since is None:  # idle until the next request's first bytes
+                self.clock_idle = True
+                self.clock_since = clock.now
+                self.clock_limit = self.idle_limit
+
+        def out_of_time(self) -> None:
+            """Past its headers' or its keep-alive time (the sweep's call)."""
+            self.clock_since = None
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                # bytes after a request (a stray CRLF, the next request pipelined) while
+                # its answer still streams: uvicorn times nothing then, nor does this
+                return
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def _too_large(self) -> None:
+            self.clock_since = None
+            message = b"Request headers too large (max_header_bytes)"
+            self.transport.write(
+                b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                b"content-type: text/plain; charset=utf-8\r\n"
+                b"content-length: " + str(len(message)).encode() + b"\r\n"
+                b"connection: close\r\n\r\n" + message
+            )
+            self.transport.close()
+
+    return {"http": McpHttpProtocol}
+
+
+__all__ = ["mcpkit_http_protocol"]
