@@ -28,6 +28,8 @@ from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 _HEADERS_END = b"\r\n\r\n"
 _FORWARDED_SCHEMES = frozenset(("http", "https", "ws", "wss"))
+#: Request headers ``on_header`` looks at beyond storing them.
+_NOTED = frozenset((b"expect", b"x-forwarded-for", b"x-forwarded-proto"))
 
 
 def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]:
@@ -152,6 +154,22 @@ def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]
             scope["asgi"] = {"version": self.asgi_version, "spec_version": "2.3"}
             scope["headers"] = headers
             scope["state"] = self.app_state.copy()
+            #: The request's ``X-Forwarded-*`` headers, in order (None: there are none).
+            self.forwarded: list[tuple[bytes, bytes]] | None = None
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            name = name.lower()
+            # llhttp keeps trailing whitespace, which RFC 9110 excludes from the value
+            value = value.rstrip(b" \t")
+            if name in _NOTED:
+                if name == b"expect":
+                    if value.lower() == b"100-continue":
+                        self.expect_100_continue = True
+                elif self.forwarded is None:  # noted as they come: no search of all later
+                    self.forwarded = [(name, value)]
+                else:
+                    self.forwarded.append((name, value))
+            self.headers.append((name, value))
 
         def on_headers_complete(self) -> None:
             self._reading_headers = False
@@ -173,8 +191,8 @@ def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]
             scope["path"] = root + path if root else path
             scope["raw_path"] = root.encode("ascii") + raw_path if root else raw_path
             scope["query_string"] = url.query or b""
-            if self.proxy is not None:
-                self._forwarded(scope)
+            if self.forwarded is not None and self.proxy is not None:
+                self._forwarded(scope, self.forwarded)
             concurrency = self.limit_concurrency
             if concurrency is not None and (
                 len(self.connections) >= concurrency or len(self.tasks) >= concurrency
@@ -196,11 +214,11 @@ def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]
                 self.flow.pause_reading()
                 self.pipeline.appendleft((cycle, app))
 
-        def _forwarded(self, scope: dict[str, Any]) -> None:
+        def _forwarded(self, scope: dict[str, Any], forwarded: list[tuple[bytes, bytes]]) -> None:
             """``X-Forwarded-Proto`` and ``-For`` of a trusted proxy, as uvicorn reads them."""
             proto = None
             addresses = []
-            for name, value in self.headers:
+            for name, value in forwarded:
                 if name == b"x-forwarded-proto":
                     proto = value
                 elif name == b"x-forwarded-for":
