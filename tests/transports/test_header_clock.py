@@ -16,37 +16,10 @@ import pytest
 import uvicorn
 from uvicorn.server import ServerState
 
-from mcpkit.transports.http import StreamableHttpServerOptions
-from mcpkit.transports.http._http_protocol import mcpkit_http_protocol
+from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
+from tests.transports._fake_transport import RecordingTransport
 
 REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n{}"
-
-
-class Transport(asyncio.Transport):
-    def __init__(self) -> None:
-        super().__init__()
-        self.closed = False
-        self.written = bytearray()
-        self.protocol: Any = None
-
-    def write(self, data: Any) -> None:
-        self.written += data
-
-    def close(self) -> None:
-        self.closed = True
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return ("127.0.0.1", 8000) if name in ("peername", "sockname") else default
-
-    def set_protocol(self, protocol: Any) -> None:
-        self.protocol = protocol
-
-    def pause_reading(self) -> None: ...
-
-    def resume_reading(self) -> None: ...
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -60,14 +33,14 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 
 def protocol_class(timeout: float | None) -> Any:
     options = StreamableHttpServerOptions(header_read_timeout=timeout)
-    return mcpkit_http_protocol(options)["http"]
+    return uvicorn_http_protocol(options)["http"]
 
 
-def connect(cls: Any, keep_alive: float = 5) -> tuple[Any, Transport]:
+def connect(cls: Any, keep_alive: float = 5) -> tuple[Any, RecordingTransport]:
     config = uvicorn.Config(app, lifespan="off", log_level="warning", timeout_keep_alive=keep_alive)
     config.load()
     protocol = cls(config=config, server_state=ServerState(), app_state={})
-    transport = Transport()
+    transport = RecordingTransport()
     protocol.connection_made(transport)
     return protocol, transport
 

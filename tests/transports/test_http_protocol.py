@@ -1,4 +1,4 @@
-"""``mcpkit_http_protocol`` matches uvicorn's own httptools protocol on the wire: the same
+"""``uvicorn_http_protocol`` matches uvicorn's own httptools protocol on the wire: the same
 test app served twice on 127.0.0.1, once by uvicorn's protocol (``http="httptools"``) and
 once by mcpkit's, gets the same raw requests, and the two answers are compared byte for
 byte (the ``date`` value aside), as are what the app sees in its scope and ``receive``.
@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from mcpkit.transports.http import StreamableHttpServerOptions
-from mcpkit.transports.http._http_protocol import mcpkit_http_protocol
+from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
 
 # -- the app ---------------------------------------------------------------------------------
 
@@ -297,7 +296,7 @@ def serving_pair(
     options: StreamableHttpServerOptions | None = None, **config: Any
 ) -> Iterator[Pair]:
     """The test app served by uvicorn's httptools protocol and by mcpkit's, with ``config``."""
-    protocol = mcpkit_http_protocol(options or StreamableHttpServerOptions())
+    protocol = uvicorn_http_protocol(options or StreamableHttpServerOptions())
     stock = Served("uvicorn", http="httptools", **config)
     try:
         mine = Served("mcpkit", **protocol, **config)

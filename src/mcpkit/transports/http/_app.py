@@ -50,7 +50,7 @@ from mcpkit.transports.http._asgi import (
 )
 from mcpkit.transports.http._connection_guards import ConnectionGate
 from mcpkit.transports.http._endpoint import HEADERS_SCOPE_KEY, AsgiApp
-from mcpkit.transports.http._http_protocol import mcpkit_http_protocol
+from mcpkit.transports.http._http_protocol import uvicorn_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
 from mcpkit.transports.http._streamable import StreamableHttpHandler
@@ -550,7 +550,7 @@ def run_http_server(
         # No "server: uvicorn" on every answer: it names the stack to whoever asks, and
         # uvicorn checks and writes it per response.
         "server_header": False,
-        **mcpkit_http_protocol(options),
+        **uvicorn_http_protocol(options),
     }
     config.update(uvicorn_options)
     if "access_log" not in uvicorn_options:

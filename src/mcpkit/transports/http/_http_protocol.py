@@ -32,8 +32,15 @@ _FORWARDED_SCHEMES = frozenset(("http", "https", "ws", "wss"))
 _NOTED = frozenset((b"expect", b"x-forwarded-for", b"x-forwarded-proto"))
 
 
-def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]:
-    """uvicorn ``Config`` keywords that serve with this protocol and ``options``' bounds."""
+def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) -> dict[str, Any]:
+    """uvicorn ``Config`` keywords that serve any ASGI app with mcpkit's HTTP protocol and the
+    header bounds of ``options`` (``header_read_timeout``, ``max_header_bytes``), as
+    ``serve_http`` does::
+
+        uvicorn.run(starlette_app, host="0.0.0.0", port=8000, **uvicorn_http_protocol())
+
+    Each call makes a protocol class of its own, with its own connection clock."""
+    options = options or StreamableHttpServerOptions()
     try:
         import httptools
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -309,4 +316,4 @@ def mcpkit_http_protocol(options: StreamableHttpServerOptions) -> dict[str, Any]
     return {"http": McpHttpProtocol}
 
 
-__all__ = ["mcpkit_http_protocol"]
+__all__ = ["uvicorn_http_protocol"]

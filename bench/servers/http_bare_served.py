@@ -1,0 +1,25 @@
+"""The bare ASGI app of ``http_bare.py`` served on mcpkit's HTTP protocol, with the uvicorn
+settings ``serve_http`` uses (no access log, no ``server`` header): what that protocol gives
+any ASGI app, the ceiling ``mcpkit-run`` is measured against beside uvicorn's own.
+
+    python http_bare_served.py PORT
+"""
+
+import sys
+
+import uvicorn
+from http_bare import app
+
+from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
+
+if __name__ == "__main__":
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=int(sys.argv[1]),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        server_header=False,
+        **uvicorn_http_protocol(StreamableHttpServerOptions()),
+    )

@@ -1,0 +1,99 @@
+"""How ``mcpkit run``'s HTTP protocol writes an answer, in process on a recording transport:
+a response of known length in one write (its head with its first body message: one system
+call, where uvicorn's protocol makes two), a large first body beside the head without a copy,
+and a streamed (chunked) response's head at once, before any body, so that a client of an
+SSE stream sees its headers while the stream waits for events."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+from uvicorn.server import ServerState
+
+from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
+from tests.transports._fake_transport import RecordingTransport
+
+REQUEST = b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+LARGE = b"z" * (1 << 20)
+
+
+async def serve_one(app: Any, transport: RecordingTransport | None = None) -> RecordingTransport:
+    """One request to ``app`` through the protocol; its writes once the app has returned."""
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", date_header=False)
+    config.load()
+    cls = uvicorn_http_protocol(StreamableHttpServerOptions(header_read_timeout=None))["http"]
+    protocol = cls(config=config, server_state=ServerState(), app_state={})
+    transport = transport or RecordingTransport()
+    protocol.connection_made(transport)
+    protocol.data_received(REQUEST)
+    await asyncio.wait_for(asyncio.gather(*protocol.tasks), 5)
+    protocol.connection_lost(None)
+    return transport
+
+
+async def test_a_response_of_known_length_is_one_write():
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"2")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    transport = await serve_one(app)
+    assert transport.writes == [
+        (
+            "write",
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}",
+        )
+    ]
+
+
+async def test_a_large_first_body_is_written_beside_the_head_not_copied():
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        headers = [(b"content-length", str(len(LARGE)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": LARGE})
+
+    transport = await serve_one(app)
+    [(kind, parts)] = transport.writes
+    assert kind == "writelines"
+    assert parts[0] == b"HTTP/1.1 200 OK\r\ncontent-length: 1048576\r\n\r\n"
+    assert parts[1] is LARGE
+
+
+async def test_a_streamed_response_sends_its_head_before_any_body():
+    heads_seen: list[list[tuple[str, Any]]] = []
+    transport = RecordingTransport()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        heads_seen.append(list(transport.writes))
+        await send({"type": "http.response.body", "body": b"data: 1\n\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    await serve_one(app, transport)
+    head = (
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    )
+    assert heads_seen == [[("write", head)]]  # out before the first event
+    assert transport.writes == [
+        ("write", head),
+        ("write", b"9\r\ndata: 1\n\n\r\n"),
+        ("write", b"0\r\n\r\n"),
+    ]
+
+
+async def test_a_head_still_waiting_is_written_before_the_connection_closes():
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        headers = [(b"content-length", b"5")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        raise RuntimeError("the body never comes")
+
+    transport = await serve_one(app)
+    assert transport.writes == [("write", b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n")]
+    assert transport.closed
