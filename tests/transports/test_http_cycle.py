@@ -1,8 +1,9 @@
 """How ``mcpkit run``'s HTTP protocol writes an answer, in process on a recording transport:
 a response of known length in one write (its head with its first body message: one system
 call, where uvicorn's protocol makes two), a large first body beside the head without a copy,
-and a streamed (chunked) response's head at once, before any body, so that a client of an
-SSE stream sees its headers while the stream waits for events."""
+a large chunk of a streamed (chunked) response beside its framing, and that response's head
+at once, before any body, so that a client of an SSE stream sees its headers while the
+stream waits for events."""
 
 from __future__ import annotations
 
@@ -85,6 +86,22 @@ async def test_a_streamed_response_sends_its_head_before_any_body():
         ("write", b"9\r\ndata: 1\n\n\r\n"),
         ("write", b"0\r\n\r\n"),
     ]
+
+
+async def test_a_large_chunk_is_framed_beside_it_not_copied():
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": LARGE, "more_body": True})
+        await send({"type": "http.response.body", "body": LARGE})
+
+    transport = await serve_one(app)
+    head, first, last = transport.writes
+    assert head[0] == "write" and head[1].endswith(b"transfer-encoding: chunked\r\n\r\n")
+    assert first == ("writelines", [b"100000\r\n", LARGE, b"\r\n"])
+    assert first[1][1] is LARGE and last[1][1] is LARGE
+    assert last == ("writelines", [b"100000\r\n", LARGE, b"\r\n0\r\n\r\n"])
 
 
 async def test_a_head_still_waiting_is_written_before_the_connection_closes():

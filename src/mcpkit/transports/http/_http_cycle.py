@@ -26,8 +26,9 @@ _BAD_VALUE = re.compile(b"[\x00-\x08\x0a-\x1f\x7f]")
 #: Response headers that change how the body is framed or the connection kept.
 _FRAMING = frozenset((b"content-length", b"transfer-encoding", b"connection"))
 _DISCONNECT = {"type": "http.disconnect"}
-#: A first body shorter than this is copied after the head for one write; a longer one is
-#: written beside it (``writelines``), still one system call, not copied.
+#: A first body (or a chunk) shorter than this is copied after the head (or into its chunk
+#: framing) for one write; a longer one is written beside it (``writelines``), still one
+#: system call, not copied.
 _JOINED_BODY = 64 * 1024
 
 _SERVER_ERROR_START = {
@@ -237,7 +238,11 @@ class RequestCycle:
             self.expected_content_length = 0
             data = b""
         elif self.chunked_encoding:
-            if body:
+            if len(body) >= _JOINED_BODY:  # framed beside the chunk, which is not copied
+                end = b"\r\n" if more_body else b"\r\n0\r\n\r\n"
+                self.transport.writelines((b"%x\r\n" % len(body), body, end))
+                data = b""
+            elif body:
                 if more_body:
                     data = b"%x\r\n%b\r\n" % (len(body), body)
                 else:
