@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE
+# uvicorn's own checks of response header names and values, and its status lines
+from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE
 from uvicorn.protocols.utils import get_client_addr, get_path_with_query_string
 
 logger = logging.getLogger("uvicorn.error")
 
-#: What RFC 9110 forbids in a header name (a token) and in a field value.
-_BAD_NAME = re.compile(b'[\x00-\x1f\x7f()<>@,;:\\[\\]={} \t\\\\"]')
-_BAD_VALUE = re.compile(b"[\x00-\x08\x0a-\x1f\x7f]")
 #: Response headers that change how the body is framed or the connection kept.
 _FRAMING = frozenset((b"content-length", b"transfer-encoding", b"connection"))
 _DISCONNECT = {"type": "http.disconnect"}
@@ -212,9 +209,9 @@ class RequestCycle:
                 head += (name, b": ", value, b"\r\n")
         # one search over all the names and one over all the values: what a search per
         # header finds, since joining adds no character
-        if _BAD_NAME.search(b"".join(names)):
+        if HEADER_RE.search(b"".join(names)):
             raise RuntimeError("Invalid HTTP header name.")
-        if _BAD_VALUE.search(b"".join(values)):
+        if HEADER_VALUE_RE.search(b"".join(values)):
             raise RuntimeError("Invalid HTTP header value.")
         if not self.keep_alive and not close:
             head.append(b"connection: close\r\n")

@@ -96,7 +96,7 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
             #: What every request's scope on this connection starts from.
             self._scope_base: dict[str, Any] = {
                 "type": "http",
-                "asgi": None,
+                "asgi": None,  # each request's own, set in on_message_begin (kept in order)
                 "http_version": "1.1",
                 "server": self.server,
                 "client": self.client,
