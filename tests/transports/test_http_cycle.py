@@ -3,11 +3,14 @@ a response of known length in one write (its head with its first body message: o
 call, where uvicorn's protocol makes two), a large first body beside the head without a copy,
 a large chunk of a streamed (chunked) response beside its framing, and that response's head
 at once, before any body, so that a client of an SSE stream sees its headers while the
-stream waits for events."""
+stream waits for events. And a request leaves no reference cycle behind for the garbage
+collector to find."""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import gc
 from typing import Any
 
 import uvicorn
@@ -114,3 +117,47 @@ async def test_a_head_still_waiting_is_written_before_the_connection_closes():
     transport = await serve_one(app)
     assert transport.writes == [("write", b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n")]
     assert transport.closed
+
+
+async def test_a_request_leaves_no_reference_cycle():
+    """mcpkit keeps each request's binding, which holds the cycle's ``send``, in the task's
+    context; a cycle that kept its task would close a loop of references per request, which
+    only the garbage collector frees (a collection every few dozen requests)."""
+    held: contextvars.ContextVar[Any] = contextvars.ContextVar("held")
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        held.set(send)
+        await receive()
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    gc.collect()
+    gc.disable()
+    try:
+        await serve_one(app)
+        for _ in range(3):  # the loop's callbacks of the finished task run and let it go
+            await asyncio.sleep(0)
+        gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds stays in gc.garbage
+        gc.collect()
+        left = sorted({type(o).__name__ for o in gc.garbage} & {"RequestCycle", "Task"})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []
+
+
+def test_the_header_checks_give_uvicorns_verdict_for_every_byte():
+    """The translate tables say of each byte what uvicorn's two regular expressions say: a
+    name or value is refused exactly when one of its bytes is (each pattern is a class)."""
+    from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE
+
+    from mcpkit.transports.http._http_cycle import _INVALID_NAME_BYTES, _INVALID_VALUE_BYTES
+
+    for table, pattern in (
+        (_INVALID_NAME_BYTES, HEADER_RE),
+        (_INVALID_VALUE_BYTES, HEADER_VALUE_RE),
+    ):
+        for byte in range(256):
+            text = b"ok" + bytes((byte,)) + b"ok"
+            assert (0 in text.translate(table)) == bool(pattern.search(text)), (pattern, byte)

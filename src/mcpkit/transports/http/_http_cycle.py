@@ -4,8 +4,8 @@
 It keeps the contract of uvicorn's own request cycle (the same messages, the same errors,
 the same bytes on the wire) at a fraction of its cost per request: no ``asyncio.Event``
 per request (a future is made only when ``receive`` has to wait), the response's header
-names and values each checked by one regular-expression search in all, not two per
-header, and no done-callback per task. The head of a response of known length goes out with
+names and values each checked in one pass over them all, not two regular-expression
+searches per header, and no done-callback per task. The head of a response of known length goes out with
 its first body message, in one write: one system call per answer where uvicorn makes two."""
 
 from __future__ import annotations
@@ -23,6 +23,19 @@ logger = logging.getLogger("uvicorn.error")
 #: Response headers that change how the body is framed or the connection kept.
 _FRAMING = frozenset((b"content-length", b"transfer-encoding", b"connection"))
 _DISCONNECT = {"type": "http.disconnect"}
+
+
+def _byte_check(pattern: Any) -> bytes:
+    """A ``bytes.translate`` table that maps each byte ``pattern`` (a character class)
+    matches to 0 and every other byte to a non-zero one: ``0 in data.translate(table)`` is
+    ``pattern.search(data)`` at a fraction of its cost (the regular expression engine tests
+    a class byte by byte through its opcodes)."""
+    return bytes(0 if pattern.match(bytes((i,))) else i or 1 for i in range(256))
+
+
+#: uvicorn's checks of response header names and values, as translate tables.
+_INVALID_NAME_BYTES = _byte_check(HEADER_RE)
+_INVALID_VALUE_BYTES = _byte_check(HEADER_VALUE_RE)
 #: A first body (or a chunk) shorter than this is copied after the head (or into its chunk
 #: framing) for one write; a longer one is written beside it (``writelines``), still one
 #: system call, not copied.
@@ -132,8 +145,10 @@ class RequestCycle:
                 logger.error("ASGI callable returned without completing response.")
                 self._close()
         finally:
+            # No reference cycle left for the GC to find: the task's context holds what the
+            # app set in it (the request's binding, which holds this cycle's ``send``).
             self.protocol.tasks.discard(self.task)
-            self.protocol = None  # no reference cycle left for the GC to find
+            self.protocol = self.task = None
 
     def _close(self) -> None:
         """Close the connection, the response's head written first if it still waits."""
@@ -207,11 +222,11 @@ class RequestCycle:
                         self.keep_alive = False
                         close = True
                 head += (name, b": ", value, b"\r\n")
-        # one search over all the names and one over all the values: what a search per
+        # one pass over all the names and one over all the values: what a search per
         # header finds, since joining adds no character
-        if HEADER_RE.search(b"".join(names)):
+        if 0 in b"".join(names).translate(_INVALID_NAME_BYTES):
             raise RuntimeError("Invalid HTTP header name.")
-        if HEADER_VALUE_RE.search(b"".join(values)):
+        if 0 in b"".join(values).translate(_INVALID_VALUE_BYTES):
             raise RuntimeError("Invalid HTTP header value.")
         if not self.keep_alive and not close:
             head.append(b"connection: close\r\n")
