@@ -12,6 +12,8 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
             mcpkit's own HTTP protocol, not the uvicorn command line below)
   bare-run  the bare app on that protocol, with serve_http's uvicorn settings
+  mcpkit-protocol  the ``mcpkit`` app from uvicorn's command line given mcpkit's protocol
+            (``--http mcpkit.transports.http.protocol:McpHttpProtocol``)
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)
   fastmcp   ``FastMCP.http_app`` (bench/.venv-peers)
   lauren    lauren-mcp's Streamable HTTP controller (bench/.venv-peers)
@@ -76,7 +78,7 @@ except ImportError:  # pragma: no cover - depends on how it was started
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned
-from _uvicorn import stop_server, uvicorn_command
+from _uvicorn import stop_server, uvicorn_command, with_http
 from _wrk import bench_result, wrk_command
 
 PEERS = HERE / ".venv-peers"
@@ -94,6 +96,8 @@ SERVERS: dict[str, tuple[str, str]] = {
     "mcpkit-run": ("project", "http_mcpkit_served.py"),
     # the bare app on that same protocol and settings: what the protocol gives any ASGI app
     "bare-run": ("project", "http_bare_served.py"),
+    # the mcpkit app from uvicorn's command line, told to use mcpkit's protocol (HTTP_FLAGS)
+    "mcpkit-protocol": ("project", "http_mcpkit:app"),
     # mcpkit of another revision (--baseline REV): before and after a change in one run
     "baseline": ("project", "http_mcpkit:app"),
     "official": ("peers", "http_official:app"),
@@ -101,6 +105,10 @@ SERVERS: dict[str, tuple[str, str]] = {
     "lauren": ("peers", "http_lauren:app"),
 }
 PEER_NAMES = ("official", "fastmcp", "lauren")
+#: Servers whose uvicorn command line names another HTTP protocol than the bench's flags.
+HTTP_FLAGS = {"mcpkit-protocol": "mcpkit.transports.http.protocol:McpHttpProtocol"}
+#: The mcpkit app on mcpkit's own HTTP protocol, each compared with bare and bare-run too.
+ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol")
 #: The targets the report checks: mcpkit's rate as a share of bare's (the second speed
 #: round: every call scenario, and churn), times the fastest peer, and churn cycles per second.
 SHARE_OF_BARE = 0.70
@@ -369,7 +377,9 @@ class Server:
         if target.endswith(".py"):  # a script that serves itself on the port it is given
             command = [str(python), str(SERVERS_DIR / target), str(self.port)]
         else:
-            command = uvicorn_command(python, target, self.port, flags)
+            command = uvicorn_command(
+                python, target, self.port, with_http(flags, HTTP_FLAGS.get(name))
+            )
         self.command = pinned(command, SERVER_CPU)
         self.proc = subprocess.Popen(
             self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=str(HERE)
@@ -690,11 +700,12 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                     for name, r in measured.items()
                     if not (clean and r.get("disturbed"))
                 }
-                for ceiling in ("bare", "bare-run"):  # what `mcpkit run` users get
-                    if rates.get("mcpkit-run") and rates.get(ceiling):
-                        ratios.setdefault(f"mcpkit-run/{ceiling}", []).append(
-                            rates["mcpkit-run"] / rates[ceiling]
-                        )
+                for served in ON_MCPKIT_PROTOCOL:  # what `mcpkit run` users get
+                    for ceiling in ("bare", "bare-run"):
+                        if rates.get(served) and rates.get(ceiling):
+                            ratios.setdefault(f"{served}/{ceiling}", []).append(
+                                rates[served] / rates[ceiling]
+                            )
                 if "mcpkit" not in rates:
                     continue
                 for other, rate in rates.items():
@@ -770,9 +781,12 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
     if "baseline" in servers:
         keys.append("mcpkit/baseline")
     if "mcpkit-run" in servers:
-        keys += ["mcpkit-run/bare", "mcpkit/mcpkit-run"]
-        if "bare-run" in servers:
-            keys.append("mcpkit-run/bare-run")
+        keys.append("mcpkit/mcpkit-run")
+    for served in ON_MCPKIT_PROTOCOL:
+        if served in servers:
+            keys.append(f"{served}/bare")
+            if "bare-run" in servers:
+                keys.append(f"{served}/bare-run")
     for key, best_key, title in (
         (
             "ratios",
@@ -827,7 +841,7 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
             continue
         share = CHURN_SHARE_OF_BARE if scenario == "churn" else SHARE_OF_BARE
         best = trio(scenario, "mcpkit/best-peer")
-        for served in ("mcpkit", "mcpkit-run"):
+        for served in ("mcpkit", *ON_MCPKIT_PROTOCOL):
             bare = trio(scenario, f"{served}/bare")
             if bare[0] is not None:
                 label = f"{scenario}: {served} >= {share:.0%} of bare "

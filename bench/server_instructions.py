@@ -1,7 +1,8 @@
 """Instructions per request of a whole server process: uvicorn, its parser and event loop,
 and the app, counted by callgrind, for the bare ASGI app and for mcpkit, both from uvicorn's
-command line, and for mcpkit as ``mcpkit run -t http`` serves it (``mcpkit-run``: mcpkit's
-HTTP protocol on uvicorn). The noise-free counterpart of ``http_load.py``'s ratios to bare,
+command line, for mcpkit as ``mcpkit run -t http`` serves it (``mcpkit-run``: mcpkit's
+HTTP protocol on uvicorn), and for mcpkit from uvicorn's command line given that protocol
+(``mcpkit-protocol``: ``--http mcpkit.transports.http.protocol:McpHttpProtocol``). The noise-free counterpart of ``http_load.py``'s ratios to bare,
 and what it takes to move them.
 
     python bench/server_instructions.py [--scenarios stateless session modern] [--requests 1000]
@@ -28,11 +29,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-from _uvicorn import SERVERS_DIR, uvicorn_command
+from _uvicorn import SERVERS_DIR, uvicorn_command, with_http
 from http_load import (
     ACCEPT_HEADERS,
     CALL,
     CALL_MODERN,
+    HTTP_FLAGS,
     MODERN_HEADERS,
     PROJECT_PY,
     SHARE_OF_BARE,
@@ -45,8 +47,9 @@ from http_load import (
 
 SCENARIOS = ("stateless", "session", "modern")
 #: The bare app and mcpkit from uvicorn's command line; mcpkit as ``mcpkit run -t http``
-#: serves it (``serve_http``: mcpkit's own HTTP protocol on uvicorn).
-SERVER_NAMES = ("bare", "mcpkit", "mcpkit-run")
+#: serves it (``serve_http``: mcpkit's own HTTP protocol on uvicorn); mcpkit from uvicorn's
+#: command line on that protocol.
+SERVER_NAMES = ("bare", "mcpkit", "mcpkit-run", "mcpkit-protocol")
 #: Requests of the shorter run; the longer sends ``--requests`` more.
 BASE_REQUESTS = 200
 #: Seconds a server under valgrind may take to start listening.
@@ -93,7 +96,8 @@ def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
     if server == "mcpkit-run":  # served as `mcpkit run -t http` serves it
         command = [str(PROJECT_PY), str(SERVERS_DIR / "http_mcpkit_served.py"), str(port)]
     else:
-        command = uvicorn_command(PROJECT_PY, f"http_{server}:app", port, flags)
+        app = "http_mcpkit:app" if server in HTTP_FLAGS else f"http_{server}:app"
+        command = uvicorn_command(PROJECT_PY, app, port, with_http(flags, HTTP_FLAGS.get(server)))
     process = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
         env=env,
@@ -135,17 +139,19 @@ def main() -> None:
         raise SystemExit("this bench needs valgrind (apt-get install valgrind)")
     flags = ensure_fast_http("auto", need_peers=False)
     print(
-        f"{'scenario':<10} {'bare':>9} {'mcpkit':>9} {'bare/mcpkit':>12} "
-        f"{'mcpkit-run':>11} {'bare/mcpkit-run':>16}"
+        f"{'scenario':<10} {'bare':>9}"
+        + "".join(f" {n:>15} {'bare/' + n:>20}" for n in SERVER_NAMES[1:])
     )
     for scenario in args.scenarios:
         measured = per_request(scenario, args.requests, flags)
-        bare, mcpkit, served = measured["bare"], measured["mcpkit"], measured["mcpkit-run"]
+        bare = measured["bare"]
         # 0.70 in instructions: what mcpkit's own share may be at most
         allowed = bare / SHARE_OF_BARE - bare
+        cells = "".join(
+            f" {measured[n]:15,.0f} {bare / measured[n]:20.3f}" for n in SERVER_NAMES[1:]
+        )
         print(
-            f"{scenario:<10} {bare:9,.0f} {mcpkit:9,.0f} {bare / mcpkit:12.3f} "
-            f"{served:11,.0f} {bare / served:16.3f}   "
+            f"{scenario:<10} {bare:9,.0f}{cells}   "
             f"({SHARE_OF_BARE:.2f} would allow mcpkit {allowed:,.0f} of its own)"
         )
         sys.stdout.flush()

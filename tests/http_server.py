@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+import subprocess
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, Literal
 
 import httpx
@@ -25,6 +27,29 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def server_process(
+    command: list[str], port: int, **popen: Any
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A server started by ``command``, once it answers on ``port`` (20 s at most); stopped
+    on leaving."""
+    proc = subprocess.Popen(command, **popen)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.05)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 @contextlib.asynccontextmanager

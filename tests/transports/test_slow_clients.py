@@ -6,7 +6,6 @@ connections and WebSocket upgrades are not affected."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 import textwrap
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.http_server import free_port
+from tests.http_server import free_port, server_process
 from tests.wire import initialize_request
 
 SERVER = """
@@ -43,21 +42,9 @@ def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     script = tmp_path_factory.mktemp("slow") / "server.py"
     script.write_text(textwrap.dedent(SERVER))
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], cwd=Path(__file__).parents[2])
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.05)
+    command = [sys.executable, str(script), str(port)]
+    with server_process(command, port, cwd=Path(__file__).parents[2]):
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:

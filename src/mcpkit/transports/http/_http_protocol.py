@@ -316,4 +316,15 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
     return {"http": McpHttpProtocol}
 
 
-__all__ = ["uvicorn_http_protocol"]
+def default_http_protocol() -> type[asyncio.Protocol]:
+    """The protocol class with the default bounds, for uvicorn's command line
+    (``mcpkit.transports.http.protocol``); uvicorn's h11 protocol without httptools."""
+    http = uvicorn_http_protocol()["http"]
+    if isinstance(http, str):
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        return H11Protocol
+    return http  # type: ignore[no-any-return]
+
+
+__all__ = ["default_http_protocol", "uvicorn_http_protocol"]
