@@ -161,3 +161,81 @@ def test_the_header_checks_give_uvicorns_verdict_for_every_byte():
         for byte in range(256):
             text = b"ok" + bytes((byte,)) + b"ok"
             assert (0 in text.translate(table)) == bool(pattern.search(text)), (pattern, byte)
+
+
+async def test_header_lines_known_again_give_the_map_header_map_makes():
+    """Each request on a kept-alive connection gets, from the protocol, the header map
+    ``header_map`` would make of its headers: lines equal to the request before's are taken
+    as made then, changed ones (a new length, another case, trailing blanks) made anew."""
+    from mcpkit.transports.http import McpAsgiApp
+    from mcpkit.transports.http._asgi import DECODED_HEADERS_KEY, header_map
+
+    maps: list[tuple[dict[str, str], dict[str, str], list[Any]]] = []
+
+    class Recording(McpAsgiApp):  # taken for mcpkit's app: the protocol decodes for it
+        def __init__(self) -> None:
+            pass
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            fresh = {key: value for key, value in scope.items() if key != DECODED_HEADERS_KEY}
+            maps.append((header_map(scope), header_map(fresh), list(scope["headers"])))
+            await receive()
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+
+    app = Recording()
+
+    def request(*lines: bytes) -> bytes:
+        return (
+            b"POST /x HTTP/1.1\r\nHost: a\r\n"
+            + b"".join(line + b"\r\n" for line in lines)
+            + b"\r\n"
+        )
+
+    first = request(b"Content-Length: 0", b"Mcp-Name: add", b"X-Thing: \xe9t\xe9")
+    transport = RecordingTransport()
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", date_header=False)
+    config.load()
+    cls = uvicorn_http_protocol(StreamableHttpServerOptions(header_read_timeout=None))["http"]
+    protocol = cls(config=config, server_state=ServerState(), app_state={})
+    protocol.connection_made(transport)
+    for data in (
+        first,
+        first,
+        request(b"Content-Length: 0", b"MCP-NAME: add", b"X-Thing: \xe9t\xe9  "),
+        request(b"Content-Length: 0", b"Mcp-Name: sub"),
+        first,
+    ):
+        protocol.data_received(data)
+        await asyncio.wait_for(asyncio.gather(*protocol.tasks), 5)
+        await asyncio.sleep(0)
+    for _ in range(2):  # Expect: 100-continue, the second time from a line known again
+        protocol.data_received(request(b"Content-Length: 2", b"Expect: 100-continue"))
+        await asyncio.sleep(0.01)  # the app waits in receive: the 100 goes out
+        protocol.data_received(b"{}")
+        await asyncio.wait_for(asyncio.gather(*protocol.tasks), 5)
+    protocol.connection_lost(None)
+    continues = [data for _, data in transport.writes if b"100 Continue" in data]
+    assert len(continues) == 2
+    del maps[5:]
+    for made, remade, _ in maps:
+        assert made == remade
+    assert maps[0][0] == {"host": "a", "content-length": "0", "mcp-name": "add", "x-thing": "été"}
+    assert maps[2][0] == maps[0][0]  # another case, blanks after the value: the same header
+    assert maps[3][0]["mcp-name"] == "sub" and "x-thing" not in maps[3][0]
+    assert maps[4][2] == maps[0][2]
+    # the second request's lines were known again: taken as made for the first, not remade
+    assert all(a is b for a, b in zip(maps[0][2], maps[1][2], strict=True))
+
+
+def test_header_map_reads_headers_a_middleware_changed():
+    """The decoded map is taken only while the scope's headers are those it was made of."""
+    from mcpkit.transports.http._asgi import DECODED_HEADERS_KEY, header_map
+
+    headers = [(b"host", b"a"), (b"authorization", b"Bearer one")]
+    scope = {"headers": headers, DECODED_HEADERS_KEY: (headers[:], {"host": "a", "x": "stale"})}
+    assert header_map(scope) == {"host": "a", "x": "stale"}  # unchanged: the server's map
+    headers[1] = (b"authorization", b"Bearer two")  # changed in place
+    assert header_map(scope) == {"host": "a", "authorization": "Bearer two"}
+    scope["headers"] = [*headers, (b"x-added", b"1")]
+    assert header_map(scope)["x-added"] == "1"

@@ -10,8 +10,11 @@ uvicorn's httptools protocol with two kinds of change:
   the header and keep-alive times are kept by one sweeper per server (``_http_clock.py``),
   not a timer armed and cancelled per request; and whether a connection comes from a
   trusted proxy (``forwarded_allow_ips``) is decided once per connection, where uvicorn's
-  ``ProxyHeadersMiddleware`` decides it per request. WebSocket upgrades, lifespan, workers,
-  signals and shutdown stay uvicorn's.
+  ``ProxyHeadersMiddleware`` decides it per request. Serving mcpkit's app, header lines a
+  kept-alive client sends again, unchanged, are taken as the request before made them:
+  lower-cased, stripped, and decoded into the map the app reads (``header_map``), which the
+  scope carries under ``DECODED_HEADERS_KEY``. WebSocket upgrades, lifespan, workers, signals and shutdown stay
+  uvicorn's.
 
 Without httptools (PyPy), h11's own size bound is used instead, and nothing else changes."""
 
@@ -22,6 +25,7 @@ import contextvars
 import urllib.parse
 from typing import Any
 
+from mcpkit.transports.http._asgi import DECODED_HEADERS_KEY, known_header_name
 from mcpkit.transports.http._http_clock import ConnectionClock
 from mcpkit.transports.http._http_cycle import RequestCycle
 from mcpkit.transports.http._options import StreamableHttpServerOptions
@@ -30,6 +34,10 @@ _HEADERS_END = b"\r\n\r\n"
 _FORWARDED_SCHEMES = frozenset(("http", "https", "ws", "wss"))
 #: Request headers ``on_header`` looks at beyond storing them.
 _NOTED = frozenset((b"expect", b"x-forwarded-for", b"x-forwarded-proto"))
+#: Header lines a connection keeps of its last request, to know them again in the next, and
+#: the longest value it keeps (longer ones are made anew each time).
+MAX_SEEN_HEADERS = 32
+MAX_SEEN_VALUE_BYTES = 4096
 
 
 def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) -> dict[str, Any]:
@@ -48,6 +56,8 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # no httptools: h11 bounds the size, nothing the time
         return {"http": "h11", "h11_max_incomplete_event_size": options.max_header_bytes}
+    from mcpkit.transports.http._app import McpAsgiApp
+
     timeout = options.header_read_timeout
     limit = options.max_header_bytes
     clock = ConnectionClock(timeout) if timeout is not None else None
@@ -71,12 +81,16 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
             if isinstance(app, ProxyHeadersMiddleware):  # done here, per connection
                 self.app = app.app
                 self.trusted_hosts = app.trusted_hosts
+            #: mcpkit's app, which reads the headers decoded: they are decoded as they come.
+            self.decode_headers = isinstance(self.app, McpAsgiApp)
             #: The trusted proxies when this connection comes from one, else None.
             self.proxy = None
             self._header_bytes = 0
             #: The last bytes of the read before, where the headers' end may begin.
             self._header_tail = b""
             self._reading_headers = True
+            #: The header lines of the last request, as ``on_header`` made them, by place.
+            self.seen_headers: list[tuple[Any, ...]] = []
             #: When this connection's wait began (the clock's time); None: not timed.
             self.clock_since: float | None = None
             #: How long that wait may last.
@@ -161,28 +175,72 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
             scope["asgi"] = {"version": self.asgi_version, "spec_version": "2.3"}
             scope["headers"] = headers
             scope["state"] = self.app_state.copy()
+            #: The headers decoded as they come (``header_map``'s map), until they end; None
+            #: when the app is not mcpkit's (nothing reads the map).
+            self.header_text: dict[str, str] | None = {} if self.decode_headers else None
+            self.header_index = 0
             #: The request's ``X-Forwarded-*`` headers, in order (None: there are none).
             self.forwarded: list[tuple[bytes, bytes]] | None = None
 
         def on_header(self, name: bytes, value: bytes) -> None:
-            name = name.lower()
+            text = self.header_text
+            if text is None:  # an app that reads no decoded map, or a trailer
+                pair = (name.lower(), value.rstrip(b" \t"))
+                if pair[0] in _NOTED:
+                    self._note(pair)
+                self.headers.append(pair)
+                return
+            # A kept-alive client sends the same header lines request after request: one
+            # equal to the line at the same place in the request before is taken as it was
+            # made then (lower-cased, stripped, decoded), not made again.
+            index = self.header_index
+            self.header_index = index + 1
+            seen = self.seen_headers
+            if index < len(seen):
+                raw_name, raw_value, pair, text_name, text_value, noted = seen[index]
+                if raw_value == value and raw_name == name:
+                    self.headers.append(pair)
+                    text[text_name] = text_value
+                    if noted:
+                        self._note(pair)
+                    return
+            lower = name.lower()
             # llhttp keeps trailing whitespace, which RFC 9110 excludes from the value
-            value = value.rstrip(b" \t")
-            if name in _NOTED:
-                if name == b"expect":
-                    if value.lower() == b"100-continue":
-                        self.expect_100_continue = True
-                elif self.forwarded is None:  # noted as they come: no search of all later
-                    self.forwarded = [(name, value)]
-                else:
-                    self.forwarded.append((name, value))
-            self.headers.append((name, value))
+            pair = (lower, value.rstrip(b" \t"))
+            noted = lower in _NOTED
+            if noted:
+                self._note(pair)
+            self.headers.append(pair)
+            text_name = known_header_name(lower) or lower.decode("latin-1")
+            text_value = text[text_name] = pair[1].decode("latin-1")
+            if len(value) <= MAX_SEEN_VALUE_BYTES:
+                made = (name, value, pair, text_name, text_value, noted)
+                if index < len(seen):
+                    seen[index] = made
+                elif index < MAX_SEEN_HEADERS:
+                    seen.append(made)
+
+        def _note(self, pair: tuple[bytes, bytes]) -> None:
+            """``Expect: 100-continue``, or an ``X-Forwarded-*`` header (noted as they come:
+            no search of all the headers later)."""
+            name, value = pair
+            if name == b"expect":
+                if value.lower() == b"100-continue":
+                    self.expect_100_continue = True
+            elif self.forwarded is None:
+                self.forwarded = [pair]
+            else:
+                self.forwarded.append(pair)
 
         def on_headers_complete(self) -> None:
             self._reading_headers = False
             self.clock_since = None
             parser = self.parser
             scope = self.scope
+            text = self.header_text
+            if text is not None:
+                scope[DECODED_HEADERS_KEY] = (self.headers[:], text)
+                self.header_text = None  # what comes after the headers is a trailer
             http_version = parser.get_http_version()
             scope["method"] = parser.get_method().decode("ascii")
             if http_version != "1.1":
