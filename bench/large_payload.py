@@ -3,11 +3,14 @@ JSON and as SSE, by mcpkit and by a bare ASGI app writing the same bytes, in one
 
     .venv/bin/python bench/large_payload.py [--payload-mib 5] [--duration 5] [--rounds 3]
                                             [--connections 1] [--scenarios NAME ...]
+                                            [--mcpkit-protocol]
 
 Servers (bench/servers/http_large.py): ``mcpkit`` (``create_asgi_app``, stateless) and
 ``bare`` (reads the body, writes a prebuilt answer of the same bytes). Each runs under the
 same uvicorn as bench/http_load.py (``--loop uvloop --http httptools`` when both import),
-pinned to CPU 1; wrk (one thread, ``--connections``) on CPU 0.
+pinned to CPU 1; wrk (one thread, ``--connections``) on CPU 0. ``--mcpkit-protocol`` serves
+mcpkit on its own HTTP protocol (``--http mcpkit.transports.http.protocol:McpHttpProtocol``,
+as ``mcpkit run`` serves), the bare app still on uvicorn's.
 
 Scenarios: ``tool-json`` / ``resource-json`` (Accept: application/json; a JSON body) and
 ``tool-sse`` / ``resource-sse`` (the request carries a progressToken: the server sends one
@@ -47,12 +50,14 @@ import httpx
 
 sys.path.insert(0, str(HERE))
 from _pinning import pinned
-from _uvicorn import stop_server, uvicorn_command
+from _uvicorn import stop_server, uvicorn_command, with_http
 
 SERVERS_DIR = HERE / "servers"
 EXTRAS = HERE / ".venv-peers" / "project-extras"
 SERVER_CPU, WRK_CPU = 1, 0
 SERVERS = {"bare": "http_large:bare_app", "mcpkit": "http_large:mcpkit_app"}
+#: What ``--mcpkit-protocol`` gives mcpkit's uvicorn for ``--http``.
+MCPKIT_PROTOCOL = "mcpkit.transports.http.protocol:McpHttpProtocol"
 RESOURCE_URI = "big://text"
 HEADERS = {
     "Accept": "application/json, text/event-stream",
@@ -242,7 +247,8 @@ def measure(
     name: str, scenario: str, text: str, args: argparse.Namespace, wrk: str, tmp: Path
 ) -> dict[str, Any]:
     env = server_env(args.payload_bytes)
-    server = Server(name, args.flags, env)
+    protocol = MCPKIT_PROTOCOL if name == "mcpkit" and args.mcpkit_protocol else None
+    server = Server(name, with_http(args.flags, protocol), env)
     try:
         server.wait_ready()
         peak_reset = server.reset_peak()
@@ -284,6 +290,11 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1, help="wrk connections (default 1)")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--json", type=Path, help="also write the results here (outside the repo)")
+    parser.add_argument(
+        "--mcpkit-protocol",
+        action="store_true",
+        help="serve mcpkit on its own HTTP protocol (--http MCPKIT_PROTOCOL); bare stays on uvicorn's",
+    )
     args = parser.parse_args()
     args.payload_bytes = int(args.payload_mib * 2**20)
     wrk = shutil.which("wrk")

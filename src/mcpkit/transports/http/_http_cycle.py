@@ -5,8 +5,9 @@ It keeps the contract of uvicorn's own request cycle (the same messages, the sam
 the same bytes on the wire) at a fraction of its cost per request: no ``asyncio.Event``
 per request (a future is made only when ``receive`` has to wait), the response's header
 names and values each checked in one pass over them all, not two regular-expression
-searches per header, and no done-callback per task. The head of a response of known length goes out with
-its first body message, in one write: one system call per answer where uvicorn makes two."""
+searches per header, and no done-callback per task. The head of a response of known length
+goes out with its first body message, in one write: one system call per answer where
+uvicorn makes two."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ uvicorn's httptools protocol with two kinds of change:
   ``ProxyHeadersMiddleware`` decides it per request. Serving mcpkit's app, header lines a
   kept-alive client sends again, unchanged, are taken as the request before made them:
   lower-cased, stripped, and decoded into the map the app reads (``header_map``), which the
-  scope carries under ``DECODED_HEADERS_KEY``. WebSocket upgrades, lifespan, workers, signals and shutdown stay
-  uvicorn's.
+  scope carries under ``DECODED_HEADERS_KEY``. WebSocket upgrades, lifespan, workers,
+  signals and shutdown stay uvicorn's.
 
 Without httptools (PyPy), h11's own size bound is used instead, and nothing else changes."""
 
