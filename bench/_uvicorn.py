@@ -37,6 +37,10 @@ def uvicorn_command(
     ]
 
 
+#: ``--http`` for mcpkit's own HTTP protocol (uvicorn 0.35 or later).
+MCPKIT_HTTP = "mcpkit.transports.http.protocol:McpHttpProtocol"
+
+
 def with_http(flags: list[str], protocol: str | None) -> list[str]:
     """``flags`` with ``--http protocol`` in place of theirs (as they are when None)."""
     if protocol is None:

@@ -78,7 +78,7 @@ except ImportError:  # pragma: no cover - depends on how it was started
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned
-from _uvicorn import stop_server, uvicorn_command, with_http
+from _uvicorn import MCPKIT_HTTP, stop_server, uvicorn_command, with_http
 from _wrk import bench_result, wrk_command
 
 PEERS = HERE / ".venv-peers"
@@ -106,7 +106,7 @@ SERVERS: dict[str, tuple[str, str]] = {
 }
 PEER_NAMES = ("official", "fastmcp", "lauren")
 #: Servers whose uvicorn command line names another HTTP protocol than the bench's flags.
-HTTP_FLAGS = {"mcpkit-protocol": "mcpkit.transports.http.protocol:McpHttpProtocol"}
+HTTP_FLAGS = {"mcpkit-protocol": MCPKIT_HTTP}
 #: The mcpkit app on mcpkit's own HTTP protocol, each compared with bare and bare-run too.
 ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol")
 #: The targets the report checks: mcpkit's rate as a share of bare's (the second speed

@@ -50,14 +50,12 @@ import httpx
 
 sys.path.insert(0, str(HERE))
 from _pinning import pinned
-from _uvicorn import stop_server, uvicorn_command, with_http
+from _uvicorn import MCPKIT_HTTP, stop_server, uvicorn_command, with_http
 
 SERVERS_DIR = HERE / "servers"
 EXTRAS = HERE / ".venv-peers" / "project-extras"
 SERVER_CPU, WRK_CPU = 1, 0
 SERVERS = {"bare": "http_large:bare_app", "mcpkit": "http_large:mcpkit_app"}
-#: What ``--mcpkit-protocol`` gives mcpkit's uvicorn for ``--http``.
-MCPKIT_PROTOCOL = "mcpkit.transports.http.protocol:McpHttpProtocol"
 RESOURCE_URI = "big://text"
 HEADERS = {
     "Accept": "application/json, text/event-stream",
@@ -247,7 +245,7 @@ def measure(
     name: str, scenario: str, text: str, args: argparse.Namespace, wrk: str, tmp: Path
 ) -> dict[str, Any]:
     env = server_env(args.payload_bytes)
-    protocol = MCPKIT_PROTOCOL if name == "mcpkit" and args.mcpkit_protocol else None
+    protocol = MCPKIT_HTTP if name == "mcpkit" and args.mcpkit_protocol else None
     server = Server(name, with_http(args.flags, protocol), env)
     try:
         server.wait_ready()
@@ -293,7 +291,7 @@ def main() -> None:
     parser.add_argument(
         "--mcpkit-protocol",
         action="store_true",
-        help="serve mcpkit on its own HTTP protocol (--http MCPKIT_PROTOCOL); bare stays on uvicorn's",
+        help=f"serve mcpkit with --http {MCPKIT_HTTP}; bare stays on uvicorn's protocol",
     )
     args = parser.parse_args()
     args.payload_bytes = int(args.payload_mib * 2**20)

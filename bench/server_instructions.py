@@ -2,8 +2,9 @@
 and the app, counted by callgrind, for the bare ASGI app and for mcpkit, both from uvicorn's
 command line, for mcpkit as ``mcpkit run -t http`` serves it (``mcpkit-run``: mcpkit's
 HTTP protocol on uvicorn), and for mcpkit from uvicorn's command line given that protocol
-(``mcpkit-protocol``: ``--http mcpkit.transports.http.protocol:McpHttpProtocol``). The noise-free counterpart of ``http_load.py``'s ratios to bare,
-and what it takes to move them.
+(``mcpkit-protocol``: ``--http mcpkit.transports.http.protocol:McpHttpProtocol``). The
+noise-free counterpart of ``http_load.py``'s ratios to bare, and what it takes to move
+them.
 
     python bench/server_instructions.py [--scenarios stateless session modern] [--requests 1000]
 

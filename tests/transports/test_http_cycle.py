@@ -23,14 +23,20 @@ REQUEST = b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 LARGE = b"z" * (1 << 20)
 
 
-async def serve_one(app: Any, transport: RecordingTransport | None = None) -> RecordingTransport:
-    """One request to ``app`` through the protocol; its writes once the app has returned."""
+def connected(app: Any, transport: RecordingTransport) -> Any:
+    """mcpkit's protocol serving ``app``, connected to ``transport``."""
     config = uvicorn.Config(app, lifespan="off", log_level="warning", date_header=False)
     config.load()
     cls = uvicorn_http_protocol(StreamableHttpServerOptions(header_read_timeout=None))["http"]
     protocol = cls(config=config, server_state=ServerState(), app_state={})
-    transport = transport or RecordingTransport()
     protocol.connection_made(transport)
+    return protocol
+
+
+async def serve_one(app: Any, transport: RecordingTransport | None = None) -> RecordingTransport:
+    """One request to ``app`` through the protocol; its writes once the app has returned."""
+    transport = transport or RecordingTransport()
+    protocol = connected(app, transport)
     protocol.data_received(REQUEST)
     await asyncio.wait_for(asyncio.gather(*protocol.tasks), 5)
     protocol.connection_lost(None)
@@ -194,11 +200,7 @@ async def test_header_lines_known_again_give_the_map_header_map_makes():
 
     first = request(b"Content-Length: 0", b"Mcp-Name: add", b"X-Thing: \xe9t\xe9")
     transport = RecordingTransport()
-    config = uvicorn.Config(app, lifespan="off", log_level="warning", date_header=False)
-    config.load()
-    cls = uvicorn_http_protocol(StreamableHttpServerOptions(header_read_timeout=None))["http"]
-    protocol = cls(config=config, server_state=ServerState(), app_state={})
-    protocol.connection_made(transport)
+    protocol = connected(app, transport)
     for data in (
         first,
         first,

@@ -164,7 +164,7 @@ def header_map(scope: Scope) -> dict[str, str]:
     decoded = scope.get(DECODED_HEADERS_KEY)
     if decoded is not None and decoded[0] == scope["headers"]:
         return decoded[1]  # type: ignore[no-any-return]
-    known = _KNOWN_NAMES.get
+    known = known_header_name
     headers: dict[str, str] = {}
     for name, value in scope["headers"]:
         headers[known(name) or name.decode("latin-1")] = value.decode("latin-1")
