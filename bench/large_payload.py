@@ -14,8 +14,11 @@ as ``mcpkit run`` serves), the bare app still on uvicorn's.
 
 Scenarios: ``tool-json`` / ``resource-json`` (Accept: application/json; a JSON body) and
 ``tool-sse`` / ``resource-sse`` (the request carries a progressToken: the server sends one
-progress event, so the answer is an SSE stream). Before each load every answer is checked
-once: the text that comes back must be the payload, byte for byte.
+progress event, so the answer is an SSE stream). These answer the same text every time, which
+mcpkit escapes once and then answers from its kept encoding. ``varied-json`` calls a tool
+whose text differs every call (a counter, then the payload): escaped every time, the cost of
+a text never answered before. Before each load every answer is checked once: the text that
+comes back must be the payload, byte for byte.
 
 Reported per scenario and server: answers/s and MiB/s of body; answers per second of server
 CPU; the server's peak memory growth (VmHWM, reset through ``/proc/PID/clear_refs`` once the
@@ -62,7 +65,9 @@ HEADERS = {
     "Content-Type": "application/json",
     "MCP-Protocol-Version": "2025-11-25",
 }
-SCENARIOS = ("tool-json", "tool-sse", "resource-json", "resource-sse")
+#: Characters of ``varied``'s counter (``servers/http_large.py``).
+COUNTER_CHARS = 12
+SCENARIOS = ("tool-json", "tool-sse", "resource-json", "resource-sse", "varied-json")
 #: Peak memory bound and throughput share of the issue's targets.
 MAX_PEAK_MULTIPLE = 3.0
 MIN_THROUGHPUT_RATIO = 0.5
@@ -70,8 +75,8 @@ MIN_THROUGHPUT_RATIO = 0.5
 
 def request_body(scenario: str) -> dict[str, Any]:
     kind, answer = scenario.split("-")
-    if kind == "tool":
-        params: dict[str, Any] = {"name": "big", "arguments": {}}
+    if kind in ("tool", "varied"):
+        params: dict[str, Any] = {"name": "big" if kind == "tool" else kind, "arguments": {}}
         method = "tools/call"
     else:
         params = {"uri": RESOURCE_URI}
@@ -197,7 +202,7 @@ def answered_text(response: httpx.Response, scenario: str) -> str:
             raise ValueError(f"not a JSON answer: {content_type}")
         message = response.json()
     result = message["result"]
-    item = (result["content"] if scenario.startswith("tool") else result["contents"])[0]
+    item = (result["contents"] if scenario.startswith("resource") else result["content"])[0]
     return str(item["text"])
 
 
@@ -205,6 +210,10 @@ def preflight(url: str, scenario: str, text: str) -> None:
     with httpx.Client(timeout=30) as client:
         response = client.post(url, json=request_body(scenario), headers=request_headers(scenario))
     got = answered_text(response, scenario)
+    if scenario.startswith("varied") and got != text:  # mcpkit's: a counter, then the text
+        if not got[:COUNTER_CHARS].isdigit():
+            raise ValueError(f"no counter at the start: {got[:COUNTER_CHARS]!r}")
+        got, text = got[COUNTER_CHARS:], text[COUNTER_CHARS:]
     if got != text:
         raise ValueError(f"payload differs ({len(got)} characters, expected {len(text)})")
 

@@ -56,6 +56,15 @@ def test_the_defaults_it_quotes():
     assert StreamableHttpServerOptions().freeze_gc_at_startup is True
 
 
+def test_what_it_says_of_long_strings():
+    from mcpkit.protocol import _encoded_texts, encoded_texts
+
+    assert "(64 KiB or\n  longer" in PAGE and _encoded_texts.MIN_KEPT_TEXT_CHARS == 64 * 1024
+    assert "stay under 32 MiB" in PAGE and encoded_texts.max_bytes == 32 * 1024 * 1024
+    assert "the next 256 answers" in PAGE and _encoded_texts.MAX_IDLE_WALKS == 256
+    assert "`mcpkit.protocol.encoded_texts.max_bytes`" in PAGE
+
+
 @pytest.mark.parametrize("command", bench_commands(), ids=lambda words: words[1])
 def test_its_bench_commands_name_scripts_and_options_that_exist(command):
     assert command[0] == "python"

@@ -1,15 +1,24 @@
 """``encode_json_event``: the one-copy SSE frame of an encoded JSON value. It must give the
 very bytes ``encode_event`` gives (raw line breaks included, through its fallback), refuse
-what ``encode_event`` refuses, and decode back to the JSON it was given, however large."""
+what ``encode_event`` refuses, and decode back to the JSON it was given, however large.
+``json_event_chunks`` writes the same bytes, a large value as a chunk of its own."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.protocol._jsonrpc import encode_json
-from mcpkit.protocol._sse import SseDecoder, encode_event, encode_json_event
+from mcpkit.protocol._sse import (
+    MIN_UNJOINED_DATA_BYTES,
+    SseDecoder,
+    encode_event,
+    encode_json_event,
+    json_event_chunks,
+)
 from tests.protocol._budget import fuzz_settings
 
 _json = st.recursive(
@@ -74,3 +83,21 @@ def test_a_large_value_decodes_back_whole():
     events = decoder.feed(frame[:1000]) + decoder.feed(frame[1000:])
     assert len(events) == 1 and events[0].id == "s/1" and events[0].event == "message"
     assert events[0].data.encode() == data
+
+
+@pytest.mark.parametrize("size", [10, MIN_UNJOINED_DATA_BYTES - 10, MIN_UNJOINED_DATA_BYTES * 3])
+@pytest.mark.parametrize("id", [None, "s1:7"])
+@pytest.mark.parametrize("line_break", [False, True])
+def test_chunks_write_the_same_bytes(size, id, line_break):
+    value = ['a "quoted"\ttext', "x" * size]
+    data = encode_json(value)
+    if line_break:
+        data = data[:1] + b"\n" + data[1:]  # JSON allows one between tokens
+    chunks = json_event_chunks(data, event="message", id=id)
+    assert b"".join(chunks) == encode_json_event(data, event="message", id=id)
+    unjoined = len(data) >= MIN_UNJOINED_DATA_BYTES and not line_break
+    assert len(chunks) == (3 if unjoined else 1)
+    if unjoined:
+        assert chunks[1] is data  # not copied
+    events = list(SseDecoder(max_event_bytes=None).feed(b"".join(chunks)))
+    assert len(events) == 1 and json.loads(events[0].data) == value

@@ -14,7 +14,10 @@ from mcpkit import McpClient, RequestTimeoutError, StdioClientTransportOptions
 from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER = """
+#: 300 KiB with everything JSON escapes and UTF-8 of two to four bytes.
+DOCUMENT = ('a "quoted" line, a tab\t, a backslash \\, é, € and 😀\n' * 8000)[: 300 * 1024]
+SERVER = (
+    """
 import asyncio
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 
@@ -36,12 +39,19 @@ class S:
         return S.cancelled
 
     @mcp_tool()
+    async def document(self, number: int = -1) -> str:
+        "A long text: the same object every call, or numbered (new every call)."
+        return DOCUMENT if number < 0 else f"{number:06d}" + DOCUMENT[6:]
+
+    @mcp_tool()
     def shout(self) -> str:
         print("this goes to stderr, never to the protocol stream")
         return "ok"
 
 app = McpServerApp(S)
 """
+    + f"DOCUMENT = {DOCUMENT!r}\n"
+)
 
 
 @pytest.fixture
@@ -86,6 +96,17 @@ async def test_request_timeout_cancels_the_remote_call(server_file):
         with pytest.raises(RequestTimeoutError):
             await client.call_tool("slow", {"seconds": 30}, timeout=0.2)
         await assert_the_server_saw_one_cancellation(client)
+
+
+async def test_a_long_text_answered_again_comes_back_the_same(server_file):
+    """The server keeps the encoding of a long text it answers again: every answer is
+    still the text, the kept one and new ones between."""
+    async with asyncio.timeout(20), client_for(server_file) as client:
+        for number in range(4):
+            again = await client.call_tool("document")
+            assert again.content[0].text == DOCUMENT
+            new = await client.call_tool("document", {"number": number})
+            assert new.content[0].text == f"{number:06d}" + DOCUMENT[6:]
 
 
 async def test_prints_in_tools_never_corrupt_the_stream(server_file):

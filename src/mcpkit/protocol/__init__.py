@@ -12,6 +12,7 @@ from mcpkit.protocol._jsonrpc import (
     RequestId,
     decode_message,
     encode_message,
+    encoded_texts,
     parse_message,
 )
 from mcpkit.protocol._sse import SseDecoder, SseEvent
@@ -45,6 +46,7 @@ __all__ = [
     "SseEvent",
     "decode_message",
     "encode_message",
+    "encoded_texts",
     "era_of",
     "negotiate_version",
     "parse_message",

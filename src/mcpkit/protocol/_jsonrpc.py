@@ -20,6 +20,7 @@ from mcpkit._exceptions import (
     MessageTooLargeError,
     ParseError,
 )
+from mcpkit.protocol._encoded_texts import EncodedTexts
 
 #: A JSON-RPC request id.
 RequestId = str | int
@@ -413,16 +414,20 @@ def _too_deep(limit: int | None, request_id: RequestId | None) -> MessageTooDeep
     return err
 
 
-def encode_message(message: JsonRpcMessage | dict[str, Any] | list[dict[str, Any]]) -> bytes:
-    """Serialize a message, an already-built message dict, or a batch of them to JSON bytes."""
-    if isinstance(message, (dict, list)):
-        return _encoder.encode(message)
-    return _encoder.encode(message.to_dict())
-
-
 #: Serialize any JSON value with the shared encoder (its bound method: no Python frame
 #: around the C call, on every answer).
 encode_json: Callable[[Any], bytes] = _encoder.encode
+
+#: The same encoder, keeping the encodings of long strings that come back
+#: (``_encoded_texts``): what messages go out with.
+encoded_texts = EncodedTexts(encode_json)
+
+
+def encode_message(message: JsonRpcMessage | dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    """Serialize a message, an already-built message dict, or a batch of them to JSON bytes."""
+    if isinstance(message, (dict, list)):
+        return encoded_texts.encode(message)
+    return encoded_texts.encode(message.to_dict())
 
 
 def error_response(request_id: RequestId | None, exc: Any) -> dict[str, Any]:

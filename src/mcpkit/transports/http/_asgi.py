@@ -8,7 +8,7 @@ from typing import Any
 
 from mcpkit._exceptions import ProtocolError
 from mcpkit._runtime import start_eagerly
-from mcpkit.protocol._jsonrpc import encode_json, error_response
+from mcpkit.protocol._jsonrpc import encode_json, encoded_texts, error_response
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -296,8 +296,16 @@ def json_response(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two ASGI messages of a JSON answer (callers on the hot path send them
     themselves, saving a coroutine)."""
-    body = encode_json(value)
-    size = len(body)  # the made pair read inline, content_length's call only for a new size
+    texts = encoded_texts  # its own encode only once a long body was answered
+    if texts.active:
+        body = texts.encode(value)
+        size = len(body)
+    else:
+        body = encode_json(value)
+        size = len(body)
+        if size >= texts.min_chars:
+            texts.long_body()
+    # The made pair read inline, content_length's call only for a new size.
     raw = [*(headers or ()), _JSON_TYPE, _LENGTH_HEADERS.get(size) or content_length(size)]
     return {"type": "http.response.start", "status": status, "headers": raw}, {
         "type": "http.response.body",

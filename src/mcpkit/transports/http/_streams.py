@@ -21,8 +21,8 @@ import time
 from typing import Any
 
 from mcpkit._exceptions import StoreUnavailableError
-from mcpkit.protocol._jsonrpc import encode_json
-from mcpkit.protocol._sse import encode_comment, encode_event, encode_json_event
+from mcpkit.protocol._jsonrpc import encoded_texts
+from mcpkit.protocol._sse import encode_comment, encode_event, json_event_chunks
 from mcpkit.stores._events import EventStore, StoredEvent, event_seq
 from mcpkit.transports.http._asgi import Receive, Send, send_chunk
 from mcpkit.transports.http._options import DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SSE_WRITE_TIMEOUT
@@ -30,6 +30,11 @@ from mcpkit.transports.http._options import DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT
 logger = logging.getLogger("mcpkit.http")
 
 _KEEP_ALIVE = encode_comment("keep-alive")
+
+
+def message_event(message: dict[str, Any], event_id: str | None) -> tuple[bytes, ...]:
+    """The chunks of one message's SSE event (``json_event_chunks``: a large one unjoined)."""
+    return json_event_chunks(encoded_texts.encode(message), event="message", id=event_id)
 
 
 def _bound(seconds: float) -> float | None:
@@ -273,12 +278,13 @@ class Replayer:
 
     async def __call__(self, event: StoredEvent) -> None:
         if event.message is not None:
-            data = encode_json_event(encode_json(event.message), event="message", id=event.event_id)
+            chunks = message_event(event.message, event.event_id)
             response = self.response
             if response is None:
                 async with asyncio.timeout(_bound(self.timeout)):
-                    await send_chunk(self.send, data)
-            elif not response.offer(data):
+                    for chunk in chunks:
+                        await send_chunk(self.send, chunk)
+            elif not all(response.offer(chunk) for chunk in chunks):
                 return
         self.last_id = event.event_id
 
@@ -437,7 +443,7 @@ class SseStream:
             writer = self._writer
             if writer is None or self.relayed:
                 return
-            self._emit(encode_json_event(encode_json(message), event="message", id=event_id))
+            self._emit(*message_event(message, event_id))
         if writer.backlog * 2 >= writer.max_queued:
             # Let the response's writer run: a burst from a tool that never suspends would
             # otherwise fill the queue of a client that reads fine. Not a wait on the client.
@@ -445,9 +451,7 @@ class SseStream:
 
     async def replay(self, event: StoredEvent) -> None:
         if event.message is not None:
-            self._emit(
-                encode_json_event(encode_json(event.message), event="message", id=event.event_id)
-            )
+            self._emit(*message_event(event.message, event.event_id))
 
     async def end_response(self) -> None:
         """End the attached HTTP response after what is queued for it, and wait until it
@@ -467,10 +471,12 @@ class SseStream:
         if self._writer is not None:
             self._writer.end()
 
-    def _emit(self, data: bytes) -> None:
+    def _emit(self, *chunks: bytes) -> None:
         writer = self._writer
         if writer is not None:
-            writer.offer(data)  # False: dropped or ending; its owner sees to it
+            for chunk in chunks:
+                if not writer.offer(chunk):
+                    return  # dropped or ending: its owner sees to it
 
     def close(self) -> None:
         """The stream is over (its session closed): its response ends after what is queued
@@ -564,13 +570,14 @@ class StreamRelay:
         ):
             return
         if event.message is not None:
-            data = encode_json_event(encode_json(event.message), event="message", id=event.event_id)
+            chunks = message_event(event.message, event.event_id)
         elif seq == self.prime_seq:
-            data = encode_event("", id=event.event_id, retry=self.retry_ms)
+            chunks = (encode_event("", id=event.event_id, retry=self.retry_ms),)
         else:
             return  # another stream's priming event
-        if not await self._send(data):
-            return
+        for chunk in chunks:
+            if not await self._send(chunk):
+                return
         self.last_seq, self.last_id = seq, event.event_id
         if self.stream_id != "_get" and _is_response(event.message):
             self.answered = True  # a POST's stream ends with its answer
