@@ -14,6 +14,8 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare-run  the bare app on that protocol, with serve_http's uvicorn settings
   mcpkit-protocol  the ``mcpkit`` app from uvicorn's command line given mcpkit's protocol
             (``--http mcpkit.transports.http.protocol:McpHttpProtocol``)
+  mcpkit-auto  the ``mcpkit`` app from uvicorn's command line naming no protocol
+            (``--http auto``, uvicorn's default): the app takes mcpkit's at start-up
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)
   fastmcp   ``FastMCP.http_app`` (bench/.venv-peers)
   lauren    lauren-mcp's Streamable HTTP controller (bench/.venv-peers)
@@ -98,6 +100,8 @@ SERVERS: dict[str, tuple[str, str]] = {
     "bare-run": ("project", "http_bare_served.py"),
     # the mcpkit app from uvicorn's command line, told to use mcpkit's protocol (HTTP_FLAGS)
     "mcpkit-protocol": ("project", "http_mcpkit:app"),
+    # the same, naming no protocol (uvicorn's default): the app takes mcpkit's at start-up
+    "mcpkit-auto": ("project", "http_mcpkit:app"),
     # mcpkit of another revision (--baseline REV): before and after a change in one run
     "baseline": ("project", "http_mcpkit:app"),
     "official": ("peers", "http_official:app"),
@@ -106,9 +110,9 @@ SERVERS: dict[str, tuple[str, str]] = {
 }
 PEER_NAMES = ("official", "fastmcp", "lauren")
 #: Servers whose uvicorn command line names another HTTP protocol than the bench's flags.
-HTTP_FLAGS = {"mcpkit-protocol": MCPKIT_HTTP}
+HTTP_FLAGS = {"mcpkit-protocol": MCPKIT_HTTP, "mcpkit-auto": "auto"}
 #: The mcpkit app on mcpkit's own HTTP protocol, each compared with bare and bare-run too.
-ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol")
+ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol", "mcpkit-auto")
 #: The targets the report checks: mcpkit's rate as a share of bare's (the second speed
 #: round: every call scenario, and churn), times the fastest peer, and churn cycles per second.
 SHARE_OF_BARE = 0.70

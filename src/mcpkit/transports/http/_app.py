@@ -50,7 +50,7 @@ from mcpkit.transports.http._asgi import (
 )
 from mcpkit.transports.http._connection_guards import ConnectionGate
 from mcpkit.transports.http._endpoint import HEADERS_SCOPE_KEY, AsgiApp
-from mcpkit.transports.http._http_protocol import uvicorn_http_protocol
+from mcpkit.transports.http._http_protocol import take_uvicorn_http, uvicorn_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
 from mcpkit.transports.http._streamable import StreamableHttpHandler
@@ -407,6 +407,11 @@ class McpAsgiApp:
                         logger.exception("startup failed")
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
+                if self.options.own_http_protocol and take_uvicorn_http(receive, self.options):
+                    logger.info(
+                        "serving on mcpkit's HTTP protocol (uvicorn's --http auto); "
+                        "--http httptools keeps uvicorn's"
+                    )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.shutdown()
