@@ -7,7 +7,9 @@ every server under the same uvicorn, loaded by wrk.
 
 Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
-  mcpkit    mcpkit's ``create_asgi_app`` (project venv)
+  mcpkit    mcpkit's ``create_asgi_app`` (project venv); under ``--http httptools`` it takes
+            mcpkit's HTTP protocol at start-up (``own_http_protocol``)
+  mcpkit-uvicorn  the same with ``own_http_protocol=False``: on uvicorn's own protocol
   mcpkit-no-gc-freeze  the same with ``freeze_gc_at_startup=False`` (what the freeze is worth)
   mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
             mcpkit's own HTTP protocol, not the uvicorn command line below)
@@ -92,6 +94,8 @@ SERVERS_DIR = HERE / "servers"
 SERVERS: dict[str, tuple[str, str]] = {
     "bare": ("project", "http_bare:app"),
     "mcpkit": ("project", "http_mcpkit:app"),
+    # the same kept on uvicorn's own protocol (own_http_protocol=False), as a mounted app is
+    "mcpkit-uvicorn": ("project", "http_mcpkit:app_on_uvicorn_protocol"),
     # the same, without the garbage-collector freeze at start-up: what the freeze is worth
     "mcpkit-no-gc-freeze": ("project", "http_mcpkit:app_without_gc_freeze"),
     # the same app served by serve_http, as `mcpkit run -t http` does (a script, not uvicorn's CLI)

@@ -3,14 +3,16 @@ JSON and as SSE, by mcpkit and by a bare ASGI app writing the same bytes, in one
 
     .venv/bin/python bench/large_payload.py [--payload-mib 5] [--duration 5] [--rounds 3]
                                             [--connections 1] [--scenarios NAME ...]
-                                            [--mcpkit-protocol]
+                                            [--mcpkit-protocol | --uvicorn-protocol]
 
 Servers (bench/servers/http_large.py): ``mcpkit`` (``create_asgi_app``, stateless) and
 ``bare`` (reads the body, writes a prebuilt answer of the same bytes). Each runs under the
 same uvicorn as bench/http_load.py (``--loop uvloop --http httptools`` when both import),
-pinned to CPU 1; wrk (one thread, ``--connections``) on CPU 0. ``--mcpkit-protocol`` serves
-mcpkit on its own HTTP protocol (``--http mcpkit.transports.http.protocol:McpHttpProtocol``,
-as ``mcpkit run`` serves), the bare app still on uvicorn's.
+pinned to CPU 1; wrk (one thread, ``--connections``) on CPU 0. The bare app is served on
+uvicorn's protocol; mcpkit's app takes mcpkit's own at start-up (``own_http_protocol``), as
+``mcpkit run`` serves. ``--mcpkit-protocol`` names it instead (``--http
+mcpkit.transports.http.protocol:McpHttpProtocol``); ``--uvicorn-protocol`` keeps mcpkit on
+uvicorn's (``own_http_protocol=False``).
 
 Scenarios: ``tool-json`` / ``resource-json`` (Accept: application/json; a JSON body) and
 ``tool-sse`` / ``resource-sse`` (the request carries a progressToken: the server sends one
@@ -127,14 +129,14 @@ def free_port() -> int:
 
 
 class Server:
-    """One uvicorn process serving one of ``SERVERS``."""
+    """One uvicorn process serving ``target`` (one of ``SERVERS``, or a variant)."""
 
-    def __init__(self, name: str, flags: list[str], env: dict[str, str]) -> None:
+    def __init__(self, name: str, target: str, flags: list[str], env: dict[str, str]) -> None:
         self.name = name
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.log = tempfile.NamedTemporaryFile(prefix=f"large-{name}-", suffix=".log")
-        command = uvicorn_command(PROJECT_PY, SERVERS[name], self.port, flags)
+        command = uvicorn_command(PROJECT_PY, target, self.port, flags)
         self.proc = subprocess.Popen(
             pinned(command, SERVER_CPU), env=env, stdout=self.log, stderr=subprocess.STDOUT
         )
@@ -255,7 +257,10 @@ def measure(
 ) -> dict[str, Any]:
     env = server_env(args.payload_bytes)
     protocol = MCPKIT_HTTP if name == "mcpkit" and args.mcpkit_protocol else None
-    server = Server(name, with_http(args.flags, protocol), env)
+    target = SERVERS[name]
+    if name == "mcpkit" and args.uvicorn_protocol:
+        target = "http_large:mcpkit_app_on_uvicorn_protocol"
+    server = Server(name, target, with_http(args.flags, protocol), env)
     try:
         server.wait_ready()
         peak_reset = server.reset_peak()
@@ -297,10 +302,16 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1, help="wrk connections (default 1)")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--json", type=Path, help="also write the results here (outside the repo)")
-    parser.add_argument(
+    protocols = parser.add_mutually_exclusive_group()
+    protocols.add_argument(
         "--mcpkit-protocol",
         action="store_true",
         help=f"serve mcpkit with --http {MCPKIT_HTTP}; bare stays on uvicorn's protocol",
+    )
+    protocols.add_argument(
+        "--uvicorn-protocol",
+        action="store_true",
+        help="keep mcpkit on uvicorn's protocol (own_http_protocol=False)",
     )
     args = parser.parse_args()
     args.payload_bytes = int(args.payload_mib * 2**20)

@@ -60,6 +60,13 @@ mcpkit_app = create_asgi_app(
     McpServerApp(Large),
     StreamableHttpServerOptions(endpoint="/mcp", stateless=True, enable_legacy_sse=False),
 )
+#: The same kept on uvicorn's own protocol (it otherwise takes mcpkit's at start-up).
+mcpkit_app_on_uvicorn_protocol = create_asgi_app(
+    McpServerApp(Large),
+    StreamableHttpServerOptions(
+        endpoint="/mcp", stateless=True, enable_legacy_sse=False, own_http_protocol=False
+    ),
+)
 
 _encode = msgspec.json.encode
 

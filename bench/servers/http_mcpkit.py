@@ -25,3 +25,9 @@ app_without_gc_freeze = create_asgi_app(
     McpServerApp(Bench),
     StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS, freeze_gc_at_startup=False),
 )
+#: ``own_http_protocol=False``: served on uvicorn's own protocol, as an app mounted in
+#: another is (the app otherwise takes mcpkit's at start-up).
+app_on_uvicorn_protocol = create_asgi_app(
+    McpServerApp(Bench),
+    StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS, own_http_protocol=False),
+)

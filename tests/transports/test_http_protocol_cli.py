@@ -1,8 +1,9 @@
 """uvicorn's command line serving an mcpkit app on mcpkit's HTTP protocol: named
 (``--http mcpkit.transports.http.protocol:McpHttpProtocol``), or taken at lifespan
-start-up under uvicorn's default ``--http auto`` (``own_http_protocol``). Calls are
-answered, and the default header bound holds. An explicit ``--http httptools``, or
-``own_http_protocol=False``, keeps uvicorn's protocol, which has no bound: it reads on."""
+start-up under ``--http auto`` (uvicorn's default) and ``--http httptools``
+(``own_http_protocol``), which uvicorn's log then says. Calls are answered, and the
+default header bound holds. ``--http h11``, or ``own_http_protocol=False``, keeps uvicorn's
+protocol (its httptools one has no bound: it reads on)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,14 @@ PROTOCOL = "mcpkit.transports.http.protocol:McpHttpProtocol"
 STARTS = {
     "--http mcpkit": (["server:app", "--http", PROTOCOL], True),
     "--http auto": (["server:app"], True),
-    "--http httptools": (["server:app", "--http", "httptools"], False),
-    "own_http_protocol=False": (["server:kept"], False),
+    "--http httptools": (["server:app", "--http", "httptools"], True),
+    "--http h11": (["server:app", "--http", "h11"], False),
+    "own_http_protocol=False": (["server:kept", "--http", "httptools"], False),
 }
+#: The starts where the app takes the protocol at start-up (not named by the command).
+TAKING = ("--http auto", "--http httptools")
+#: What uvicorn's log says when the app took the protocol at start-up.
+TAKEN = b"mcpkit serves on its own HTTP protocol"
 
 
 @pytest.fixture(scope="module")
@@ -49,17 +55,27 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module", params=list(STARTS))
-def started(request: pytest.FixtureRequest, folder: Path) -> Iterator[tuple[int, bool]]:
+def started(request: pytest.FixtureRequest, folder: Path) -> Iterator[tuple[int, bool, Path, bool]]:
     arguments, ours = STARTS[request.param]
+    taken = request.param in TAKING
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "--app-dir", str(folder), *arguments]
-    command += ["--port", str(port), "--log-level", "warning"]
-    with server_process(command, port, cwd=Path(__file__).parents[2]):
-        yield port, ours
+    command += ["--port", str(port), "--log-level", "info", "--no-access-log"]
+    log = folder / f"{port}.log"
+    with log.open("wb") as out:
+        with server_process(command, port, cwd=Path(__file__).parents[2], stderr=out):
+            yield port, ours, log, taken
+
+
+def test_the_log_says_when_the_protocol_was_taken(started):
+    _, _, log, taken = started
+    said = log.read_bytes()
+    assert b"Application startup complete" in said
+    assert (TAKEN in said) is taken
 
 
 def test_a_call_is_answered(started):
-    port, _ = started
+    port, _, _, _ = started
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
     call["params"] = {"name": "add", "arguments": {"a": 2, "b": 3}}
     headers = {
@@ -72,7 +88,7 @@ def test_a_call_is_answered(started):
 
 
 async def test_headers_past_the_default_bound_get_431_on_mcpkits_protocol(started):
-    port, ours = started
+    port, ours, _, _ = started
     bound = StreamableHttpServerOptions().max_header_bytes
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * (bound + 1000))
@@ -82,6 +98,8 @@ async def test_headers_past_the_default_bound_get_431_on_mcpkits_protocol(starte
             answer = await reader.read()
     except TimeoutError:
         answer = b"(nothing: still reading)"
+    except ConnectionError:
+        answer = b"(closed)"
     writer.close()
     if ours:
         assert answer.startswith(b"HTTP/1.1 431 "), answer[:80]

@@ -408,9 +408,10 @@ class McpAsgiApp:
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
                 if self.options.own_http_protocol and take_uvicorn_http(receive, self.options):
-                    logger.info(
-                        "serving on mcpkit's HTTP protocol (uvicorn's --http auto); "
-                        "--http httptools keeps uvicorn's"
+                    # Told where uvicorn tells of its start-up, so it is seen.
+                    logging.getLogger("uvicorn.error").info(
+                        "mcpkit serves on its own HTTP protocol (httptools, header bounds); "
+                        "own_http_protocol=False keeps uvicorn's"
                     )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":

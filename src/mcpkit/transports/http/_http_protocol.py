@@ -385,21 +385,27 @@ def default_http_protocol() -> type[asyncio.Protocol]:
     return http  # type: ignore[no-any-return]
 
 
+#: uvicorn ``--http`` values whose protocol an mcpkit app replaces with its own: the default,
+#: which picks httptools, and httptools named. mcpkit's protocol is uvicorn's httptools
+#: protocol with bounds and a leaner cycle, so either way the parser asked for serves.
+TAKEN_UVICORN_HTTP = frozenset(("auto", "httptools"))
+
+
 def take_uvicorn_http(receive: Any, options: StreamableHttpServerOptions) -> bool:
-    """At lifespan start-up under uvicorn's ``--http auto`` (its default, which picks
-    httptools), serve the connections to come on mcpkit's protocol with ``options``' header
+    """At lifespan start-up under uvicorn with ``--http auto`` (its default) or ``--http
+    httptools``, serve the connections to come on mcpkit's protocol with ``options``' header
     bounds: ``uvicorn server:app`` then serves as ``mcpkit run`` does. True when taken.
 
     uvicorn makes each connection's protocol from ``config.http_protocol_class`` when the
     connection comes, and starts listening only after the lifespan's start-up; its lifespan
     ``receive`` is a method of the object holding that config. Any other server, uvicorn's
-    lifespan off, an explicit ``--http`` (``h11``, ``httptools``, a class), HTTP/2, or no
-    httptools: nothing is changed."""
+    lifespan off, ``--http h11`` or a protocol class, HTTP/2, or no httptools: nothing is
+    changed."""
     owner = getattr(receive, "__self__", None)
     config = getattr(owner, "config", None)
     if type(owner).__module__ != "uvicorn.lifespan.on" or config is None:
         return False
-    if getattr(config, "http", None) != "auto" or getattr(config, "http2", False):
+    if getattr(config, "http", None) not in TAKEN_UVICORN_HTTP or getattr(config, "http2", False):
         return False
     if not hasattr(config, "http_protocol_class"):  # not loaded: not the config serving
         return False

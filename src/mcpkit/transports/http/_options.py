@@ -100,9 +100,10 @@ class StreamableHttpServerOptions:
     #: the garbage collector's reach (``gc.freeze``): otherwise every full collection rescans
     #: it, a pause of milliseconds under load. Turn off when the host app manages the collector.
     freeze_gc_at_startup: bool = True
-    #: Served by uvicorn with its default ``--http auto``, take mcpkit's HTTP protocol (the
-    #: one ``mcpkit run`` serves with) at lifespan start-up: the header bounds above, and
-    #: less work per request. False keeps uvicorn's; an explicit ``--http`` is always kept.
+    #: Served by uvicorn with ``--http auto`` (its default) or ``--http httptools``, take
+    #: mcpkit's HTTP protocol (the one ``mcpkit run`` serves with, on httptools too) at
+    #: lifespan start-up: the header bounds above, and less work per request. False keeps
+    #: uvicorn's; so does ``--http h11`` or a protocol class.
     own_http_protocol: bool = True
 
     @property
