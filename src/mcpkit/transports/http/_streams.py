@@ -139,6 +139,10 @@ class SseResponse:
         self._kick()
         return True
 
+    def offer_all(self, chunks: tuple[bytes, ...]) -> bool:
+        """``offer`` one event's chunks in order; False at the first the response refuses."""
+        return all(self.offer(chunk) for chunk in chunks)
+
     def end(self) -> None:
         """End the response after what is queued."""
         if self.ending:
@@ -284,7 +288,7 @@ class Replayer:
                 async with asyncio.timeout(_bound(self.timeout)):
                     for chunk in chunks:
                         await send_chunk(self.send, chunk)
-            elif not all(response.offer(chunk) for chunk in chunks):
+            elif not response.offer_all(chunks):
                 return
         self.last_id = event.event_id
 
@@ -474,9 +478,7 @@ class SseStream:
     def _emit(self, *chunks: bytes) -> None:
         writer = self._writer
         if writer is not None:
-            for chunk in chunks:
-                if not writer.offer(chunk):
-                    return  # dropped or ending: its owner sees to it
+            writer.offer_all(chunks)  # False: dropped or ending; its owner sees to it
 
     def close(self) -> None:
         """The stream is over (its session closed): its response ends after what is queued
