@@ -7,17 +7,17 @@ every server under the same uvicorn, loaded by wrk.
 
 Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
-  mcpkit    mcpkit's ``create_asgi_app`` (project venv); under ``--http httptools`` it takes
-            mcpkit's HTTP protocol at start-up (``own_http_protocol``)
-  mcpkit-uvicorn  the same with ``own_http_protocol=False``: on uvicorn's own protocol
-  mcpkit-no-gc-freeze  the same with ``freeze_gc_at_startup=False`` (what the freeze is worth)
-  mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
-            mcpkit's own HTTP protocol, not the uvicorn command line below)
-  bare-run  the bare app on that protocol, with serve_http's uvicorn settings
+  mcpkit    mcpkit's ``create_asgi_app`` (project venv), default options, on uvicorn's
+            protocol as the command line chose it: what ``uvicorn app:app`` users get
+  mcpkit-gc-freeze  the same with ``freeze_gc_at_startup=True`` (what the freeze is worth)
   mcpkit-protocol  the ``mcpkit`` app from uvicorn's command line given mcpkit's protocol
             (``--http mcpkit.transports.http.protocol:McpHttpProtocol``)
-  mcpkit-auto  the ``mcpkit`` app from uvicorn's command line naming no protocol
-            (``--http auto``, uvicorn's default): the app takes mcpkit's at start-up
+  bare-protocol  the bare app from the same command line: the ceiling on mcpkit's protocol
+  mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
+            mcpkit's own HTTP protocol and settings, and the GC freeze of a process it owns)
+  bare-run  the bare app on that protocol, with serve_http's uvicorn settings
+  baseline, baseline-protocol  ``mcpkit`` and ``mcpkit-protocol`` of git revision
+            ``--baseline REV``: before and after a change, each against its own ceiling
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)
   fastmcp   ``FastMCP.http_app`` (bench/.venv-peers)
   lauren    lauren-mcp's Streamable HTTP controller (bench/.venv-peers)
@@ -94,29 +94,44 @@ SERVERS_DIR = HERE / "servers"
 SERVERS: dict[str, tuple[str, str]] = {
     "bare": ("project", "http_bare:app"),
     "mcpkit": ("project", "http_mcpkit:app"),
-    # the same kept on uvicorn's own protocol (own_http_protocol=False), as a mounted app is
-    "mcpkit-uvicorn": ("project", "http_mcpkit:app_on_uvicorn_protocol"),
-    # the same, without the garbage-collector freeze at start-up: what the freeze is worth
-    "mcpkit-no-gc-freeze": ("project", "http_mcpkit:app_without_gc_freeze"),
+    # the same, with the garbage-collector freeze at start-up: what the freeze is worth
+    "mcpkit-gc-freeze": ("project", "http_mcpkit:app_with_gc_freeze"),
     # the same app served by serve_http, as `mcpkit run -t http` does (a script, not uvicorn's CLI)
     "mcpkit-run": ("project", "http_mcpkit_served.py"),
     # the bare app on that same protocol and settings: what the protocol gives any ASGI app
     "bare-run": ("project", "http_bare_served.py"),
     # the mcpkit app from uvicorn's command line, told to use mcpkit's protocol (HTTP_FLAGS)
     "mcpkit-protocol": ("project", "http_mcpkit:app"),
-    # the same, naming no protocol (uvicorn's default): the app takes mcpkit's at start-up
-    "mcpkit-auto": ("project", "http_mcpkit:app"),
+    # the bare app from the same command line: the ceiling on mcpkit's protocol
+    "bare-protocol": ("project", "http_bare:app"),
     # mcpkit of another revision (--baseline REV): before and after a change in one run
     "baseline": ("project", "http_mcpkit:app"),
+    "baseline-protocol": ("project", "http_mcpkit:app"),
     "official": ("peers", "http_official:app"),
     "fastmcp": ("peers", "http_fastmcp:app"),
     "lauren": ("peers", "http_lauren:app"),
 }
 PEER_NAMES = ("official", "fastmcp", "lauren")
 #: Servers whose uvicorn command line names another HTTP protocol than the bench's flags.
-HTTP_FLAGS = {"mcpkit-protocol": MCPKIT_HTTP, "mcpkit-auto": "auto"}
-#: The mcpkit app on mcpkit's own HTTP protocol, each compared with bare and bare-run too.
-ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol", "mcpkit-auto")
+HTTP_FLAGS = {
+    "mcpkit-protocol": MCPKIT_HTTP,
+    "bare-protocol": MCPKIT_HTTP,
+    "baseline-protocol": MCPKIT_HTTP,
+}
+#: The servers of mcpkit's revision under test and of --baseline REV.
+BASELINES = ("baseline", "baseline-protocol")
+#: Each mcpkit row and the bare app served the same way (server, protocol, settings): the
+#: ratio that tells what mcpkit costs, whatever the protocol gives every app.
+SAME_SERVING = {
+    "mcpkit": "bare",
+    "mcpkit-gc-freeze": "bare",
+    "mcpkit-protocol": "bare-protocol",
+    "mcpkit-run": "bare-run",
+    "baseline": "bare",
+    "baseline-protocol": "bare-protocol",
+}
+#: The mcpkit app on mcpkit's own HTTP protocol, each compared with bare too.
+ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol")
 #: The targets the report checks: mcpkit's rate as a share of bare's (the second speed
 #: round: every call scenario, and churn), times the fastest peer, and churn cycles per second.
 SHARE_OF_BARE = 0.70
@@ -373,7 +388,7 @@ class Server:
     def __init__(self, name: str, mode: str, flags: list[str]) -> None:
         venv, target = SERVERS[name]
         python = PROJECT_PY if venv == "project" else PEERS_PY
-        if name == "baseline":
+        if name in BASELINES:
             env = project_env(BASELINE_SNAPSHOT)
         else:
             env = project_env() if venv == "project" else peers_env()
@@ -708,12 +723,16 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                     for name, r in measured.items()
                     if not (clean and r.get("disturbed"))
                 }
-                for served in ON_MCPKIT_PROTOCOL:  # what `mcpkit run` users get
-                    for ceiling in ("bare", "bare-run"):
-                        if rates.get(served) and rates.get(ceiling):
-                            ratios.setdefault(f"{served}/{ceiling}", []).append(
-                                rates[served] / rates[ceiling]
-                            )
+                for served, ceiling in SAME_SERVING.items():  # on the same protocol
+                    if served != "mcpkit" and rates.get(served) and rates.get(ceiling):
+                        ratios.setdefault(f"{served}/{ceiling}", []).append(
+                            rates[served] / rates[ceiling]
+                        )
+                for served in ON_MCPKIT_PROTOCOL:  # against uvicorn's own protocol too
+                    if rates.get(served) and rates.get("bare"):
+                        ratios.setdefault(f"{served}/bare", []).append(
+                            rates[served] / rates["bare"]
+                        )
                 if "mcpkit" not in rates:
                     continue
                 for other, rate in rates.items():
@@ -790,11 +809,12 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
         keys.append("mcpkit/baseline")
     if "mcpkit-run" in servers:
         keys.append("mcpkit/mcpkit-run")
+    for served, ceiling in SAME_SERVING.items():
+        if served != "mcpkit" and served in servers and ceiling in servers:
+            keys.append(f"{served}/{ceiling}")
     for served in ON_MCPKIT_PROTOCOL:
-        if served in servers:
+        if served in servers and "bare" in servers:
             keys.append(f"{served}/bare")
-            if "bare-run" in servers:
-                keys.append(f"{served}/bare-run")
     for key, best_key, title in (
         (
             "ratios",
@@ -850,9 +870,9 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
         share = CHURN_SHARE_OF_BARE if scenario == "churn" else SHARE_OF_BARE
         best = trio(scenario, "mcpkit/best-peer")
         for served in ("mcpkit", *ON_MCPKIT_PROTOCOL):
-            bare = trio(scenario, f"{served}/bare")
+            bare = trio(scenario, f"{served}/{SAME_SERVING[served]}")
             if bare[0] is not None:
-                label = f"{scenario}: {served} >= {share:.0%} of bare "
+                label = f"{scenario}: {served} >= {share:.0%} of {SAME_SERVING[served]} "
                 print(f"  {label:.<46} {show(bare, '.0%')}  {verdict(bare, share)}")
         if best[0] is not None and scenario != "churn":
             label = f"{scenario}: mcpkit >= {TIMES_FASTEST_PEER}x fastest peer "
@@ -1062,8 +1082,9 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         metavar="REV",
-        help="also serve mcpkit of git revision REV as the server 'baseline' and print "
-        "mcpkit/baseline: a change's cost measured within each round",
+        help="also serve mcpkit of git revision REV as the servers 'baseline' and "
+        "'baseline-protocol' and print their ratios to the bare app served the same way, "
+        "beside mcpkit's: a change's cost measured within each round",
     )
     parser.add_argument(
         "--upgrade-peers", action="store_true", help="reinstall the peers at their latest versions"
@@ -1100,11 +1121,11 @@ def main() -> None:
 def run(args: argparse.Namespace) -> None:
     wrk = ensure_wrk()
     pin_self(WRK_CPU)
-    servers = args.only or [s for s in SERVERS if s != "baseline"]
-    if args.baseline and "baseline" not in servers:
-        servers.append("baseline")
-    if "baseline" in servers and not args.baseline:
-        sys.exit("the baseline server needs --baseline REV")
+    servers = args.only or [s for s in SERVERS if s not in BASELINES]
+    if args.baseline and not args.only:
+        servers.extend(BASELINES)
+    if any(s in BASELINES for s in servers) and not args.baseline:
+        sys.exit("the baseline servers need --baseline REV")
     scenarios = args.scenarios or list(SCENARIOS)
     wanted_peers = [s for s in servers if s in PEER_NAMES]
     peer_versions = ensure_peers(wanted_peers, [], args.upgrade_peers) if wanted_peers else {}

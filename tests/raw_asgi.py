@@ -32,3 +32,47 @@ async def send_json(send: Any, status: int, value: Any, headers: Headers = ()) -
     await send_response(
         send, status, json.dumps(value).encode(), [(b"content-type", b"application/json"), *headers]
     )
+
+
+class NoDiscover:
+    """ASGI middleware: a handshake-only server in front of mcpkit's (404 for
+    ``server/discover``, like a 2025 server that knows no such route), recording the
+    JSON-RPC method and the Authorization of every POST."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.discover_posts = 0
+        self.methods: list[str | None] = []
+        #: (method, Authorization) of every POST.
+        self.posts: list[tuple[str | None, str | None]] = []
+
+    def probes(self, authorization: str) -> int:
+        """The ``server/discover`` POSTs sent with ``authorization``."""
+        return self.posts.count(("server/discover", authorization))
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive)
+        try:
+            method = json.loads(body).get("method")
+        except ValueError:
+            method = None
+        auth = dict(scope["headers"]).get(b"authorization")
+        self.methods.append(method)
+        self.posts.append((method, auth.decode() if auth is not None else None))
+        if method == "server/discover":
+            self.discover_posts += 1
+            await send_response(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

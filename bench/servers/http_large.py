@@ -1,8 +1,6 @@
 """Servers of ``bench/large_payload.py``: one large text (``BENCH_PAYLOAD_BYTES``, 5 MiB by
 default) answered by a tool (``big``) and a resource (``big://text``), by mcpkit and by a bare
-ASGI app writing the same bytes. mcpkit's tool ``varied`` answers a text of the same length
-that differs every call (a counter in its first ``COUNTER_CHARS``): none is ever answered
-twice, so none is answered from a kept encoding.
+ASGI app writing the same bytes.
 
 ``mcpkit_app``: ``create_asgi_app`` over Streamable HTTP, stateless. A request whose
 ``_meta`` carries a ``progressToken`` gets one progress notification before the answer, so
@@ -30,9 +28,6 @@ PAYLOAD_BYTES = int(os.environ.get("BENCH_PAYLOAD_BYTES", str(5 * 1024 * 1024)))
 _LINE = 'payload line with "quotes" and a tab\tthen text to pad it out to 64.\n'
 TEXT = (_LINE * (PAYLOAD_BYTES // len(_LINE) + 1))[:PAYLOAD_BYTES]
 RESOURCE_URI = "big://text"
-COUNTER_CHARS = 12
-_TAIL = TEXT[COUNTER_CHARS:]
-_calls = iter(range(10**COUNTER_CHARS))
 
 
 @mcp_server(name="bench-large")
@@ -42,12 +37,6 @@ class Large:
         """The large text."""
         await ctx.report_progress(1, 1)
         return TEXT
-
-    @mcp_tool()
-    async def varied(self, ctx: McpToolContext = None) -> str:  # type: ignore[assignment]
-        """A text as long, new every call (one copy of the text to make)."""
-        await ctx.report_progress(1, 1)
-        return f"{next(_calls):0{COUNTER_CHARS}d}" + _TAIL
 
     @mcp_resource(RESOURCE_URI, mime_type="text/plain")
     async def big_text(self, ctx: McpToolContext = None) -> str:  # type: ignore[assignment]
@@ -59,13 +48,6 @@ class Large:
 mcpkit_app = create_asgi_app(
     McpServerApp(Large),
     StreamableHttpServerOptions(endpoint="/mcp", stateless=True, enable_legacy_sse=False),
-)
-#: The same kept on uvicorn's own protocol (it otherwise takes mcpkit's at start-up).
-mcpkit_app_on_uvicorn_protocol = create_asgi_app(
-    McpServerApp(Large),
-    StreamableHttpServerOptions(
-        endpoint="/mcp", stateless=True, enable_legacy_sse=False, own_http_protocol=False
-    ),
 )
 
 _encode = msgspec.json.encode

@@ -2,6 +2,7 @@
 stateful by ``BENCH_MODE`` (``stateless`` | ``stateful``). Runs from the project venv. The same
 endpoint serves 2026-07-28 requests (``call-modern``): mcpkit picks the era per request."""
 
+import dataclasses
 import os
 
 from mcpkit import McpServerApp, mcp_server, mcp_tool
@@ -17,17 +18,17 @@ class Bench:
 
 
 STATELESS = os.environ.get("BENCH_MODE", "stateless") == "stateless"
-app = create_asgi_app(
-    McpServerApp(Bench), StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS)
-)
-#: ``freeze_gc_at_startup=False``: the row that shows what the freeze is worth.
-app_without_gc_freeze = create_asgi_app(
-    McpServerApp(Bench),
-    StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS, freeze_gc_at_startup=False),
-)
-#: ``own_http_protocol=False``: served on uvicorn's own protocol, as an app mounted in
-#: another is (the app otherwise takes mcpkit's at start-up).
-app_on_uvicorn_protocol = create_asgi_app(
-    McpServerApp(Bench),
-    StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS, own_http_protocol=False),
-)
+
+
+def options(**fields: object) -> StreamableHttpServerOptions:
+    """The bench's options. A revision from before the app stopped taking uvicorn's protocol
+    at start-up (``--baseline``) is kept on the protocol the command line names, as every
+    revision since is."""
+    if any(f.name == "own_http_protocol" for f in dataclasses.fields(StreamableHttpServerOptions)):
+        fields["own_http_protocol"] = False
+    return StreamableHttpServerOptions(endpoint="/mcp", stateless=STATELESS, **fields)  # type: ignore[arg-type]
+
+
+app = create_asgi_app(McpServerApp(Bench), options())
+#: ``freeze_gc_at_startup=True``: the row that shows what the freeze is worth.
+app_with_gc_freeze = create_asgi_app(McpServerApp(Bench), options(freeze_gc_at_startup=True))

@@ -47,6 +47,7 @@ from mcpkit import (
     mcp_tool,
 )
 from mcpkit.client import (
+    EndpointMemory,
     HttpClientTransportOptions,
     HttpRedirectPolicy,
     HttpRequestHeaderContext,
@@ -58,11 +59,7 @@ from mcpkit.client import (
     connect_http,
     connect_websocket,
 )
-from mcpkit.client._http_factory import (
-    AutoDetectHttpTransport,
-    detected_mode,
-    forget_detected_modes,
-)
+from mcpkit.client._http_factory import AutoDetectHttpTransport
 from mcpkit.client._streamable_http import ListenStreamState
 from mcpkit.server import serve_stream
 from tests.waiting import wait_until
@@ -224,13 +221,6 @@ def official_urls() -> Iterator[dict[str, str]]:
             urls[variant.name] = stack.enter_context(serve(app)) + "/mcp"
         urls["legacy"] = stack.enter_context(serve(official_server().sse_app())) + "/sse"
         yield urls
-
-
-@pytest.fixture(autouse=True)
-def _fresh_detection_cache() -> Iterator[None]:
-    forget_detected_modes()
-    yield
-    forget_detected_modes()
 
 
 def options(
@@ -460,15 +450,17 @@ async def test_auto_detect_falls_back_to_legacy_sse_and_remembers() -> None:
     counting = CountingApp(official_server().sse_app())
     with serve(counting) as base:
         url = base + "/sse"
-        async with connected(HttpClientTransportOptions(url)) as client:
+        memory = EndpointMemory()  # shared by both clients: the second skips the detection
+        async with connected(HttpClientTransportOptions(url, endpoint_memory=memory)) as client:
             transport = client.session.stream
             assert isinstance(transport, AutoDetectHttpTransport)
             assert transport.mode is HttpTransportMode.SSE
             assert text_of(await client.call_tool("add", {"a": 1, "b": 1})) == "2"
-        assert detected_mode(url) is HttpTransportMode.SSE
+        key = EndpointMemory.key(HttpClientTransportOptions(url))
+        assert memory.detected_mode(key) is HttpTransportMode.SSE
         assert counting.seen[:2] == [("POST", "/sse"), ("GET", "/sse")]
         counting.seen.clear()
-        async with connected(HttpClientTransportOptions(url)) as client:
+        async with connected(HttpClientTransportOptions(url, endpoint_memory=memory)) as client:
             assert text_of(await client.call_tool("add", {"a": 2, "b": 2})) == "4"
         assert ("POST", "/sse") not in counting.seen  # went straight to the remembered mode
 
@@ -479,9 +471,13 @@ async def test_auto_detect_picks_streamable_http(official_urls: dict[str, str]) 
         asyncio.timeout(TEST_TIMEOUT),
         McpClient.http(url) as client,
     ):  # a bare URL: AUTO_DETECT
-        assert client.session.stream.mode is HttpTransportMode.STREAMABLE_HTTP  # type: ignore[attr-defined]
+        stream = client.session.stream
+        assert isinstance(stream, AutoDetectHttpTransport)
+        assert stream.mode is HttpTransportMode.STREAMABLE_HTTP
         assert text_of(await client.call_tool("add", {"a": 3, "b": 4})) == "7"
-    assert detected_mode(url) is HttpTransportMode.STREAMABLE_HTTP
+    assert (
+        stream.endpoint_memory.detected_mode(stream.memory_key) is HttpTransportMode.STREAMABLE_HTTP
+    )
 
 
 async def test_auto_detect_reports_a_server_that_is_neither() -> None:

@@ -28,6 +28,7 @@ from mcpkit import (
     mcp_tool,
 )
 from mcpkit.client import (
+    EndpointMemory,
     HttpClientTransportOptions,
     HttpRequestHeaderContext,
     HttpTransportMode,
@@ -35,7 +36,7 @@ from mcpkit.client import (
     SessionExpiredError,
     StreamableHttpClientTransport,
 )
-from mcpkit.client._http_factory import AutoDetectHttpTransport, forget_detected_modes
+from mcpkit.client._http_factory import AutoDetectHttpTransport
 from mcpkit.client._streamable_http import ListenStreamState
 from tests.http_server import serving
 from tests.waiting import wait_until
@@ -92,13 +93,6 @@ async def session_answers(url: str, session_id: str) -> int:
             json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
         )
     return response.status_code
-
-
-@pytest.fixture(autouse=True)
-def _fresh_detection() -> Any:
-    forget_detected_modes()
-    yield
-    forget_detected_modes()
 
 
 @pytest.mark.parametrize("mode", [HttpTransportMode.STREAMABLE_HTTP, HttpTransportMode.AUTO_DETECT])
@@ -247,14 +241,15 @@ async def test_auto_detect_resumes_over_streamable_http_even_when_legacy_was_rem
                 options(url, delete_session_on_close=False), protocol_mode="legacy"
             ) as first:
                 session_id = first.session_id
-            from mcpkit.client._http_factory import _remember
-
-            _remember(url, HttpTransportMode.SSE)
-            client = McpClient.http(
-                options(
-                    url, transport_mode=HttpTransportMode.AUTO_DETECT, known_session_id=session_id
-                )
+            memory = EndpointMemory()
+            resuming = options(
+                url,
+                transport_mode=HttpTransportMode.AUTO_DETECT,
+                known_session_id=session_id,
+                endpoint_memory=memory,
             )
+            memory.remember_mode(EndpointMemory.key(resuming), HttpTransportMode.SSE)
+            client = McpClient.http(resuming)
             async with client:
                 stream = client.session.stream
                 assert isinstance(stream, AutoDetectHttpTransport)

@@ -14,11 +14,9 @@ from typing import Annotated, Any
 
 import httpx
 import msgspec
-import pytest
 
 from mcpkit import McpClient, McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.client import HttpClientTransportOptions
-from mcpkit.client._http_factory import forget_detected_modes
 from mcpkit.protocol._headers import PARAM_HEADERS_META_KEY, param_headers
 from mcpkit.protocol._modern import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES
@@ -78,13 +76,6 @@ def seen_of(response: httpx.Response) -> Any:
     if response.headers["content-type"].startswith("text/event-stream"):
         text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
     return msgspec.json.decode(text)["result"]["structuredContent"]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_detection() -> Any:
-    forget_detected_modes()
-    yield
-    forget_detected_modes()
 
 
 def test_param_headers_are_keyed_lower_case_and_decoded() -> None:

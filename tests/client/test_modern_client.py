@@ -38,6 +38,7 @@ from mcpkit import (
 from mcpkit.cli._loader import load_app
 from mcpkit.client import (
     ClientSession,
+    EndpointMemory,
     HttpClientTransportOptions,
     HttpRequestHeaderContext,
     HttpTransportMode,
@@ -45,17 +46,12 @@ from mcpkit.client import (
     ProtocolEraError,
     StreamableHttpClientTransport,
 )
-from mcpkit.client._eras import detected_era, endpoint_key
-from mcpkit.client._http_factory import (
-    AutoDetectHttpTransport,
-    detected_mode,
-    forget_detected_modes,
-)
+from mcpkit.client._http_factory import AutoDetectHttpTransport
 from mcpkit.protocol import Era
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import serve_asgi, serving
 from tests.in_memory import serving_in_memory
-from tests.raw_asgi import read_body, send_json, send_response
+from tests.raw_asgi import NoDiscover, read_body, send_json, send_response
 from tests.wire import ModernWire
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,13 +67,6 @@ LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 SUB_ID = "io.modelcontextprotocol/subscriptionId"
 
 ROOTS = [{"uri": "file:///home/ada/project", "name": "project"}]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_detection_cache() -> Any:
-    forget_detected_modes()
-    yield
-    forget_detected_modes()
 
 
 # =========================================================================================
@@ -829,41 +818,6 @@ async def test_http_a_broken_response_stream_is_sent_again() -> None:
 # =========================================================================================
 
 
-class NoDiscover:
-    """ASGI middleware: a handshake-only server in front of mcpkit's (404 for server/discover,
-    like a 2025 server that knows no such route)."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.discover_posts = 0
-        self.methods: list[str] = []
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        body = await read_body(receive)
-        try:
-            method = json.loads(body).get("method")
-        except ValueError:
-            method = None
-        self.methods.append(method)
-        if method == "server/discover":
-            self.discover_posts += 1
-            await send_response(send, 404, b"Not Found", [(b"content-type", b"text/plain")])
-            return
-        replayed = False
-
-        async def replay() -> Any:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-
 async def test_auto_detect_finds_a_modern_server() -> None:
     async with serving(everything()) as (url, _):
         async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url) as client:
@@ -875,8 +829,9 @@ async def test_auto_detect_finds_a_modern_server() -> None:
                 text_of(await client.call_tool("test_simple_text"))
                 == "This is a simple text response for testing."
             )
-    assert detected_mode(url) is HttpTransportMode.STREAMABLE_HTTP
-    assert detected_era(endpoint_key(url)) == (Era.MODERN, MODERN)
+    memory, key = transport.endpoint_memory, transport.memory_key
+    assert memory.detected_mode(key) is HttpTransportMode.STREAMABLE_HTTP
+    assert memory.detected_era(key) == (Era.MODERN, MODERN)
 
 
 async def test_auto_detect_falls_back_to_initialize_and_remembers() -> None:
@@ -887,7 +842,9 @@ async def test_auto_detect_falls_back_to_initialize_and_remembers() -> None:
     try:
         async with serve_asgi(wrapped) as base:
             url = base + "/mcp"
-            async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url) as client:
+            memory = EndpointMemory()  # shared: the second client skips the probe
+            opts = HttpClientTransportOptions(endpoint=url, endpoint_memory=memory)
+            async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(opts) as client:
                 assert client.era is Era.HANDSHAKE and client.protocol_version == "2025-11-25"
                 transport = client.session.stream.transport  # type: ignore[attr-defined]
                 assert isinstance(transport, StreamableHttpClientTransport)
@@ -902,8 +859,8 @@ async def test_auto_detect_falls_back_to_initialize_and_remembers() -> None:
                 "initialize",
                 "notifications/initialized",
             ]
-            assert detected_era(endpoint_key(url)) == (Era.HANDSHAKE, "2025-11-25")
-            async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(url) as client:
+            assert memory.detected_era(EndpointMemory.key(opts)) == (Era.HANDSHAKE, "2025-11-25")
+            async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(opts) as client:
                 assert client.era is Era.HANDSHAKE
             assert wrapped.discover_posts == 1  # the remembered era: no second probe
     finally:
@@ -914,9 +871,10 @@ async def test_auto_detect_falls_back_to_legacy_sse() -> None:
     async with serving(everything()) as (url, _):
         sse_url = url + "/sse"  # mcpkit's legacy HTTP+SSE endpoint
         seen = SeenRequests()
+        opts = http_options(sse_url, seen, endpoint_memory=EndpointMemory())
         async with (
             asyncio.timeout(TEST_TIMEOUT),
-            McpClient.http(http_options(sse_url, seen)) as client,
+            McpClient.http(opts) as client,
         ):
             transport = client.session.stream
             assert isinstance(transport, AutoDetectHttpTransport)
@@ -932,10 +890,14 @@ async def test_auto_detect_falls_back_to_legacy_sse() -> None:
             ("POST", None),
             ("GET", None),
         ]
-        assert detected_mode(sse_url) is HttpTransportMode.SSE
-        async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(sse_url) as client:
+        assert opts.endpoint_memory is not None
+        key = EndpointMemory.key(opts)
+        assert opts.endpoint_memory.detected_mode(key) is HttpTransportMode.SSE
+        seen.requests.clear()
+        async with asyncio.timeout(TEST_TIMEOUT), McpClient.http(opts) as client:
             assert client.session.stream.mode is HttpTransportMode.SSE  # type: ignore[attr-defined]
             assert client.era is Era.HANDSHAKE
+        assert seen.requests[0][0] == "GET"  # the shared memory: straight to the SSE stream
 
 
 async def test_streamable_http_mode_probes_too() -> None:

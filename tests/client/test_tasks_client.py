@@ -52,7 +52,6 @@ from mcpkit.client import (
     TaskState,
     ToolTask,
 )
-from mcpkit.client._http_factory import forget_detected_modes
 from mcpkit.protocol import Era, JsonRpcRequest
 from mcpkit.server import TransportBinding
 from mcpkit.server._tasks import iso_time
@@ -80,13 +79,6 @@ class Elicit:
         properties = (params.get("requestedSchema") or {}).get("properties") or {}
         content = {"name": "Ada"} if "name" in properties else {"confirm": True}
         return {"action": "accept", "content": content}
-
-
-@pytest.fixture(autouse=True)
-def _fresh_detection() -> Any:
-    forget_detected_modes()
-    yield
-    forget_detected_modes()
 
 
 # =========================================================================================

@@ -36,6 +36,7 @@ from mcpkit.transports.http import StreamableSessionStore
 from tests.http_server import open_session, serving
 from tests.in_memory import InMemoryPeer
 from tests.legacy_sse_client import LegacyStream
+from tests.websocket_client import NO_PROXY
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
@@ -427,7 +428,7 @@ async def test_legacy_sse_answers_a_deep_post_on_the_stream_and_serves_on():
 async def test_websocket_answers_a_deep_message_and_serves_on():
     async with asyncio.timeout(30), http_server() as (url, _, _http):
         ws_url = url.replace("http://", "ws://", 1) + "/ws"
-        async with ws_connect(ws_url, proxy=None, subprotocols=["mcp"], open_timeout=WAIT) as ws:
+        async with ws_connect(ws_url, **NO_PROXY, subprotocols=["mcp"], open_timeout=WAIT) as ws:
 
             async def exchange(frame: bytes | str) -> dict[str, Any]:
                 await ws.send(frame)
@@ -497,15 +498,7 @@ async def test_an_exception_outside_any_handler_is_answered_on_every_transport(m
             raise RuntimeError(SECRET)
         return await real(request, binding)
 
-    eagerly = app.dispatcher.dispatch_eagerly
-
-    def dispatch_eagerly(request: JsonRpcRequest, binding: Any) -> Any:  # HTTP's entry
-        if request.method == "ping" and request.id == 66:
-            raise RuntimeError(SECRET)
-        return eagerly(request, binding)
-
     monkeypatch.setattr(app.dispatcher, "dispatch", dispatch)
-    monkeypatch.setattr(app.dispatcher, "dispatch_eagerly", dispatch_eagerly)
     async with Raw(app) as raw:  # a message stream: -32603 with the request's id
         await raw.send(b'{"jsonrpc":"2.0","id":66,"method":"ping"}')
         reply = await raw.recv()
@@ -557,7 +550,7 @@ async def test_a_websocket_bug_closes_that_socket_only(monkeypatch, caplog):
         monkeypatch.setattr(websocket_module, "serve_websocket", broken)
         ws_url = url.replace("http://", "ws://", 1) + "/ws"
         with pytest.raises(Exception):  # refused: the handshake never completes
-            async with ws_connect(ws_url, proxy=None, open_timeout=WAIT) as ws:
+            async with ws_connect(ws_url, **NO_PROXY, open_timeout=WAIT) as ws:
                 await ws.recv()
         assert any("WebSocket connection failed" in r.getMessage() for r in caplog.records)
         monkeypatch.undo()

@@ -1,6 +1,5 @@
-"""What a quick POSTed call costs beyond its own work. A call that never waits is never
-watched for its client hanging up (nothing could be cancelled). A call that waits gets no
-task of its own for the watch: one sweeper serves every such call and stays while calls
+"""What a quick POSTed call costs beyond its own work. A call gets no task of its own for
+the watch on its client hanging up: one sweeper serves every call and stays while calls
 keep coming, so they never start (and end) a task each; a slow call whose client hangs up
 is still cancelled, by that same sweeper, however many quick calls came before it. And a
 session's DELETE evicts its events from a store in memory at once, with no task for it."""
@@ -11,6 +10,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 
 from mcpkit import McpServerApp, mcp_server, mcp_tool
 from mcpkit.stores import InMemoryEventStore
@@ -73,7 +73,7 @@ async def _post_calls(tool: str, count: int) -> set[Any]:
         serving(app, stateless=True) as (url, asgi),
         httpx.AsyncClient(timeout=10) as http,
     ):
-        watch = asgi.streamable._disconnects
+        watch = asgi.streamable._disconnects.of(asyncio.get_running_loop())
         sweepers = set()
         for request_id in range(1, count + 1):
             answer = await http.post(url, json=_call(tool, request_id), headers=HEADERS)
@@ -83,13 +83,9 @@ async def _post_calls(tool: str, count: int) -> set[Any]:
         return sweepers
 
 
-async def test_calls_that_never_wait_are_not_watched():
-    sweepers = await _post_calls("quick", 50)
-    assert sweepers == {None}  # no sweeper was ever started
-
-
-async def test_calls_that_wait_share_one_disconnect_sweeper():
-    sweepers = await _post_calls("pause", 200)
+@pytest.mark.parametrize("tool", ["quick", "pause"])
+async def test_calls_share_one_disconnect_sweeper(tool: str):
+    sweepers = await _post_calls(tool, 200)
     (sweeper,) = sweepers  # the first call started it; every later one found it running
     assert sweeper is not None
 
@@ -105,7 +101,7 @@ async def test_a_slow_call_after_quick_ones_is_cancelled_when_its_client_leaves(
             await http.post(url, json=_call("quick", request_id), headers=HEADERS)
         post = asyncio.create_task(http.post(url, json=_call("hang", 99), headers=HEADERS))
         await asyncio.wait_for(started.wait(), 5)
-        watch = asgi.streamable._disconnects
+        watch = asgi.streamable._disconnects.of(asyncio.get_running_loop())
         await wait_until(lambda: bool(watch._watchers), "the slow call's disconnect watcher")
         post.cancel()  # the client hangs up: its connection closes
         await asyncio.gather(post, return_exceptions=True)

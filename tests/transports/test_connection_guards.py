@@ -24,6 +24,7 @@ from mcpkit import (
     use_guards,
 )
 from tests.http_server import serving
+from tests.websocket_client import NO_PROXY
 from tests.wire import initialize_request
 
 ALLOWED = {"x-tenant": "acme"}
@@ -160,7 +161,7 @@ async def test_websocket_upgrade_is_refused_before_the_handshake():
     async with asyncio.timeout(30), serving(app) as (url, _):
         ws = url.replace("http://", "ws://") + "/ws"
         with pytest.raises(InvalidStatus) as refused:
-            async with ws_connect(ws, additional_headers=DENIED, subprotocols=["mcp"], proxy=None):  # type: ignore[list-item]
+            async with ws_connect(ws, additional_headers=DENIED, subprotocols=["mcp"], **NO_PROXY):  # type: ignore[list-item]
                 pass
         assert refused.value.response.status_code == 403  # uvicorn: close before accept
         assert len(app.connections) == 0

@@ -451,7 +451,7 @@ async def test_a_body_trickled_past_body_read_timeout_gets_408() -> None:
 
 async def test_a_body_that_never_starts_gets_408() -> None:
     """The headers come, the body never does: the wait for its first byte is under the
-    deadline too (the read is started eagerly and only a read that waits has one)."""
+    deadline too (the whole read is)."""
 
     async with serving(_echo_app(), body_read_timeout=0.5) as (url, _):
         reader, writer = await _post_head(url, 100)

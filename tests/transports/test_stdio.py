@@ -99,8 +99,8 @@ async def test_request_timeout_cancels_the_remote_call(server_file):
 
 
 async def test_a_long_text_answered_again_comes_back_the_same(server_file):
-    """The server keeps the encoding of a long text it answers again: every answer is
-    still the text, the kept one and new ones between."""
+    """A long text with everything JSON escapes, answered again and again, new ones
+    between: every answer is the text."""
     async with asyncio.timeout(20), client_for(server_file) as client:
         for number in range(4):
             again = await client.call_tool("document")

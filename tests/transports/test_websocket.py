@@ -19,6 +19,7 @@ from mcpkit.transports.http import StreamableHttpServerOptions
 from tests.http_server import serving
 from tests.transports._tools import CancellableTools, ElicitingTool
 from tests.waiting import wait_until
+from tests.websocket_client import NO_PROXY
 from tests.wire import SchemaChecker
 
 WAIT = 5.0
@@ -94,7 +95,7 @@ class Peer:
 @contextlib.asynccontextmanager
 async def peer(url: str, **kwargs: Any) -> AsyncIterator[Peer]:
     kwargs.setdefault("subprotocols", ["mcp"])
-    async with connect(ws_url(url), proxy=None, open_timeout=WAIT, close_timeout=1, **kwargs) as ws:
+    async with connect(ws_url(url), **NO_PROXY, open_timeout=WAIT, close_timeout=1, **kwargs) as ws:
         yield Peer(ws)
 
 
@@ -294,7 +295,7 @@ async def test_guard_that_raises_refuses(app):
 async def test_server_shutdown_closes_open_sockets(app):
     async with asyncio.timeout(30):
         async with serving(app) as (url, _):
-            ws = await connect(ws_url(url), proxy=None, open_timeout=WAIT, close_timeout=1)
+            ws = await connect(ws_url(url), **NO_PROXY, open_timeout=WAIT, close_timeout=1)
             p = Peer(ws)
             await p.initialize()
         # leaving ``serving`` shut the server down without waiting for us

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from mcpkit.client._auth_hooks import HttpRequestHeaderContext, HttpResponseChallengeContext
     from mcpkit.client._client import McpClient, ServerDiscovery
+    from mcpkit.client._endpoint_memory import EndpointMemory
     from mcpkit.client._errors import (
         InputRequestError,
         ProtocolEraError,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "mcpkit.client._auth_hooks": ("HttpRequestHeaderContext", "HttpResponseChallengeContext"),
     "mcpkit.client._client": ("McpClient", "ServerDiscovery"),
+    "mcpkit.client._endpoint_memory": ("EndpointMemory",),
     "mcpkit.client._errors": (
         "InputRequestError",
         "ProtocolEraError",
@@ -81,6 +83,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ClientSession",
+    "EndpointMemory",
     "HttpClientTransportOptions",
     "HttpRedirectPolicy",
     "HttpRequestHeaderContext",

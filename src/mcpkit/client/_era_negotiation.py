@@ -9,7 +9,8 @@ with ``server/discover``; a ``DiscoverResult`` (or a recognized modern error suc
 means modern, anything else (or no answer within ``probe_timeout``) means the handshake era
 (versioning, "Backward Compatibility"). An ``UnsupportedProtocolVersionError`` (-32022) makes
 the client pick a version from the server's ``supported`` list and retry once. The era
-found is remembered per endpoint (``_eras``), so the next client skips the probe.
+found is remembered in the transport's ``EndpointMemory`` (HTTP), per endpoint and
+credentials; a client sharing that memory with one that already probed skips the probe.
 
 A transport with a ``known_session_id`` (Streamable HTTP) resumes that session instead:
 no probe and no ``initialize``, the handshake era at the client's ``protocol_version``
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError, RequestTimeoutError, TransportError
-from mcpkit.client._eras import detected_era, forget_era, remember_era
+from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._errors import ProtocolEraError
 from mcpkit.client._results import ServerDiscovery, convert
 from mcpkit.protocol import types as t
@@ -100,14 +101,16 @@ class EraNegotiator:
             return None
         if mode == "auto" and not getattr(stream, "modern_capable", True):
             mode = "legacy"
-        key = getattr(stream, "era_key", None)
-        cached = detected_era(key) if mode == "auto" and isinstance(key, str) else None
-        if cached is not None and cached[0] is Era.HANDSHAKE:
-            try:
-                return await self.handshake(cached[1])
-            except McpCallError:
-                # Remembered as a handshake-era server, but it is not (any more): probe.
-                forget_era(key)  # type: ignore[arg-type]
+        found = self._memory() if mode == "auto" else None
+        if found is not None:
+            memory, key = found
+            cached = memory.detected_era(key)
+            if cached is not None and cached[0] is Era.HANDSHAKE:
+                try:
+                    return await self.handshake(cached[1])
+                except McpCallError:
+                    # Remembered as a handshake-era server, but it is not (any more): probe.
+                    memory.forget_era(key)
         if mode in ("auto", "modern") and await self._probe(strict=mode == "modern"):
             assert self._state.server_info is not None
             return self._state.server_info
@@ -257,10 +260,20 @@ class EraNegotiator:
             settle()
         self._remember_era()
 
+    def _memory(self) -> tuple[EndpointMemory, str] | None:
+        """The transport's memory and its key there (None: a transport without one)."""
+        stream = self._session.stream
+        memory = getattr(stream, "endpoint_memory", None)
+        key = getattr(stream, "memory_key", None)
+        if isinstance(memory, EndpointMemory) and isinstance(key, str):
+            return memory, key
+        return None
+
     def _remember_era(self) -> None:
-        key = getattr(self._session.stream, "era_key", None)
-        if isinstance(key, str) and self._state.era is not None and self._state.protocol_version:
-            remember_era(key, self._state.era, self._state.protocol_version)
+        found = self._memory()
+        if found is not None and self._state.era is not None and self._state.protocol_version:
+            memory, key = found
+            memory.remember_era(key, self._state.era, self._state.protocol_version)
 
     async def discover(self, *, timeout: float | None = None) -> ServerDiscovery:
         """``server/discover`` again (2026-07-28): refreshes ``discovery`` and ``server_info``."""

@@ -6,10 +6,12 @@ connected yet (``async with`` it, or ``await client.connect()``), like ``McpClie
 ``AUTO_DETECT`` follows the spec's backwards-compatibility recipe: the client first probes
 with a 2026-07-28 ``server/discover`` POST (see ``McpClient``, ``protocol_mode="auto"``); a
 server that is not modern gets POST ``initialize`` (Streamable HTTP); on 400, 404 or 405 GET
-the same URL as a legacy HTTP+SSE stream instead. The mode and era found are remembered for
-the endpoint for the life of the process, so the next client goes straight to them (and
-still falls back when the server has changed since). A ``known_session_id`` settles it at
-once: resuming a session is Streamable HTTP.
+the same URL as a legacy HTTP+SSE stream instead. The mode and era found are remembered in
+the transport's ``EndpointMemory``, keyed by endpoint and credentials: its own unless
+``HttpClientTransportOptions.endpoint_memory`` shares one, in which case the next client
+with the same credentials goes straight to them (and still falls back when the server has
+changed since). A ``known_session_id`` settles it at once: resuming a session is Streamable
+HTTP.
 """
 
 from __future__ import annotations
@@ -17,14 +19,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections import OrderedDict
 from typing import Any
 
 import httpx
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
 from mcpkit.client._client import McpClient
-from mcpkit.client._eras import endpoint_key, forget_detected_eras
+from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._frames import peek
 from mcpkit.client._http_options import (
     HttpClientTransportOptions,
@@ -44,42 +45,11 @@ __all__ = [
     "connect_http",
     "connect_websocket",
     "create_http_transport",
-    "detected_mode",
-    "forget_detected_modes",
 ]
 
 #: Statuses of the initialize POST that mean "not a Streamable HTTP endpoint" (spec,
 #: transports, "Backwards Compatibility").
 FALLBACK_STATUSES = frozenset({400, 404, 405})
-#: Endpoints whose detected mode is remembered.
-MAX_CACHED_MODES = 256
-
-_detected: OrderedDict[str, HttpTransportMode] = OrderedDict()
-
-
-def _cache_key(endpoint: str) -> str:
-    # Keyed by the endpoint rather than the bare origin: one origin often hosts both a
-    # Streamable HTTP endpoint (/mcp) and a legacy one (/sse).
-    return endpoint_key(endpoint)
-
-
-def detected_mode(endpoint: str) -> HttpTransportMode | None:
-    """The transport AUTO_DETECT found for ``endpoint`` in this process, if any."""
-    return _detected.get(_cache_key(endpoint))
-
-
-def _remember(endpoint: str, mode: HttpTransportMode) -> None:
-    key = _cache_key(endpoint)
-    _detected[key] = mode
-    _detected.move_to_end(key)
-    while len(_detected) > MAX_CACHED_MODES:
-        _detected.popitem(last=False)
-
-
-def forget_detected_modes() -> None:
-    """Forget every endpoint's detected transport and era."""
-    _detected.clear()
-    forget_detected_eras()
 
 
 class AutoDetectHttpTransport(InboxTransport):
@@ -89,7 +59,8 @@ class AutoDetectHttpTransport(InboxTransport):
     Streamable HTTP; a client that finds the server modern calls ``settle_modern()``. The
     handshake-era choice is made when ``initialize`` is sent: POST it; on 400, 404 or 405
     use the legacy HTTP+SSE transport instead. Frames of whichever transport is in use are
-    forwarded to this one's ``receive()``. ``transport`` and ``mode`` tell what was chosen.
+    forwarded to this one's ``receive()``. ``transport`` and ``mode`` tell what was chosen;
+    ``endpoint_memory`` holds it (and the era) for the next client that shares the memory.
     """
 
     def __init__(
@@ -106,11 +77,18 @@ class AutoDetectHttpTransport(InboxTransport):
         self._streamable: StreamableHttpClientTransport | None = None
         self._forwarder: asyncio.Task[None] | None = None
         self._deciding = asyncio.Lock()
+        #: Where the mode and era found are remembered: the options' shared one, else this
+        #: transport's (so nothing is shared with another client unless asked).
+        self.endpoint_memory = (
+            options.endpoint_memory if options.endpoint_memory is not None else EndpointMemory()
+        )
 
     @property
-    def era_key(self) -> str:
-        """The key this endpoint's era is remembered under (see ``_eras``)."""
-        return _cache_key(self.options.endpoint)
+    def memory_key(self) -> str:
+        """The key this endpoint and its credentials are remembered under in
+        ``endpoint_memory``: the endpoint, not the bare origin (one origin often hosts both
+        a Streamable HTTP endpoint, /mcp, and a legacy one, /sse)."""
+        return EndpointMemory.key(self.options, None if self._owns_client else self._client)
 
     @property
     def modern_capable(self) -> bool:
@@ -123,7 +101,8 @@ class AutoDetectHttpTransport(InboxTransport):
         mode = await self._discover()
         if self.known_session_id is not None:
             return  # a session to resume: Streamable HTTP, chosen in resume_session()
-        if mode is None and detected_mode(self.options.endpoint) is HttpTransportMode.SSE:
+        memory, key = self.endpoint_memory, self.memory_key
+        if mode is None and memory.detected_mode(key) is HttpTransportMode.SSE:
             mode = HttpTransportMode.SSE
         if mode is HttpTransportMode.SSE:
             try:
@@ -132,7 +111,7 @@ class AutoDetectHttpTransport(InboxTransport):
                 if exc.status_code not in FALLBACK_STATUSES:
                     raise
                 # Remembered as legacy, but it is not (any more): detect afresh.
-                _detected.pop(_cache_key(self.options.endpoint), None)
+                memory.forget_mode(key)
 
     async def _discover(self) -> HttpTransportMode | None:
         """A mode settled before anything is sent, or None to find out. (The 2026-07-28
@@ -150,7 +129,7 @@ class AutoDetectHttpTransport(InboxTransport):
         mode: HttpTransportMode,
     ) -> None:
         self.transport, self.mode = transport, mode
-        _remember(self.options.endpoint, mode)
+        self.endpoint_memory.remember_mode(self.memory_key, mode)
         if transport is not self._streamable or self._forwarder is None:
             self._forward(transport)
         logger.debug("%s: using %s", self.options.display_name, mode.value)
@@ -184,6 +163,7 @@ class AutoDetectHttpTransport(InboxTransport):
         if self._streamable is None:
             self._streamable = StreamableHttpClientTransport(self.options, http_client=self._client)
             self._streamable.tool_headers = self.tool_headers
+            self._streamable.endpoint_memory = self.endpoint_memory
             await self._streamable.start()
             self._forward(self._streamable)
         return self._streamable

@@ -25,6 +25,7 @@ from mcpkit.client._auth_hooks import (
     observe_response,
     request_headers,
 )
+from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 from mcpkit.protocol._sse import DEFAULT_MAX_SSE_EVENT_BYTES
@@ -104,6 +105,13 @@ class HttpClientTransportOptions:
     A 401/400 with a ``DPoP-Nonce`` and a ``use_dpop_nonce`` challenge (or body) is sent
     once more as is. The two share one retry per request. ``OAuthClientProvider.install``
     (``mcpkit.auth.client``) sets all three hooks.
+
+    ``endpoint_memory`` is where the era and (AUTO_DETECT) transport mode a client finds
+    are remembered, keyed by the endpoint and the credentials (``additional_headers``, the
+    auth hooks' owner, a given ``httpx`` client). None (the default): the transport keeps
+    its own, so every client probes afresh and no two clients share an answer. Hand the same
+    ``EndpointMemory`` to several clients to let a later one with the same endpoint and
+    credentials skip the probe an earlier one made.
     """
 
     endpoint: str
@@ -135,6 +143,8 @@ class HttpClientTransportOptions:
     #: its subscriptions and log level restored) and sends the request once more, as the
     #: spec asks of a client; False: the request fails with ``SessionExpiredError``.
     renew_expired_session: bool = True
+    #: Where the era and transport mode found are remembered (None: this transport's own).
+    endpoint_memory: EndpointMemory | None = None
 
     @property
     def display_name(self) -> str:

@@ -104,36 +104,9 @@ class ClientSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: BaseException | None = None
         self._started = False
-        self._telemetry: Any = None
-
-    @property
-    def telemetry(self) -> Any:
-        """What traces and measures each request (``mcpkit.otel.instrument_client``); None,
-        the default, costs nothing: ``request`` is then the plain method, with no check."""
-        return self._telemetry
-
-    @telemetry.setter
-    def telemetry(self, telemetry: Any) -> None:
-        self._telemetry = telemetry
-        if telemetry is None:
-            self.__dict__.pop("request", None)
-            return
-        untraced = type(self).request.__get__(self)
-
-        async def traced(
-            method: str,
-            params: dict[str, Any] | None = None,
-            *,
-            timeout: float | None = None,
-            progress: ProgressCallback | None = None,
-            request_id: RequestId | None = None,
-        ) -> Any:
-            return await telemetry.around_request(
-                untraced, method, params, timeout, progress, request_id
-            )
-
-        # An instance attribute shadows the method: only a traced client pays for tracing.
-        self.__dict__["request"] = traced
+        #: What traces and measures each request (``mcpkit.otel.instrument_client``): it
+        #: wraps ``request``; None, the default, costs one check.
+        self.telemetry: Any = None
 
     @property
     def started(self) -> bool:
@@ -184,6 +157,21 @@ class ClientSession:
         ``request_id`` is one ``new_request_id()`` reserved, for a caller that must know
         the id before the request goes out.
         """
+        telemetry = self.telemetry
+        if telemetry is not None:
+            return await telemetry.around_request(
+                self._request, method, params, timeout, progress, request_id
+            )
+        return await self._request(method, params, timeout, progress, request_id)
+
+    async def _request(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress: ProgressCallback | None,
+        request_id: RequestId | None,
+    ) -> Any:
         if len(self._pending) >= self.max_pending_requests:
             raise McpCallError("too many requests in flight", -32603)
         if not self._started:  # else it would wait its whole timeout for an answer nothing reads

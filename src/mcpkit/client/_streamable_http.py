@@ -41,7 +41,7 @@ from typing import Any
 import httpx
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
-from mcpkit.client._eras import endpoint_key
+from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._errors import SessionExpiredError
 from mcpkit.client._frames import FramePeek, peek, raw_field
 from mcpkit.client._http_options import (
@@ -127,6 +127,10 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         self.modern = False
         #: A new session in place of one the server forgot (404).
         self.renewal = SessionRenewal(self)
+        #: Where the era found is remembered: the options' shared one, else this transport's.
+        self.endpoint_memory = (
+            options.endpoint_memory if options.endpoint_memory is not None else EndpointMemory()
+        )
 
     # lifecycle ----------------------------------------------------------------------------
 
@@ -154,9 +158,10 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
         self._unconfirmed = True
 
     @property
-    def era_key(self) -> str:
-        """The key this endpoint's era is remembered under (see ``_eras``)."""
-        return endpoint_key(self.endpoint)
+    def memory_key(self) -> str:
+        """The key this endpoint and its credentials are remembered under in
+        ``endpoint_memory``."""
+        return EndpointMemory.key(self.options, None if self._owns_client else self._client)
 
     @property
     def requester(self) -> HttpRequester:

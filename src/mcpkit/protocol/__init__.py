@@ -12,7 +12,6 @@ from mcpkit.protocol._jsonrpc import (
     RequestId,
     decode_message,
     encode_message,
-    encoded_texts,
     parse_message,
 )
 from mcpkit.protocol._sse import SseDecoder, SseEvent
@@ -46,7 +45,6 @@ __all__ = [
     "SseEvent",
     "decode_message",
     "encode_message",
-    "encoded_texts",
     "era_of",
     "negotiate_version",
     "parse_message",

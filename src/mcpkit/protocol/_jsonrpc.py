@@ -20,7 +20,6 @@ from mcpkit._exceptions import (
     MessageTooLargeError,
     ParseError,
 )
-from mcpkit.protocol._encoded_texts import EncodedTexts
 
 #: A JSON-RPC request id.
 RequestId = str | int
@@ -418,16 +417,12 @@ def _too_deep(limit: int | None, request_id: RequestId | None) -> MessageTooDeep
 #: around the C call, on every answer).
 encode_json: Callable[[Any], bytes] = _encoder.encode
 
-#: The same encoder, keeping the encodings of long strings that come back
-#: (``_encoded_texts``): what messages go out with.
-encoded_texts = EncodedTexts(encode_json)
-
 
 def encode_message(message: JsonRpcMessage | dict[str, Any] | list[dict[str, Any]]) -> bytes:
     """Serialize a message, an already-built message dict, or a batch of them to JSON bytes."""
     if isinstance(message, (dict, list)):
-        return encoded_texts.encode(message)
-    return encoded_texts.encode(message.to_dict())
+        return encode_json(message)
+    return encode_json(message.to_dict())
 
 
 def error_response(request_id: RequestId | None, exc: Any) -> dict[str, Any]:

@@ -17,7 +17,9 @@ the data comes back as LF: the format cannot carry which one it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from mcpkit._exceptions import MessageTooLargeError
 
@@ -116,10 +118,8 @@ def encode_json_event(data: bytes, *, event: str | None = None, id: str | None =
     return b"".join((head, b"data: " if data else b"data:", data, b"\n\n"))
 
 
-#: The ``event:`` line of id-less events, by type (few types; ids are unique, never kept).
-_HEADS: dict[str, bytes] = {}
-#: Types kept in ``_HEADS`` before it is cleared.
-MAX_CACHED_HEADS = 64
+#: The ``event:`` line of the id-less events MCP sends (fixed: other types are made anew).
+_HEADS: Mapping[str, bytes] = MappingProxyType({"message": b"event: message\n"})
 
 
 def _field_lines(event: str | None, id: str | None) -> list[str]:
@@ -142,12 +142,7 @@ def _fields_head(event: str | None, id: str | None) -> bytes:
         head = _HEADS.get(event)
         if head is not None:
             return head
-    head = "".join(line + "\n" for line in _field_lines(event, id)).encode("utf-8")
-    if id is None and event is not None:
-        if len(_HEADS) >= MAX_CACHED_HEADS:
-            _HEADS.clear()
-        _HEADS[event] = head
-    return head
+    return "".join(line + "\n" for line in _field_lines(event, id)).encode("utf-8")
 
 
 def encode_comment(text: str = "") -> bytes:

@@ -114,6 +114,7 @@ def describe_backend(spec: Any) -> str:
 
 def _http_factory(spec: HttpBackend) -> ClientFactory:
     from mcpkit.client import (
+        EndpointMemory,
         HttpClientTransportOptions,
         HttpTransportMode,
         WebSocketClientTransportOptions,
@@ -129,8 +130,13 @@ def _http_factory(spec: HttpBackend) -> ClientFactory:
         "http": HttpTransportMode.STREAMABLE_HTTP,
         "sse": HttpTransportMode.SSE,
     }[spec.transport]
+    # The clients remade for this backend send the same headers: they may share what
+    # detection found, so a remade client does not probe again.
     http = HttpClientTransportOptions(
-        endpoint=spec.url, transport_mode=mode, additional_headers=dict(spec.headers)
+        endpoint=spec.url,
+        transport_mode=mode,
+        additional_headers=dict(spec.headers),
+        endpoint_memory=EndpointMemory(),
     )
     return lambda **kwargs: McpClient.http(http, **kwargs)
 

@@ -270,6 +270,8 @@ class McpServerApp:
         #: Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get to
         #: finish; then they are cancelled, each answered -32000 "Server shutting down".
         self.shutdown_grace = check_grace(shutdown_grace)
+        #: The in-memory clients open that started this app: the last to close stops it.
+        self.in_memory_clients = 0
         #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
         #: at most ``max_running_tasks`` run at once.
         self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)

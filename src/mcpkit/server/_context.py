@@ -530,8 +530,4 @@ class McpToolContext:
             if states is not None and session_key is not None
             else self._request_bag
         )
-        return bag if bag is not None else _NO_STATE
-
-
-#: What a call with no state yet reads from.
-_NO_STATE = StateBag()
+        return bag if bag is not None else StateBag()  # no state yet: an empty one of its own

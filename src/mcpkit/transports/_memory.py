@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -60,22 +59,17 @@ class InMemoryTransport:
                 pass
 
 
-#: The apps in-memory clients started, each with how many of those clients are open: the
-#: last one to close stops the app (its lifespans' shutdown runs), as ``connected`` does.
-#: An app someone else started is theirs to stop.
-_STARTED_BY_CLIENTS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-
-
 async def serve_in_memory(app: Any, server_end: InMemoryTransport) -> Callable[[], Awaitable[None]]:
     """Start ``app`` and serve it on ``server_end`` in a task; returns what stops it (the
     in-memory client's side of ``McpClient.in_memory``, which must not import the engine).
-    An app it started is stopped again when the last such client closes."""
+    An app it started is stopped again when the last such client closes (the app counts
+    them: ``in_memory_clients``); an app someone else started is theirs to stop."""
     from mcpkit.server._connection import serve_stream
 
-    ours = app in _STARTED_BY_CLIENTS or not app.started
+    ours = app.in_memory_clients > 0 or not app.started
     await app.start()
     if ours:
-        _STARTED_BY_CLIENTS[app] = _STARTED_BY_CLIENTS.get(app, 0) + 1
+        app.in_memory_clients += 1
     task = asyncio.create_task(serve_stream(app, server_end))
 
     async def stop() -> None:
@@ -83,11 +77,9 @@ async def serve_in_memory(app: Any, server_end: InMemoryTransport) -> Callable[[
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         if ours:
-            left = _STARTED_BY_CLIENTS.get(app, 1) - 1
-            if left > 0:
-                _STARTED_BY_CLIENTS[app] = left
-            else:
-                _STARTED_BY_CLIENTS.pop(app, None)
+            app.in_memory_clients -= 1
+            if app.in_memory_clients <= 0:
+                app.in_memory_clients = 0
                 await app.stop()
 
     return stop

@@ -50,7 +50,7 @@ from mcpkit.transports.http._asgi import (
 )
 from mcpkit.transports.http._connection_guards import ConnectionGate
 from mcpkit.transports.http._endpoint import HEADERS_SCOPE_KEY, AsgiApp
-from mcpkit.transports.http._http_protocol import take_uvicorn_http, uvicorn_http_protocol
+from mcpkit.transports.http._http_protocol import uvicorn_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
 from mcpkit.transports.http._streamable import StreamableHttpHandler
@@ -84,6 +84,9 @@ class McpAsgiApp:
     ) -> None:
         self.app = app
         self.options = options or StreamableHttpServerOptions()
+        #: This process is mcpkit's (``run_http_server`` serves the app): only then may
+        #: start-up change the interpreter's state (the GC freeze). A host's app is a guest.
+        self.owns_process = False
         if self.options.server_name:
             app.name = self.options.server_name
         if self.options.server_version:
@@ -276,10 +279,12 @@ class McpAsgiApp:
     # life -------------------------------------------------------------------------------
 
     async def startup(self) -> None:
-        """Start the app: its lifespans' start-up halves, then (``freeze_gc_at_startup``)
-        the garbage-collector freeze. What the ASGI ``lifespan.startup`` event does."""
+        """Start the app: its lifespans' start-up halves, then the garbage-collector freeze
+        when this process is mcpkit's (``freeze_gc_at_startup``). What the ASGI
+        ``lifespan.startup`` event does."""
         await self.app.start()
-        if self.options.freeze_gc_at_startup:
+        freeze = self.options.freeze_gc_at_startup
+        if freeze or (freeze is None and self.owns_process):
             freeze_startup_objects()
         self._stopped = False
         self._ready = True
@@ -407,12 +412,6 @@ class McpAsgiApp:
                         logger.exception("startup failed")
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
-                if self.options.own_http_protocol and take_uvicorn_http(receive, self.options):
-                    # Told where uvicorn tells of its start-up, so it is seen.
-                    logging.getLogger("uvicorn.error").info(
-                        "mcpkit serves on its own HTTP protocol (httptools, header bounds); "
-                        "own_http_protocol=False keeps uvicorn's"
-                    )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.shutdown()
@@ -564,6 +563,7 @@ def run_http_server(
         # the line: at "warning" that is work for nothing on every request.
         config["access_log"] = _logs_info(config["log_level"])
     asgi_app = McpAsgiApp(app, options)
+    asgi_app.owns_process = True
     if not _UVICORN_BINDS.isdisjoint(uvicorn_options):
         uvicorn.run(asgi_app, **config)
         return

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from mcpkit._exceptions import ProtocolError
-from mcpkit._runtime import start_eagerly
-from mcpkit.protocol._jsonrpc import encode_json, encoded_texts, error_response
+from mcpkit.protocol._jsonrpc import encode_json, error_response
+from mcpkit.transports.http._per_loop import PerLoop
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -24,29 +24,47 @@ class BodyTimeout(Exception):
     """The request body did not arrive in full within the configured time (408)."""
 
 
-class _BodyDeadlines:
-    """Body reads under way, each with its deadline. One sweeper task, alive only while
-    reads are, cancels the reads past theirs (no timer per request: cancelled timers
-    linger in the loop's heap). A read of a body already received never waits, so it
-    costs a dict insert and delete."""
+class BodyDeadlines:
+    """The body reads of one app under way, each with its deadline, kept per event loop: an
+    app served by several loops (one per thread) has each loop's reads swept by a task of
+    that loop. Owned by whoever reads bodies (the app's handlers), never shared by apps."""
+
+    __slots__ = ("_loops",)
+
+    def __init__(self) -> None:
+        self._loops: PerLoop[_LoopDeadlines] = PerLoop(_LoopDeadlines)
+
+    def of(self, loop: asyncio.AbstractEventLoop) -> _LoopDeadlines:
+        """The reads of ``loop`` (touched only from its own thread)."""
+        return self._loops.get(loop)
+
+    def __len__(self) -> int:
+        """The loops that have (or had, until collected) reads here."""
+        return len(self._loops)
+
+
+class _LoopDeadlines:
+    """One loop's body reads under way, each with its deadline. One sweeper task, alive only
+    while reads are, cancels the reads past theirs (no timer per request: cancelled timers
+    linger in the loop's heap). A read costs a dict insert and delete."""
+
+    __slots__ = ("_expired", "_reads", "_sweeper")
 
     def __init__(self) -> None:
         self._reads: dict[asyncio.Task[Any], float] = {}
         self._expired: set[asyncio.Task[Any]] = set()
         self._sweeper: asyncio.Task[None] | None = None
 
-    def start(self, timeout: float) -> asyncio.Task[Any]:
-        task = asyncio.current_task()
-        assert task is not None, "a body is read inside a task"
+    def start(self, task: asyncio.Task[Any], timeout: float) -> None:
         loop = task.get_loop()
         self._reads[task] = loop.time() + timeout
-        sweeper = self._sweeper
-        if sweeper is None or sweeper.done() or sweeper.get_loop() is not loop:
+        if self._sweeper is None:
             self._sweeper = loop.create_task(self._sweep())
-        return task
 
     def stop(self, task: asyncio.Task[Any]) -> None:
         self._reads.pop(task, None)
+        if self._expired:  # a cancellation ``receive`` swallowed: not kept for ever
+            self._expired.discard(task)
 
     def expired(self, task: asyncio.Task[Any]) -> bool:
         """True when ``task`` was cancelled here for its deadline (and only here)."""
@@ -60,25 +78,26 @@ class _BodyDeadlines:
         # faster than a sweep, and a task started per read would cost more than the read.
         loop = asyncio.get_running_loop()
         idle = 0
-        while idle < _SWEEPER_LINGER:
-            await asyncio.sleep(_SWEEP_INTERVAL)
-            idle = 0 if self._reads else idle + 1
-            now = loop.time()
-            for task, deadline in list(self._reads.items()):
-                if deadline > now and not task.done():
-                    continue
-                del self._reads[task]
-                if task.done() or task.get_loop() is not loop:
-                    continue  # a task of a loop gone since
-                self._expired.add(task)
-                task.cancel()
+        try:
+            while idle < _SWEEPER_LINGER:
+                await asyncio.sleep(_SWEEP_INTERVAL)
+                idle = 0 if self._reads else idle + 1
+                now = loop.time()
+                for task, deadline in list(self._reads.items()):
+                    if deadline > now and not task.done():
+                        continue
+                    del self._reads[task]
+                    if not task.done():
+                        self._expired.add(task)
+                        task.cancel()
+        finally:
+            self._sweeper = None  # the next read starts another
 
 
 #: Seconds between the checks of the body reads' deadlines.
 _SWEEP_INTERVAL = 0.1
 #: Sweeps without any read in progress before the sweeper ends (a new read restarts it).
 _SWEEPER_LINGER = 50
-_DEADLINES = _BodyDeadlines()
 
 
 class _Waker:
@@ -171,54 +190,47 @@ def header_map(scope: Scope) -> dict[str, str]:
     return headers
 
 
-async def read_body(receive: Receive, limit: int, timeout: float | None = None) -> bytes:
+async def read_body(
+    receive: Receive,
+    limit: int,
+    timeout: float | None = None,
+    deadlines: BodyDeadlines | None = None,
+) -> bytes:
     """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes, and
     ``BodyTimeout`` when it has not all arrived after ``timeout`` seconds (None: no bound;
-    a client trickling its body would otherwise hold the request open for ever)."""
-    body = body_now(receive, limit, timeout)
-    return body if type(body) is bytes else await body  # type: ignore[misc]
-
-
-def body_now(
-    receive: Receive, limit: int, timeout: float | None = None
-) -> bytes | Awaitable[bytes]:
-    """``read_body`` for the hot path: the body itself when it has already arrived (the
-    usual case: the server read it with the headers), taken with no deadline and no
-    coroutine of its own; else an awaitable of it, under the deadline. Raises as
-    ``read_body`` does."""
+    a client trickling its body would otherwise hold the request open for ever), a deadline
+    kept by ``deadlines``, the reading app's. The server usually has the body already, so
+    the deadline costs a dict insert and delete."""
     if timeout is None:
-        return _read_body(receive(), receive, limit)
-    finished, first = start_eagerly(receive())
-    if not finished:
-        return _under_deadline(_read_body(first, receive, limit), timeout)
-    if first.get("more_body"):
-        return _under_deadline(read_rest(receive, first, limit), timeout)
-    body = first.get("body", b"")
-    if len(body) > limit:
-        raise BodyTooLarge
-    return body if type(body) is bytes else bytes(body)  # the caller tells bytes apart
-
-
-async def _under_deadline(read: Awaitable[bytes], timeout: float) -> bytes:
-    task = _DEADLINES.start(timeout)
+        message = await receive()
+        if message.get("more_body"):
+            return await read_rest(receive, message, limit)
+        return _whole_body(message, limit)
+    if deadlines is None:
+        raise TypeError("read_body: a timeout needs the reading app's BodyDeadlines")
+    task = asyncio.current_task()
+    assert task is not None, "a body is read inside a task"
+    reads = deadlines.of(task.get_loop())
+    reads.start(task, timeout)
     try:
-        return await read
+        message = await receive()
+        if message.get("more_body"):
+            return await read_rest(receive, message, limit)
     except asyncio.CancelledError:
-        if _DEADLINES.expired(task):
+        if reads.expired(task):
             raise BodyTimeout from None
         raise
     finally:
-        _DEADLINES.stop(task)
+        reads.stop(task)
+    return _whole_body(message, limit)
 
 
-async def _read_body(first: Awaitable[dict[str, Any]], receive: Receive, limit: int) -> bytes:
-    message = await first
-    body: bytes = message.get("body", b"")
-    if not message.get("more_body"):
-        if len(body) > limit:
-            raise BodyTooLarge
-        return body
-    return await read_rest(receive, message, limit)
+def _whole_body(message: dict[str, Any], limit: int) -> bytes:
+    """The body of a request that came in one ``http.request`` message."""
+    body = message.get("body", b"")
+    if len(body) > limit:
+        raise BodyTooLarge
+    return body if type(body) is bytes else bytes(body)
 
 
 async def read_rest(receive: Receive, message: dict[str, Any], limit: int) -> bytes:
@@ -243,21 +255,10 @@ def encode_headers(pairs: Iterable[tuple[str, str]]) -> RawHeaders:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in pairs]
 
 
-#: ``content-length`` header pairs already made, by size: answers of one kind repeat their
-#: size, and formatting the number costs ~900 instructions a time. Cleared when full.
-_LENGTH_HEADERS: dict[int, tuple[bytes, bytes]] = {}
-MAX_LENGTH_HEADERS = 1024
-
-
 def content_length(size: int) -> tuple[bytes, bytes]:
-    """The ``content-length`` header pair of a body of ``size`` bytes (shared: never
-    changed)."""
-    pair = _LENGTH_HEADERS.get(size)
-    if pair is None:
-        if len(_LENGTH_HEADERS) >= MAX_LENGTH_HEADERS:
-            _LENGTH_HEADERS.clear()
-        pair = _LENGTH_HEADERS[size] = (b"content-length", b"%d" % size)
-    return pair
+    """The ``content-length`` header pair of a body of ``size`` bytes. Made each time (~100
+    ns): a table of pairs kept by size would be state shared by every app of the process."""
+    return (b"content-length", b"%d" % size)
 
 
 async def send_response(
@@ -296,17 +297,8 @@ def json_response(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two ASGI messages of a JSON answer (callers on the hot path send them
     themselves, saving a coroutine)."""
-    texts = encoded_texts  # its own encode only once a long body was answered
-    if texts.active:
-        body = texts.encode(value)
-        size = len(body)
-    else:
-        body = encode_json(value)
-        size = len(body)
-        if size >= texts.min_chars:
-            texts.long_body()
-    # The made pair read inline, content_length's call only for a new size.
-    raw = [*(headers or ()), _JSON_TYPE, _LENGTH_HEADERS.get(size) or content_length(size)]
+    body = encode_json(value)
+    raw = [*(headers or ()), _JSON_TYPE, (b"content-length", b"%d" % len(body))]
     return {"type": "http.response.start", "status": status, "headers": raw}, {
         "type": "http.response.body",
         "body": body,
@@ -328,11 +320,11 @@ async def send_text(send: Send, status: int, text: str, headers: RawHeaders | No
     await send_response(send, status, text.encode(), headers, b"text/plain; charset=utf-8")
 
 
-SSE_HEADERS: RawHeaders = [
+SSE_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache, no-transform"),
     (b"x-accel-buffering", b"no"),
-]
+)
 
 
 async def start_sse(send: Send, headers: RawHeaders | None = None, status: int = 200) -> None:
@@ -340,7 +332,7 @@ async def start_sse(send: Send, headers: RawHeaders | None = None, status: int =
         {
             "type": "http.response.start",
             "status": status,
-            "headers": SSE_HEADERS + list(headers or ()),
+            "headers": [*SSE_HEADERS, *(headers or ())],
         }
     )
 

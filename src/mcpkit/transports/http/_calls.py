@@ -14,6 +14,7 @@ import msgspec
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.protocol._versions import V2025_11_25
 from mcpkit.transports.http._asgi import Receive, Send, start_sse
+from mcpkit.transports.http._per_loop import PerLoop
 from mcpkit.transports.http._streams import SseStream
 
 if TYPE_CHECKING:
@@ -176,9 +177,30 @@ class DisconnectWatch:
     The same sweep opens the SSE answer of a call quiet for ``quiet_open`` seconds whose
     client accepts one (0: never), so that the stream's keep-alive comments flow: a call
     that sends nothing was otherwise answered as JSON at its end, with nothing on the
-    connection before it."""
+    connection before it.
+
+    Kept per event loop: an app served by several loops (one per thread) has each loop's
+    calls swept by a task of that loop. ``add`` and ``remove`` run in the call's task."""
 
     def __init__(self, quiet_open: float = 0.0) -> None:
+        self.quiet_open = quiet_open
+        self._loops: PerLoop[_LoopWatch] = PerLoop(lambda: _LoopWatch(self.quiet_open))
+
+    def of(self, loop: asyncio.AbstractEventLoop) -> _LoopWatch:
+        """The calls of ``loop`` (touched only from its own thread)."""
+        return self._loops.get(loop)
+
+    def add(self, receive: Receive, call: PostCall) -> None:
+        self._loops.get(asyncio.get_running_loop()).add(receive, call)
+
+    def remove(self, call: PostCall) -> None:
+        self._loops.get(asyncio.get_running_loop()).remove(call)
+
+
+class _LoopWatch:
+    """One loop's calls of a ``DisconnectWatch``."""
+
+    def __init__(self, quiet_open: float) -> None:
         self.quiet_open = quiet_open
         self._calls: dict[PostCall, Receive] = {}
         self._watchers: dict[PostCall, asyncio.Task[None]] = {}
@@ -189,11 +211,8 @@ class DisconnectWatch:
     def add(self, receive: Receive, call: PostCall) -> None:
         call.started = time.monotonic()
         self._calls[call] = receive
-        sweeper = self._sweeper
-        if sweeper is None or sweeper.done():
+        if self._sweeper is None:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
-        elif sweeper.get_loop() is not asyncio.get_running_loop():
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())  # a new loop
 
     def remove(self, call: PostCall) -> None:
         del self._calls[call]
@@ -226,8 +245,7 @@ class DisconnectWatch:
                         self._opening.add(opening)
                         opening.add_done_callback(self._opening.discard)
         finally:
-            if self._sweeper is asyncio.current_task():
-                self._sweeper = None
+            self._sweeper = None  # the next call starts another
 
 
 async def _watch(receive: Any, call: PostCall) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import urllib.parse
 from typing import Any
 
@@ -29,6 +30,8 @@ from mcpkit.transports.http._asgi import DECODED_HEADERS_KEY, known_header_name
 from mcpkit.transports.http._http_clock import ConnectionClock
 from mcpkit.transports.http._http_cycle import RequestCycle
 from mcpkit.transports.http._options import StreamableHttpServerOptions
+
+logger = logging.getLogger("mcpkit.http")
 
 _HEADERS_END = b"\r\n\r\n"
 _FORWARDED_SCHEMES = frozenset(("http", "https", "ws", "wss"))
@@ -40,6 +43,31 @@ MAX_SEEN_HEADERS = 32
 MAX_SEEN_VALUE_BYTES = 4096
 
 
+#: The uvicorn releases this protocol is tested with: (lowest, first one not tested). It
+#: extends uvicorn's httptools protocol through attributes uvicorn does not document, so
+#: under any other release uvicorn's own protocol serves. The differential test
+#: (tests/transports/test_http_protocol.py) passes on 0.55; on 0.50-0.54 answers differ.
+TESTED_UVICORN = ((0, 55), (0, 56))
+
+
+def protocol_refusal(version: str) -> str | None:
+    """Why mcpkit's protocol does not serve under uvicorn ``version`` (None: it does)."""
+    try:
+        release = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        release = ()
+    lowest, beyond = TESTED_UVICORN
+    if len(release) == 2 and lowest <= release < beyond:
+        return None
+    tested = ".".join(map(str, lowest)) + ".x"
+    if beyond[1] - lowest[1] > 1:
+        tested = f"{tested} to {beyond[0]}.{beyond[1] - 1}.x"
+    return (
+        f"uvicorn {version} is not a release mcpkit's HTTP protocol is tested with ({tested}): "
+        "serving on uvicorn's own protocol, without header_read_timeout and max_header_bytes"
+    )
+
+
 def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) -> dict[str, Any]:
     """uvicorn ``Config`` keywords that serve any ASGI app with mcpkit's HTTP protocol and the
     header bounds of ``options`` (``header_read_timeout``, ``max_header_bytes``), as
@@ -47,7 +75,9 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
 
         uvicorn.run(starlette_app, host="0.0.0.0", port=8000, **uvicorn_http_protocol())
 
-    Each call makes a protocol class of its own, with its own connection clock."""
+    Each call makes a protocol class of its own, with its own connection clock. Under a
+    uvicorn release outside ``TESTED_UVICORN``, uvicorn's own httptools protocol (and one
+    warning that says why); without httptools, h11 with ``max_header_bytes`` as its bound."""
     options = options or StreamableHttpServerOptions()
     try:
         import httptools
@@ -56,6 +86,12 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # no httptools: h11 bounds the size, nothing the time
         return {"http": "h11", "h11_max_incomplete_event_size": options.max_header_bytes}
+    import uvicorn
+
+    refusal = protocol_refusal(uvicorn.__version__)
+    if refusal is not None:
+        logger.warning("%s", refusal)
+        return {"http": "httptools"}
     from mcpkit.transports.http._app import McpAsgiApp
 
     timeout = options.header_read_timeout
@@ -376,8 +412,13 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
 
 def default_http_protocol() -> type[asyncio.Protocol]:
     """The protocol class with the default bounds, for uvicorn's command line
-    (``mcpkit.transports.http.protocol``); uvicorn's h11 protocol without httptools."""
+    (``mcpkit.transports.http.protocol``); uvicorn's own (httptools, else h11) outside the
+    tested uvicorn releases or without httptools."""
     http = uvicorn_http_protocol()["http"]
+    if http == "httptools":
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        return HttpToolsProtocol
     if isinstance(http, str):
         from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -385,35 +426,9 @@ def default_http_protocol() -> type[asyncio.Protocol]:
     return http  # type: ignore[no-any-return]
 
 
-#: uvicorn ``--http`` values whose protocol an mcpkit app replaces with its own: the default,
-#: which picks httptools, and httptools named. mcpkit's protocol is uvicorn's httptools
-#: protocol with bounds and a leaner cycle, so either way the parser asked for serves.
-TAKEN_UVICORN_HTTP = frozenset(("auto", "httptools"))
-
-
-def take_uvicorn_http(receive: Any, options: StreamableHttpServerOptions) -> bool:
-    """At lifespan start-up under uvicorn with ``--http auto`` (its default) or ``--http
-    httptools``, serve the connections to come on mcpkit's protocol with ``options``' header
-    bounds: ``uvicorn server:app`` then serves as ``mcpkit run`` does. True when taken.
-
-    uvicorn makes each connection's protocol from ``config.http_protocol_class`` when the
-    connection comes, and starts listening only after the lifespan's start-up; its lifespan
-    ``receive`` is a method of the object holding that config. Any other server, uvicorn's
-    lifespan off, ``--http h11`` or a protocol class, HTTP/2, or no httptools: nothing is
-    changed."""
-    owner = getattr(receive, "__self__", None)
-    config = getattr(owner, "config", None)
-    if type(owner).__module__ != "uvicorn.lifespan.on" or config is None:
-        return False
-    if getattr(config, "http", None) not in TAKEN_UVICORN_HTTP or getattr(config, "http2", False):
-        return False
-    if not hasattr(config, "http_protocol_class"):  # not loaded: not the config serving
-        return False
-    protocol = uvicorn_http_protocol(options)["http"]
-    if isinstance(protocol, str):  # no httptools: uvicorn's h11, as auto picked
-        return False
-    config.http_protocol_class = protocol
-    return True
-
-
-__all__ = ["default_http_protocol", "take_uvicorn_http", "uvicorn_http_protocol"]
+__all__ = [
+    "TESTED_UVICORN",
+    "default_http_protocol",
+    "protocol_refusal",
+    "uvicorn_http_protocol",
+]

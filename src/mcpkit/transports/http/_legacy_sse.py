@@ -47,6 +47,7 @@ from mcpkit.auth._types import CURRENT_AUTH, AuthInfo, session_owner
 from mcpkit.protocol._sse import encode_comment, encode_event, encode_json_event
 from mcpkit.server._connection import ServerConnection
 from mcpkit.transports.http._asgi import (
+    BodyDeadlines,
     BodyTooLarge,
     Receive,
     Send,
@@ -278,6 +279,8 @@ class LegacySseHandler:
         self.app = app
         self.options = options
         self.sessions: dict[str, _LegacySession] = {}
+        #: This endpoint's POST bodies being read, per event loop (``body_read_timeout``).
+        self.body_deadlines = BodyDeadlines()
         #: Set when a message bus links this instance to others (``cluster``: the
         #: Streamable HTTP handler's, which owns the bus); None keeps the one-instance path.
         self.forwarding = (
@@ -459,7 +462,10 @@ class LegacySseHandler:
             return
         try:  # BodyTimeout: answered 408 by McpAsgiApp
             body = await read_body(
-                receive, self.options.max_body_bytes, self.options.body_read_timeout
+                receive,
+                self.options.max_body_bytes,
+                self.options.body_read_timeout,
+                self.body_deadlines,
             )
         except BodyTooLarge:
             await self._fail(
@@ -482,7 +488,10 @@ class LegacySseHandler:
         assert self.forwarding is not None
         try:
             body = await read_body(
-                receive, self.options.max_body_bytes, self.options.body_read_timeout
+                receive,
+                self.options.max_body_bytes,
+                self.options.body_read_timeout,
+                self.body_deadlines,
             )
         except BodyTooLarge:
             await self._body_too_large(send)

@@ -77,39 +77,44 @@ def is_modern_post(decoded: Any, headers: dict[str, str], version: str | None) -
     )
 
 
-def modern_response_headers(
-    headers: dict[str, str], version: str | None
-) -> list[tuple[bytes, bytes]]:
-    """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent.
-    ``version`` may come from the body (``_meta``), so may be any JSON value. The lists
-    repeat (one per version, method and tool): made once, shared by the answers, never
-    changed by a user."""
-    shown = _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE) if type(version) is str else None
-    key = (shown, headers.get("mcp-method"), headers.get("mcp-name"))
-    made = _MADE.get(key)
-    if made is None:
-        made = _make(key)
-    return made
-
-
-#: Answer headers already made, by (version header value, Mcp-Method, Mcp-Name); cleared
-#: when full.
-_MADE: dict[tuple[bytes | None, str | None, str | None], list[tuple[bytes, bytes]]] = {}
+#: Answer header lists a handler keeps made, by (version header value, Mcp-Method,
+#: Mcp-Name): the lists repeat (one per version, method and tool). Cleared when full.
 MAX_MADE_HEADERS = 1024
 
 
-def _make(key: tuple[bytes | None, str | None, str | None]) -> list[tuple[bytes, bytes]]:
-    if len(_MADE) >= MAX_MADE_HEADERS:
-        _MADE.clear()
-    shown, method, name = key
-    made = [(b"mcp-protocol-version", shown or _LATEST_VALUE)]
-    made.extend(
-        (header, value.strip(" \t").encode("latin-1"))
-        for header, value in ((b"mcp-method", method), (b"mcp-name", name))
-        if value is not None
-    )
-    _MADE[key] = made
-    return made
+class ResponseHeaders:
+    """``MCP-Protocol-Version``, and ``Mcp-Method`` / ``Mcp-Name`` echoed as sent, made once
+    per kind of request and shared by its answers (never changed by a user); one per handler,
+    so nothing a client sent outlives its server."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[bytes | None, str | None, str | None], list[tuple[bytes, bytes]]]
+        self._made = {}
+
+    def __call__(self, headers: dict[str, str], version: str | None) -> list[tuple[bytes, bytes]]:
+        """The answer's headers; ``version`` may come from the body (``_meta``), so may be any
+        JSON value."""
+        shown = _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE) if type(version) is str else None
+        key = (shown, headers.get("mcp-method"), headers.get("mcp-name"))
+        made = self._made.get(key)
+        if made is None:
+            made = self._make(key)
+        return made
+
+    def _make(self, key: tuple[bytes | None, str | None, str | None]) -> list[tuple[bytes, bytes]]:
+        if len(self._made) >= MAX_MADE_HEADERS:
+            self._made.clear()
+        shown, method, name = key
+        made = [(b"mcp-protocol-version", shown or _LATEST_VALUE)]
+        made.extend(
+            (header, value.strip(" \t").encode("latin-1"))
+            for header, value in ((b"mcp-method", method), (b"mcp-name", name))
+            if value is not None
+        )
+        self._made[key] = made
+        return made
 
 
 class ModernPosts:
@@ -118,6 +123,7 @@ class ModernPosts:
     def __init__(self, handler: StreamableHttpHandler) -> None:
         self.catalog = handler.app.catalog
         self._ids = itertools.count(1)
+        self.response_headers = ResponseHeaders()
 
     def admit(
         self, decoded: Any, headers: dict[str, str], version: str | None
@@ -144,7 +150,7 @@ class ModernPosts:
         if type(meta) is not dict:
             meta = None
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
-        response_headers = modern_response_headers(headers, body_version or version)
+        response_headers = self.response_headers(headers, body_version or version)
         key = f"m{next(self._ids)}"
         session = self._session(request, meta, headers, version, body_version, key)
         if type(session) is not McpSession:

@@ -97,14 +97,10 @@ class StreamableHttpServerOptions:
     #: False refuses (403, WebSocket close 1008). See docs/injection.md.
     connection_guards: tuple[Any, ...] = ()
     #: At lifespan startup, move what start-up created (modules, the catalog, schemas) out of
-    #: the garbage collector's reach (``gc.freeze``): otherwise every full collection rescans
-    #: it, a pause of milliseconds under load. Turn off when the host app manages the collector.
-    freeze_gc_at_startup: bool = True
-    #: Served by uvicorn with ``--http auto`` (its default) or ``--http httptools``, take
-    #: mcpkit's HTTP protocol (the one ``mcpkit run`` serves with, on httptools too) at
-    #: lifespan start-up: the header bounds above, and less work per request. False keeps
-    #: uvicorn's; so does ``--http h11`` or a protocol class.
-    own_http_protocol: bool = True
+    #: the garbage collector's reach (``gc.freeze``), so full collections under load skip it.
+    #: None (the default): only when mcpkit runs the process (``mcpkit run``, ``serve_http``),
+    #: never in a host's process (mounted, or ``uvicorn app:app``); True: always; False: never.
+    freeze_gc_at_startup: bool | None = None
 
     @property
     def base_path(self) -> str:

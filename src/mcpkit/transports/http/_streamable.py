@@ -43,14 +43,15 @@ from mcpkit.server._modern import UnsupportedProtocolVersionError
 from mcpkit.server._session import McpSession
 from mcpkit.stores._events import InMemoryEventStore
 from mcpkit.transports.http._asgi import (
+    BodyDeadlines,
     BodyTooLarge,
     Receive,
     Send,
-    body_now,
     empty_response,
     encode_headers,
     error_body,
     json_response,
+    read_body,
     send_chunk,
     send_json,
     send_response,
@@ -102,6 +103,8 @@ class StreamableHttpHandler:
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         self._disconnects = DisconnectWatch(quiet_open=options.sse_keep_alive_ms / 1000)
+        #: This endpoint's POST bodies being read, per event loop (``body_read_timeout``).
+        self.body_deadlines = BodyDeadlines()
         self.modern = ModernPosts(self)
         #: The GET endpoint: a session's standalone stream, or one resumed.
         self.listen = ListenStreams(self)
@@ -184,9 +187,9 @@ class StreamableHttpHandler:
         version = headers.get("mcp-protocol-version")
         limit = self.options.max_body_bytes
         try:  # BodyTimeout: answered 408 by McpAsgiApp
-            body = body_now(receive, limit, self.options.body_read_timeout)
-            if type(body) is not bytes:
-                body = await body  # type: ignore[misc]  # not bytes: the awaitable
+            body = await read_body(
+                receive, limit, self.options.body_read_timeout, self.body_deadlines
+            )
         except BodyTooLarge:
             await self.fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
             return
@@ -230,8 +233,7 @@ class StreamableHttpHandler:
         session = None
         if not self.options.stateless:
             try:
-                found = self._session_for(messages, headers)
-                session, failure = found if type(found) is tuple else await found
+                session, failure = await self._session_for(messages, headers)
             except StoreUnavailableError as exc:
                 await self.store_unavailable(send, exc, request_id)
                 return
@@ -270,11 +272,11 @@ class StreamableHttpHandler:
                 decoded, session, binding, wants_sse, send, receive, response_headers
             )
 
-    def _session_for(self, messages: list[Any], headers: dict[str, str]) -> Any:
+    async def _session_for(
+        self, messages: list[Any], headers: dict[str, str]
+    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
         """The session of a stateful POST: a new one for ``initialize``, else the one its
-        ``Mcp-Session-Id`` names; or why there is none (status, body). That pair itself
-        when nothing has to be waited for (in memory: every request), else an awaitable
-        of it (a session store to ask)."""
+        ``Mcp-Session-Id`` names; or why there is none (status, body)."""
         if len(messages) == 1:
             initialize = getattr(messages[0], "method", None) == "initialize" and isinstance(
                 messages[0], JsonRpcRequest
@@ -311,15 +313,10 @@ class StreamableHttpHandler:
             )
         auth = CURRENT_AUTH.get()
         owner = None if auth is None else session_owner(auth)  # no call without auth
-        if self.sessions.backend is not None:
-            return self._stored_session(session_id, owner)
+        if self.sessions.backend is not None:  # a session store to ask
+            return self._found(await self.sessions.find_owned(session_id, owner), session_id)
         session = self.sessions.owned_here(session_id, owner)
         return (session, None) if session is not None else self._found(None, session_id)
-
-    async def _stored_session(
-        self, session_id: str, owner: str | None
-    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
-        return self._found(await self.sessions.find_owned(session_id, owner), session_id)
 
     @staticmethod
     def _found(
@@ -488,21 +485,16 @@ class StreamableHttpHandler:
             binding.send = call  # JSON only: the session's GET stream, if one is open
         if session is not None:
             session.calls += 1
-        watched = False
+        self._disconnects.add(receive, call)  # a call that waits may outlive its client
         try:
-            finished, response = self.app.dispatcher.dispatch_eagerly(request, binding)
-            if not finished:  # it waits: watch for a client that hangs up meanwhile
-                self._disconnects.add(receive, call)
-                watched = True
-                response = await response
+            response = await self.app.dispatcher.dispatch(request, binding)
         except BaseException:
             call.end()
             if call.stream is not None:
                 call.stream.close()  # its response ends: nothing will answer on it now
             raise
         finally:
-            if watched:
-                self._disconnects.remove(call)
+            self._disconnects.remove(call)
             call.finished = True
             if session is not None:
                 session.calls -= 1

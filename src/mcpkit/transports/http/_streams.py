@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from mcpkit._exceptions import StoreUnavailableError
-from mcpkit.protocol._jsonrpc import encoded_texts
+from mcpkit.protocol._jsonrpc import encode_json
 from mcpkit.protocol._sse import encode_comment, encode_event, json_event_chunks
 from mcpkit.stores._events import EventStore, StoredEvent, event_seq
 from mcpkit.transports.http._asgi import Receive, Send, send_chunk
@@ -34,7 +34,7 @@ _KEEP_ALIVE = encode_comment("keep-alive")
 
 def message_event(message: dict[str, Any], event_id: str | None) -> tuple[bytes, ...]:
     """The chunks of one message's SSE event (``json_event_chunks``: a large one unjoined)."""
-    return json_event_chunks(encoded_texts.encode(message), event="message", id=event_id)
+    return json_event_chunks(encode_json(message), event="message", id=event_id)
 
 
 def _bound(seconds: float) -> float | None:

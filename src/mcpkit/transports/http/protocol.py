@@ -4,8 +4,10 @@ default header bounds of ``StreamableHttpServerOptions``::
     uvicorn server:app --http mcpkit.transports.http.protocol:McpHttpProtocol
 
 What ``mcpkit run -t http`` serves with: the same answers as uvicorn's own protocol, less
-work per request, and slow or huge request headers bounded (docs/deployment.md). Importing
-this module makes the class; ``uvicorn_http_protocol(options)`` makes one with other bounds.
+work per request, and slow or huge request headers bounded (docs/deployment.md). Under a
+uvicorn release it is not tested with (``TESTED_UVICORN``), this name is uvicorn's own
+protocol and a warning says why. Importing this module makes the class;
+``uvicorn_http_protocol(options)`` makes one with other bounds.
 """
 
 from mcpkit.transports.http._http_protocol import default_http_protocol

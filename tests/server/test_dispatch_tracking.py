@@ -1,8 +1,8 @@
-"""Requests that never wait are run without the bookkeeping of one that does: they are not
-tracked for cancellation and do not count against the connection's limit, because nothing
-can cancel or overlap them. One that waits is tracked from its first suspension on. And a
-tool's plain ``int`` or ``str`` result, made without the structuring step, is the result
-that step makes."""
+"""``McpDispatcher.dispatch``: a request is tracked while it runs (cancellable, counted
+against its connection's limit) and forgotten when it ends; refusals are answered without
+running a handler; telemetry wraps every request through ``around_dispatch``. And a tool's
+plain ``int`` or ``str`` result, made without the structuring step, is the result that step
+makes."""
 
 from __future__ import annotations
 
@@ -41,13 +41,23 @@ def binding() -> TransportBinding:
     return TransportBinding(session=session, connection_key="conn-1")
 
 
-async def test_quick_requests_are_never_tracked_and_never_fill_the_limit() -> None:
+async def test_finished_requests_leave_nothing_tracked_and_never_fill_the_limit() -> None:
     app = build_app(asyncio.Event())
     dispatcher, bound = app.dispatcher, binding()
-    for request_id in range(5):  # the limit is 1: untracked, they never reach it
+    for request_id in range(5):  # the limit is 1: each frees its slot when it ends
         answer = await dispatcher.dispatch(call(request_id, "quick", {"a": request_id}), bound)
         assert answer["result"]["structuredContent"] == {"result": request_id + 1}
     assert not dispatcher.cancel("conn-1", 0)  # nothing in flight to cancel
+    assert dispatcher.in_flight_count() == 0
+
+
+async def test_refusals_are_answered_without_running_a_handler() -> None:
+    dispatcher = build_app(asyncio.Event()).dispatcher
+    unknown_tool = await dispatcher.dispatch(call(1, "nope"), binding())
+    assert unknown_tool["error"]["code"] == -32602 and unknown_tool["id"] == 1
+    missing = await dispatcher.dispatch(JsonRpcRequest(2, "no/such/method", None), binding())
+    assert missing["error"]["code"] == -32601
+    assert dispatcher.in_flight_count() == 0
 
 
 async def start_slow(release: asyncio.Event) -> tuple[Any, TransportBinding, asyncio.Task]:
@@ -68,6 +78,35 @@ async def test_a_waiting_request_is_tracked_counted_and_cancellable() -> None:
     assert await slow is None  # cancelled by the client: no answer
     again = await dispatcher.dispatch(call(3, "quick", {"a": 1}), bound)
     assert again["result"]["structuredContent"] == {"result": 2}  # its slot came back
+
+
+async def test_a_waiting_request_is_counted_while_it_waits() -> None:
+    release = asyncio.Event()
+    dispatcher, _, slow = await start_slow(release)
+    assert dispatcher.in_flight_count("conn-1") == 1
+    release.set()
+    await slow
+    assert dispatcher.in_flight_count("conn-1") == 0
+
+
+async def test_telemetry_wraps_every_request_until_it_is_removed() -> None:
+    seen: list[Any] = []
+
+    class Telemetry:
+        async def around_dispatch(
+            self, run: Any, request: JsonRpcRequest, binding: Any
+        ) -> dict[str, Any] | None:
+            seen.append(request.id)
+            response: dict[str, Any] | None = await run(request, binding)
+            return response
+
+    dispatcher, bound = build_app(asyncio.Event()).dispatcher, binding()
+    dispatcher.telemetry = Telemetry()
+    answer = await dispatcher.dispatch(call(1, "quick", {"a": 1}), bound)
+    assert answer["result"]["structuredContent"] == {"result": 2} and seen == [1]
+    dispatcher.telemetry = None
+    await dispatcher.dispatch(call(2, "quick", {"a": 1}), bound)
+    assert seen == [1]
 
 
 async def test_a_waiting_request_that_finishes_frees_its_slot() -> None:
