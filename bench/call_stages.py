@@ -41,7 +41,7 @@ STAGES: list[tuple[str, int, str]] = [
     ("header map", 0, f"{HTTP}._asgi:header_map"),
     ("host/origin guard", 0, f"{HTTP}._security:TransportSecurityGuard.check"),
     ("POST", 0, f"{HTTP}._streamable:StreamableHttpHandler.post"),
-    ("body read", 1, f"{HTTP}._asgi:read_body"),
+    ("body read", 1, f"{HTTP}._request_watch:read_body"),
     ("decode", 1, "mcpkit.protocol._jsonrpc:decode_message"),
     ("era of the POST", 1, f"{HTTP}._modern_post:is_modern_post"),
     ("2026-07-28 admission", 1, f"{HTTP}._modern_post:ModernPosts.admit"),

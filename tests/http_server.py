@@ -113,3 +113,68 @@ async def open_session(
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     assert (await http.post(url, json=initialized, headers=headers)).status_code == 202
     return headers
+
+
+async def post_head(
+    url: str, content_length: int, body_start: bytes = b""
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A raw connection to ``url``'s server that has sent a POST /mcp's headers and
+    ``body_start``, no more."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+        f"Content-Length: {content_length}\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(head.encode() + body_start)
+    return reader, writer
+
+
+async def trickled_post(url: str) -> tuple[list[bytes], bytes, float, bool]:
+    """A POST whose body comes a byte every 0.1 s, never whole: the answer's head lines
+    (lower case), its body, the seconds it took, and whether the server then closed the
+    connection (a reset counts: it left the rest of the body unread)."""
+    reader, writer = await post_head(url, 1000, b'{"jsonrpc":')
+    started = time.monotonic()
+
+    async def trickle() -> None:
+        while True:  # never idle, never done
+            await asyncio.sleep(0.1)
+            writer.write(b" ")
+            await writer.drain()
+
+    trickling = asyncio.create_task(trickle())
+    try:
+        async with asyncio.timeout(10):
+            head = (await reader.readuntil(b"\r\n\r\n")).lower().split(b"\r\n")
+            took = time.monotonic() - started
+            length = next(int(h[15:]) for h in head if h.startswith(b"content-length:"))
+            body = await reader.readexactly(length)
+            trickling.cancel()
+            try:
+                closed = await reader.read() == b""
+            except ConnectionResetError:
+                closed = True
+    finally:
+        trickling.cancel()
+        await asyncio.gather(trickling, return_exceptions=True)
+        writer.close()
+    return head, body, took, closed
+
+
+#: Part of the one line mcpkit's HTTP protocol gate logs where the installed uvicorn is not
+#: one it is tested with (``protocol_refusal``): the floors job's lowest uvicorn, say.
+GATE_WARNING = "is not a release mcpkit's HTTP protocol is tested with"
+
+
+def past_the_gate_warning(stream: Any) -> Any:
+    """The next line of ``stream`` (bytes or text) that is not the gate's warning."""
+    while True:
+        line = stream.readline()
+        if GATE_WARNING not in (line.decode() if isinstance(line, bytes) else line):
+            return line
+
+
+def without_the_gate_warning(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if GATE_WARNING not in line)

@@ -76,3 +76,21 @@ class NoDiscover:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def post_scope(headers: dict[str, str]) -> dict[str, Any]:
+    """The scope of a POST /mcp to 127.0.0.1:3001 with ``headers`` (and ``host``), as an
+    HTTP server would give it to the app."""
+    return {
+        "type": "http",
+        "method": "POST",
+        "path": "/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"127.0.0.1:3001")]
+        + [(name.encode(), value.encode()) for name, value in headers.items()],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 3001),
+        "scheme": "http",
+        "http_version": "1.1",
+    }

@@ -16,10 +16,9 @@ builds). Everything left out is listed at the end of the run, with the package i
 test that needs another missing package fails (the job runs with ``MCPKIT_TESTS_NO_SKIP=1``,
 so a skip fails too): the rule grows only here.
 
-Second rule, for a known gap being closed elsewhere: while the installed uvicorn is one
-mcpkit's own HTTP protocol refuses to serve under, the tests listed in
-``tools/floors-pending-gate.txt`` are marked xfail (non-strict: they still run, and show as
-XFAIL or XPASS).
+Tests of mcpkit's own HTTP protocol (marked ``mcpkit_protocol``) are deselected where the
+installed uvicorn is one that protocol does not serve under: ``tests/conftest.py`` does that
+for every run, this job's lowest uvicorn included.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ import pytest
 ABSENT = frozenset({"mcp", "mcp_types", "fastapi", "sse_starlette", "lauren", "opentelemetry"})
 
 ROOT = Path(__file__).resolve().parents[1]
-PENDING_GATE = ROOT / "tools" / "floors-pending-gate.txt"
 
 
 def _imported_names(nodes: list[ast.stmt]) -> tuple[set[str], set[str]]:
@@ -127,26 +125,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
-def _pending_gate() -> frozenset[str]:
-    """The node ids of ``tools/floors-pending-gate.txt`` if the installed uvicorn is one
-    mcpkit's HTTP protocol does not serve under, else none."""
-    try:
-        import uvicorn
-
-        from mcpkit.transports.http._http_protocol import protocol_refusal
-    except ImportError:
-        return frozenset()
-    if protocol_refusal(uvicorn.__version__) is None:
-        return frozenset()
-    lines = PENDING_GATE.read_text(encoding="utf-8").splitlines()
-    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     needing: dict[Path, dict[str, frozenset[str]]] = {}
-    pending = _pending_gate()
     for item in items:
         path = Path(item.path).resolve()
         if path not in needing:
@@ -155,14 +137,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if name in needing[path]:
             dropped.append(item)
             continue
-        if item.nodeid in pending:
-            item.add_marker(
-                pytest.mark.xfail(
-                    reason="mcpkit's HTTP protocol does not serve under this uvicorn "
-                    "(tools/floors-pending-gate.txt)",
-                    strict=False,
-                )
-            )
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -198,9 +172,3 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         )
         for where, needs in left_out:
             terminalreporter.write_line(f"{where}  ({needs})")
-    pending = _pending_gate()
-    if pending:
-        terminalreporter.write_sep("-", "floors: xfail while mcpkit's HTTP protocol cannot serve")
-        terminalreporter.write_line(
-            f"{len(pending)} tests of tools/floors-pending-gate.txt (uvicorn outside TESTED_UVICORN)"
-        )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import sys
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -15,7 +16,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from mcpkit import McpServerApp, mcp_tool
+from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import POST_HEADERS, free_port
 from tests.wire import initialize_request
@@ -89,3 +90,29 @@ async def test_the_collector_is_frozen_only_where_asked_or_owned(owns_process, f
         assert (gc.get_freeze_count() > 0) is frozen
     finally:
         await asgi.shutdown()
+
+
+STDIO_SERVER = """
+import asyncio, gc, sys
+from mcpkit import McpServerApp, mcp_tool, serve_stdio
+
+@mcp_tool
+def frozen() -> int:
+    return gc.get_freeze_count()
+
+asyncio.run(serve_stdio(McpServerApp(frozen), freeze_gc=sys.argv[1] == "freeze"))
+"""
+
+
+@pytest.mark.parametrize("freeze", [True, False], ids=["the-program", "beside-other-work"])
+async def test_serve_stdio_freezes_the_collector_unless_told_not_to(tmp_path, freeze):
+    """``serve_stdio`` takes stdin, stdout and the signals: it is the program and freezes
+    what start-up left alive, unless its caller says it does work of its own beside."""
+    script = tmp_path / "server.py"
+    script.write_text(STDIO_SERVER)
+    options = StdioClientTransportOptions(
+        command=sys.executable, arguments=[str(script), "freeze" if freeze else "keep"]
+    )
+    async with asyncio.timeout(30), McpClient.stdio(options) as client:
+        count = (await client.call_tool("frozen")).structured_content["result"]
+    assert (count > 0) is freeze, count

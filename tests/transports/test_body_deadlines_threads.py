@@ -15,7 +15,8 @@ from typing import Any
 
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import serve_asgi, serving
+from tests.http_server import serve_asgi, serving, trickled_post
+from tests.raw_asgi import post_scope
 
 TIMEOUT = 0.5
 ROUNDS = 3
@@ -58,42 +59,10 @@ def _in_threads(run: Callable[[int], Awaitable[Any]]) -> list[Any]:
     return results
 
 
-async def _trickled_post(base: str) -> tuple[list[bytes], bytes, float]:
-    """A POST whose body comes a byte every 0.1 s, never whole: the answer's head lines,
-    its body, and the seconds it took."""
-    host, port = base.split("//", 1)[1].split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(
-        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        b"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n"
-        b'{"jsonrpc":'
-    )
-    started = time.monotonic()
-
-    async def trickle() -> None:
-        while True:
-            await asyncio.sleep(0.1)
-            writer.write(b" ")
-            await writer.drain()
-
-    trickling = asyncio.create_task(trickle())
-    try:
-        async with asyncio.timeout(10):
-            head = (await reader.readuntil(b"\r\n\r\n")).lower().split(b"\r\n")
-            took = time.monotonic() - started
-            length = next(int(h[15:]) for h in head if h.startswith(b"content-length:"))
-            body = await reader.readexactly(length)
-    finally:
-        trickling.cancel()
-        await asyncio.gather(trickling, return_exceptions=True)
-        writer.close()
-    return head, body, took
-
-
 async def _three_trickled_posts(base: str) -> list[float]:
     took = []
     for _ in range(ROUNDS):
-        head, body, seconds = await _trickled_post(base)
+        head, body, seconds, _ = await trickled_post(base)
         assert head[0].startswith(b"http/1.1 408"), head
         assert json.loads(body)["error"]["code"] == -32600
         took.append(seconds)
@@ -136,22 +105,9 @@ def test_two_loops_calling_one_app_directly() -> None:
         _echo_app(),
         StreamableHttpServerOptions(body_read_timeout=TIMEOUT, enable_legacy_sse=False),
     )
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/mcp",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [
-            (b"host", b"127.0.0.1:3001"),
-            (b"content-type", b"application/json"),
-            (b"accept", b"application/json, text/event-stream"),
-        ],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 3001),
-        "scheme": "http",
-        "http_version": "1.1",
-    }
+    scope = post_scope(
+        {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    )
 
     async def post() -> tuple[int, float]:
         first = True
@@ -184,4 +140,4 @@ def test_two_loops_calling_one_app_directly() -> None:
 
     _check(_in_threads(run))
     gc.collect()
-    assert len(asgi.streamable.body_deadlines) == 0  # weak: the loops are gone
+    assert len(asgi.streamable.requests) == 0  # weak: the loops are gone

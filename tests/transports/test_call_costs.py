@@ -73,13 +73,13 @@ async def _post_calls(tool: str, count: int) -> set[Any]:
         serving(app, stateless=True) as (url, asgi),
         httpx.AsyncClient(timeout=10) as http,
     ):
-        watch = asgi.streamable._disconnects.of(asyncio.get_running_loop())
+        watch = asgi.streamable.requests.of(asyncio.get_running_loop())
         sweepers = set()
         for request_id in range(1, count + 1):
             answer = await http.post(url, json=_call(tool, request_id), headers=HEADERS)
             assert answer.json()["result"]["content"][0]["text"] == "ok"
             sweepers.add(watch._sweeper)
-        assert not watch._calls and not watch._watchers
+        assert not watch._requests and not watch._watchers
         return sweepers
 
 
@@ -101,7 +101,7 @@ async def test_a_slow_call_after_quick_ones_is_cancelled_when_its_client_leaves(
             await http.post(url, json=_call("quick", request_id), headers=HEADERS)
         post = asyncio.create_task(http.post(url, json=_call("hang", 99), headers=HEADERS))
         await asyncio.wait_for(started.wait(), 5)
-        watch = asgi.streamable._disconnects.of(asyncio.get_running_loop())
+        watch = asgi.streamable.requests.of(asyncio.get_running_loop())
         await wait_until(lambda: bool(watch._watchers), "the slow call's disconnect watcher")
         post.cancel()  # the client hangs up: its connection closes
         await asyncio.gather(post, return_exceptions=True)

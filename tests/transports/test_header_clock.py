@@ -45,6 +45,7 @@ def connect(cls: Any, keep_alive: float = 5) -> tuple[Any, RecordingTransport]:
     return protocol, transport
 
 
+@pytest.mark.mcpkit_protocol
 async def test_timed_while_headers_come_not_while_idle_and_forgotten_when_closed():
     cls = protocol_class(10)
     clock = cls.connection_clock
@@ -66,6 +67,7 @@ async def test_timed_while_headers_come_not_while_idle_and_forgotten_when_closed
     assert protocol not in clock.connections
 
 
+@pytest.mark.mcpkit_protocol
 async def test_the_sweep_closes_only_a_connection_past_its_time():
     cls = protocol_class(0.08)
     slow, slow_transport = connect(cls)
@@ -78,6 +80,7 @@ async def test_the_sweep_closes_only_a_connection_past_its_time():
     assert not cls.connection_clock.connections
 
 
+@pytest.mark.mcpkit_protocol
 async def test_the_sweep_closes_a_connection_idle_past_its_keep_alive_time():
     cls = protocol_class(0.04)
     idle, idle_transport = connect(cls, keep_alive=0.05)
@@ -91,6 +94,7 @@ async def test_the_sweep_closes_a_connection_idle_past_its_keep_alive_time():
     kept.connection_lost(None)
 
 
+@pytest.mark.mcpkit_protocol
 async def test_without_a_header_timeout_uvicorn_times_the_idle_connection():
     cls = protocol_class(None)
     protocol, transport = connect(cls)
@@ -104,6 +108,7 @@ async def test_without_a_header_timeout_uvicorn_times_the_idle_connection():
     protocol.connection_lost(None)
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_websocket_upgrade_leaves_the_clock():
     cls = protocol_class(10)
     protocol, transport = connect(cls)
@@ -115,6 +120,7 @@ async def test_a_websocket_upgrade_leaves_the_clock():
     assert protocol not in cls.connection_clock.connections
 
 
+@pytest.mark.mcpkit_protocol
 async def test_without_a_timeout_nothing_is_timed():
     cls = protocol_class(None)
     assert cls.connection_clock is None

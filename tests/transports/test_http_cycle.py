@@ -13,6 +13,7 @@ import contextvars
 import gc
 from typing import Any
 
+import pytest
 import uvicorn
 from uvicorn.server import ServerState
 
@@ -43,6 +44,7 @@ async def serve_one(app: Any, transport: RecordingTransport | None = None) -> Re
     return transport
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_response_of_known_length_is_one_write():
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
@@ -59,6 +61,7 @@ async def test_a_response_of_known_length_is_one_write():
     ]
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_large_first_body_is_written_beside_the_head_not_copied():
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
@@ -73,6 +76,7 @@ async def test_a_large_first_body_is_written_beside_the_head_not_copied():
     assert parts[1] is LARGE
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_streamed_response_sends_its_head_before_any_body():
     heads_seen: list[list[tuple[str, Any]]] = []
     transport = RecordingTransport()
@@ -97,6 +101,7 @@ async def test_a_streamed_response_sends_its_head_before_any_body():
     ]
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_large_chunk_is_framed_beside_it_not_copied():
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
@@ -113,6 +118,7 @@ async def test_a_large_chunk_is_framed_beside_it_not_copied():
     assert last == ("writelines", [b"100000\r\n", LARGE, b"\r\n0\r\n\r\n"])
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_head_still_waiting_is_written_before_the_connection_closes():
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
@@ -125,6 +131,7 @@ async def test_a_head_still_waiting_is_written_before_the_connection_closes():
     assert transport.closed
 
 
+@pytest.mark.mcpkit_protocol
 async def test_a_request_leaves_no_reference_cycle():
     """mcpkit keeps each request's binding, which holds the cycle's ``send``, in the task's
     context; a cycle that kept its task would close a loop of references per request, which
@@ -169,6 +176,7 @@ def test_the_header_checks_give_uvicorns_verdict_for_every_byte():
             assert (0 in text.translate(table)) == bool(pattern.search(text)), (pattern, byte)
 
 
+@pytest.mark.mcpkit_protocol
 async def test_header_lines_known_again_give_the_map_header_map_makes():
     """Each request on a kept-alive connection gets, from the protocol, the header map
     ``header_map`` would make of its headers: lines equal to the request before's are taken

@@ -25,6 +25,10 @@ import uvicorn
 
 from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
 
+# The differential test of mcpkit's protocol against uvicorn's: where the gate has uvicorn's
+# protocol serve both sides, there is nothing to compare.
+pytestmark = pytest.mark.mcpkit_protocol
+
 # -- the app ---------------------------------------------------------------------------------
 
 #: What the app saw, per server port: ``(path, what)`` pairs (``record``/``recorded``).

@@ -21,6 +21,7 @@ from mcpkit import McpServerApp, McpToolContext, mcp_resource, mcp_server, mcp_t
 from mcpkit.protocol._sse import SseDecoder
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import serving
+from tests.raw_asgi import post_scope
 from tests.wire import initialize_request
 
 PAYLOAD = 5 * 1024 * 1024
@@ -120,19 +121,7 @@ async def test_the_official_client_reads_a_large_sse_answer():
 async def _answer_in_process(asgi: Any, kind: str, sse: bool) -> tuple[int, int]:
     """One POST straight through the ASGI app: (body bytes sent, peak traced bytes)."""
     body = json.dumps(_request(kind, sse)).encode()
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/mcp",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(k.encode(), v.encode()) for k, v in HEADERS.items()]
-        + [(b"host", b"127.0.0.1:3001")],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 3001),
-        "scheme": "http",
-        "http_version": "1.1",
-    }
+    scope = post_scope(HEADERS)
     incoming = [{"type": "http.request", "body": body, "more_body": False}]
     done = asyncio.Event()
     sent = 0

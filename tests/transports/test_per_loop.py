@@ -1,6 +1,6 @@
 """``PerLoop``: each event loop gets an object of its own, the same one on every call in
-that loop, dropped when the loop is collected; the disconnect watch of an app served by two
-loops keeps each loop's calls apart."""
+that loop, dropped when the loop is collected; the request watch of an app served by two
+loops keeps each loop's requests apart."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import asyncio
 import gc
 import threading
 
-from mcpkit.transports.http._calls import DisconnectWatch
 from mcpkit.transports.http._per_loop import PerLoop
+from mcpkit.transports.http._request_watch import RequestWatch
 
 
 def test_each_loop_has_its_own_object_until_it_is_collected():
@@ -32,25 +32,19 @@ def test_each_loop_has_its_own_object_until_it_is_collected():
     assert len(per_loop) == 0
 
 
-def test_a_disconnect_watch_sweeps_each_loops_calls_on_that_loop():
-    watch = DisconnectWatch()
+def test_a_request_watch_sweeps_each_loops_requests_on_that_loop():
+    watch = RequestWatch()
     sweepers: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.AbstractEventLoop]] = {}
     ready = threading.Barrier(2)
 
-    class Call:
-        started = 0.0
-        sse = False
-        opened = False
-
     async def serve(index: int) -> None:
         loop = asyncio.get_running_loop()
-        call = Call()
-        watch.add(lambda: asyncio.sleep(3600), call)  # type: ignore[arg-type]
-        ready.wait(5)  # both loops hold a call at once
-        sweeper = watch.of(loop)._sweeper
+        request = watch.enter(lambda: asyncio.sleep(3600), 30.0)  # type: ignore[arg-type,return-value]
+        ready.wait(5)  # both loops hold a request at once
+        sweeper = watch.of(loop).sweeper
         assert sweeper is not None
         sweepers[index] = (loop, sweeper.get_loop())
-        watch.remove(call)  # type: ignore[arg-type]
+        watch.leave(request)
         sweeper.cancel()
 
     threads = [threading.Thread(target=asyncio.run, args=(serve(i),)) for i in range(2)]

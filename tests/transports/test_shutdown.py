@@ -21,7 +21,7 @@ import pytest
 
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.server._shutdown import SERVER_SHUTTING_DOWN
-from tests.http_server import serving
+from tests.http_server import past_the_gate_warning, post_head, serving, trickled_post
 from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,7 +225,7 @@ class HttpServer:
         )
         assert self.proc.stderr is not None
         self.stderr = self.proc.stderr
-        banner = self.stderr.readline().decode()
+        banner = past_the_gate_warning(self.stderr).decode()
         assert banner.startswith("mcpkit: serving"), banner
         self.url = banner.split(" on ", 1)[1].strip()
         self.headers = {"accept": "application/json, text/event-stream"}
@@ -394,49 +394,11 @@ def _echo_app() -> McpServerApp:
     return McpServerApp(echo)
 
 
-async def _post_head(
-    url: str, content_length: int, body_start: bytes = b""
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A raw connection that has sent a POST's headers and ``body_start``, no more."""
-    host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
-    head = (
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        "Accept: application/json, text/event-stream\r\n"
-        f"Content-Length: {content_length}\r\n\r\n"
-    )
-    reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(head.encode() + body_start)
-    return reader, writer
-
-
 async def test_a_body_trickled_past_body_read_timeout_gets_408() -> None:
     app = _echo_app()
     async with serving(app, body_read_timeout=0.5) as (url, _):
-        reader, writer = await _post_head(url, 1000, b'{"jsonrpc":')
-        started = time.monotonic()
-
-        async def trickle() -> None:
-            while True:  # a byte every 0.1 s: never idle, never done
-                await asyncio.sleep(0.1)
-                writer.write(b" ")
-                await writer.drain()
-
-        trickling = asyncio.create_task(trickle())
-        try:
-            async with asyncio.timeout(10):
-                head_lines = (await reader.readuntil(b"\r\n\r\n")).lower().split(b"\r\n")
-                took = time.monotonic() - started
-                length = next(int(h[15:]) for h in head_lines if h.startswith(b"content-length:"))
-                body = await reader.readexactly(length)
-                trickling.cancel()
-                try:  # then the server closes (a reset: it left the rest of the body unread)
-                    assert await reader.read() == b""
-                except ConnectionResetError:
-                    pass
-        finally:
-            trickling.cancel()
-            await asyncio.gather(trickling, return_exceptions=True)
-            writer.close()
+        head_lines, body, took, closed = await trickled_post(url)
+        assert closed  # the rest of that body would otherwise be read as a request
         assert head_lines[0].startswith(b"http/1.1 408"), head_lines
         assert 0.4 < took < 2.0
         assert b"connection: close" in head_lines
@@ -454,7 +416,7 @@ async def test_a_body_that_never_starts_gets_408() -> None:
     deadline too (the whole read is)."""
 
     async with serving(_echo_app(), body_read_timeout=0.5) as (url, _):
-        reader, writer = await _post_head(url, 100)
+        reader, writer = await post_head(url, 100)
         started = time.monotonic()
         try:
             async with asyncio.timeout(10):

@@ -562,8 +562,8 @@ async def open_raw_get(port: int, headers: dict[str, str]) -> tuple[Any, Any]:
 
 
 #: Sweepers that linger a few seconds after the last request and then end on their own
-#: (body deadlines, disconnect watch): not a stream's, so left out of the counts.
-LINGERING_SWEEPERS = {"_LoopDeadlines._sweep", "DisconnectWatch._sweep"}
+#: (body deadlines, disconnect watch, quiet calls): not a stream's, so left out of the counts.
+LINGERING_SWEEPERS = {"_LoopRequests._sweep"}
 
 
 def request_tasks() -> list[asyncio.Task[Any]]:

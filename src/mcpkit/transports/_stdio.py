@@ -29,8 +29,13 @@ async def serve_stdio(
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     shutdown_grace: float | None = None,
     max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
+    freeze_gc: bool = True,
 ) -> None:
     """Serve ``app`` on stdin/stdout until stdin closes, or SIGTERM or SIGINT arrives.
+
+    It takes the process's stdin, stdout and signals: it is the program, so once the app
+    has started, what is alive is frozen out of the garbage collector's reach (``gc.freeze``)
+    unless ``freeze_gc`` is False (a program that awaits it beside work of its own).
 
     Then input stops; the requests still running get ``shutdown_grace`` seconds (None: the
     app's ``shutdown_grace``) to finish and answer, less if a second signal comes; what
@@ -62,7 +67,8 @@ async def serve_stdio(
     restore_signals = _catch_signals(on_signal)
     try:
         async with app.running():
-            freeze_startup_objects()
+            if freeze_gc:
+                freeze_startup_objects()
             connection = ServerConnection(
                 app,
                 pipes.send,

@@ -283,6 +283,8 @@ class McpAsgiApp:
         when this process is mcpkit's (``freeze_gc_at_startup``). What the ASGI
         ``lifespan.startup`` event does."""
         await self.app.start()
+        if self.guard.unchecked_host_warning is not None:
+            logger.warning(self.guard.unchecked_host_warning)
         freeze = self.options.freeze_gc_at_startup
         if freeze or (freeze is None and self.owns_process):
             freeze_startup_objects()

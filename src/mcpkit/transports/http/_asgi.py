@@ -8,7 +8,6 @@ from typing import Any
 
 from mcpkit._exceptions import ProtocolError
 from mcpkit.protocol._jsonrpc import encode_json, error_response
-from mcpkit.transports.http._per_loop import PerLoop
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -22,82 +21,6 @@ class BodyTooLarge(Exception):
 
 class BodyTimeout(Exception):
     """The request body did not arrive in full within the configured time (408)."""
-
-
-class BodyDeadlines:
-    """The body reads of one app under way, each with its deadline, kept per event loop: an
-    app served by several loops (one per thread) has each loop's reads swept by a task of
-    that loop. Owned by whoever reads bodies (the app's handlers), never shared by apps."""
-
-    __slots__ = ("_loops",)
-
-    def __init__(self) -> None:
-        self._loops: PerLoop[_LoopDeadlines] = PerLoop(_LoopDeadlines)
-
-    def of(self, loop: asyncio.AbstractEventLoop) -> _LoopDeadlines:
-        """The reads of ``loop`` (touched only from its own thread)."""
-        return self._loops.get(loop)
-
-    def __len__(self) -> int:
-        """The loops that have (or had, until collected) reads here."""
-        return len(self._loops)
-
-
-class _LoopDeadlines:
-    """One loop's body reads under way, each with its deadline. One sweeper task, alive only
-    while reads are, cancels the reads past theirs (no timer per request: cancelled timers
-    linger in the loop's heap). A read costs a dict insert and delete."""
-
-    __slots__ = ("_expired", "_reads", "_sweeper")
-
-    def __init__(self) -> None:
-        self._reads: dict[asyncio.Task[Any], float] = {}
-        self._expired: set[asyncio.Task[Any]] = set()
-        self._sweeper: asyncio.Task[None] | None = None
-
-    def start(self, task: asyncio.Task[Any], timeout: float) -> None:
-        loop = task.get_loop()
-        self._reads[task] = loop.time() + timeout
-        if self._sweeper is None:
-            self._sweeper = loop.create_task(self._sweep())
-
-    def stop(self, task: asyncio.Task[Any]) -> None:
-        self._reads.pop(task, None)
-        if self._expired:  # a cancellation ``receive`` swallowed: not kept for ever
-            self._expired.discard(task)
-
-    def expired(self, task: asyncio.Task[Any]) -> bool:
-        """True when ``task`` was cancelled here for its deadline (and only here)."""
-        if task not in self._expired:
-            return False
-        self._expired.discard(task)
-        return task.uncancel() == 0
-
-    async def _sweep(self) -> None:
-        # The sweeper lingers a while after the last read: under load reads come and go
-        # faster than a sweep, and a task started per read would cost more than the read.
-        loop = asyncio.get_running_loop()
-        idle = 0
-        try:
-            while idle < _SWEEPER_LINGER:
-                await asyncio.sleep(_SWEEP_INTERVAL)
-                idle = 0 if self._reads else idle + 1
-                now = loop.time()
-                for task, deadline in list(self._reads.items()):
-                    if deadline > now and not task.done():
-                        continue
-                    del self._reads[task]
-                    if not task.done():
-                        self._expired.add(task)
-                        task.cancel()
-        finally:
-            self._sweeper = None  # the next read starts another
-
-
-#: Seconds between the checks of the body reads' deadlines.
-_SWEEP_INTERVAL = 0.1
-#: Sweeps without any read in progress before the sweeper ends (a new read restarts it).
-_SWEEPER_LINGER = 50
 
 
 class _Waker:
@@ -190,42 +113,7 @@ def header_map(scope: Scope) -> dict[str, str]:
     return headers
 
 
-async def read_body(
-    receive: Receive,
-    limit: int,
-    timeout: float | None = None,
-    deadlines: BodyDeadlines | None = None,
-) -> bytes:
-    """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes, and
-    ``BodyTimeout`` when it has not all arrived after ``timeout`` seconds (None: no bound;
-    a client trickling its body would otherwise hold the request open for ever), a deadline
-    kept by ``deadlines``, the reading app's. The server usually has the body already, so
-    the deadline costs a dict insert and delete."""
-    if timeout is None:
-        message = await receive()
-        if message.get("more_body"):
-            return await read_rest(receive, message, limit)
-        return _whole_body(message, limit)
-    if deadlines is None:
-        raise TypeError("read_body: a timeout needs the reading app's BodyDeadlines")
-    task = asyncio.current_task()
-    assert task is not None, "a body is read inside a task"
-    reads = deadlines.of(task.get_loop())
-    reads.start(task, timeout)
-    try:
-        message = await receive()
-        if message.get("more_body"):
-            return await read_rest(receive, message, limit)
-    except asyncio.CancelledError:
-        if reads.expired(task):
-            raise BodyTimeout from None
-        raise
-    finally:
-        reads.stop(task)
-    return _whole_body(message, limit)
-
-
-def _whole_body(message: dict[str, Any], limit: int) -> bytes:
+def whole_body(message: dict[str, Any], limit: int) -> bytes:
     """The body of a request that came in one ``http.request`` message."""
     body = message.get("body", b"")
     if len(body) > limit:

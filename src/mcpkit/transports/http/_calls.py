@@ -1,20 +1,17 @@
 """The HTTP side of one POSTed request while it runs: a JSON answer, or an SSE stream
-opened the moment the call has something of its own to say; and the watch for clients
-that hang up on a long call."""
+opened the moment the call has something of its own to say."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.protocol._versions import V2025_11_25
-from mcpkit.transports.http._asgi import Receive, Send, start_sse
-from mcpkit.transports.http._per_loop import PerLoop
+from mcpkit.transports.http._asgi import Send, start_sse
 from mcpkit.transports.http._streams import SseStream
 
 if TYPE_CHECKING:
@@ -29,19 +26,12 @@ _NO_STREAM = (
     " (no SSE stream to carry it) and no GET stream is open"
 )
 
-#: Seconds a call runs before we start watching for its client to disconnect (quick
-#: calls never pay for the watcher).
-DISCONNECT_WATCH_DELAY = 0.05
-#: Sweeps without any call in progress before the disconnect sweeper ends (the next call
-#: starts it again): five seconds, as the body deadlines' sweeper (``_asgi.py``).
-DISCONNECT_SWEEPER_LINGER = 100
-
 
 class PostCall(msgspec.Struct, eq=False):
     """One request's HTTP exchange. The SSE stream (and, in a session, its place among the
     session's resumable streams) is made only when the call first sends something, so a
     call answered with plain JSON allocates nothing for it. A msgspec Struct for the cost
-    of making one, in C (one per POST); hashed by identity (``DisconnectWatch`` keys)."""
+    of making one, in C (one per POST)."""
 
     handler: StreamableHttpHandler
     send: Send
@@ -56,7 +46,6 @@ class PostCall(msgspec.Struct, eq=False):
     stream: SseStream | None = None
     opened: bool = False
     finished: bool = False
-    started: float = 0.0
     #: Set while the SSE answer is being opened: whoever else would write waits for it.
     opening: asyncio.Future[None] | None = None
 
@@ -166,89 +155,3 @@ class PostCall(msgspec.Struct, eq=False):
                 self.cancel()
 
         asyncio.get_running_loop().call_later(self.handler.options.resume_grace, expire)
-
-
-class DisconnectWatch:
-    """Calls that may outlive their client. One sweeper task looks for calls running longer
-    than ``DISCONNECT_WATCH_DELAY`` and starts a disconnect watcher for each; quick calls
-    cost a dict insert and delete (no timer per request: cancelled timers linger in the
-    loop's heap, keep their calls alive and make the garbage collector work hard).
-
-    The same sweep opens the SSE answer of a call quiet for ``quiet_open`` seconds whose
-    client accepts one (0: never), so that the stream's keep-alive comments flow: a call
-    that sends nothing was otherwise answered as JSON at its end, with nothing on the
-    connection before it.
-
-    Kept per event loop: an app served by several loops (one per thread) has each loop's
-    calls swept by a task of that loop. ``add`` and ``remove`` run in the call's task."""
-
-    def __init__(self, quiet_open: float = 0.0) -> None:
-        self.quiet_open = quiet_open
-        self._loops: PerLoop[_LoopWatch] = PerLoop(lambda: _LoopWatch(self.quiet_open))
-
-    def of(self, loop: asyncio.AbstractEventLoop) -> _LoopWatch:
-        """The calls of ``loop`` (touched only from its own thread)."""
-        return self._loops.get(loop)
-
-    def add(self, receive: Receive, call: PostCall) -> None:
-        self._loops.get(asyncio.get_running_loop()).add(receive, call)
-
-    def remove(self, call: PostCall) -> None:
-        self._loops.get(asyncio.get_running_loop()).remove(call)
-
-
-class _LoopWatch:
-    """One loop's calls of a ``DisconnectWatch``."""
-
-    def __init__(self, quiet_open: float) -> None:
-        self.quiet_open = quiet_open
-        self._calls: dict[PostCall, Receive] = {}
-        self._watchers: dict[PostCall, asyncio.Task[None]] = {}
-        # The early openings under way (a task must be referenced while it runs).
-        self._opening: set[asyncio.Task[None]] = set()
-        self._sweeper: asyncio.Task[None] | None = None
-
-    def add(self, receive: Receive, call: PostCall) -> None:
-        call.started = time.monotonic()
-        self._calls[call] = receive
-        if self._sweeper is None:
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
-
-    def remove(self, call: PostCall) -> None:
-        del self._calls[call]
-        if self._watchers:
-            watcher = self._watchers.pop(call, None)
-            if watcher is not None:
-                watcher.cancel()
-
-    async def _sweep(self) -> None:
-        # The sweeper lingers a while after the last call: quick calls end before a sweep
-        # runs, and a sweeper task started (and ended) per call would cost more than the
-        # call's own HTTP handling.
-        loop = asyncio.get_running_loop()
-        idle = 0
-        try:
-            while idle < DISCONNECT_SWEEPER_LINGER:
-                await asyncio.sleep(DISCONNECT_WATCH_DELAY)
-                if not self._calls:
-                    idle += 1
-                    continue
-                idle = 0
-                now = time.monotonic()
-                cutoff = now - DISCONNECT_WATCH_DELAY
-                quiet = now - self.quiet_open if self.quiet_open > 0 else None
-                for call, receive in list(self._calls.items()):
-                    if call.started <= cutoff and call not in self._watchers:
-                        self._watchers[call] = loop.create_task(_watch(receive, call))
-                    if quiet is not None and call.sse and not call.opened and call.started <= quiet:
-                        opening = loop.create_task(call.open_quietly())
-                        self._opening.add(opening)
-                        opening.add_done_callback(self._opening.discard)
-        finally:
-            self._sweeper = None  # the next call starts another
-
-
-async def _watch(receive: Any, call: PostCall) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    call.client_gone()

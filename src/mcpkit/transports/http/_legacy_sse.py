@@ -47,13 +47,11 @@ from mcpkit.auth._types import CURRENT_AUTH, AuthInfo, session_owner
 from mcpkit.protocol._sse import encode_comment, encode_event, encode_json_event
 from mcpkit.server._connection import ServerConnection
 from mcpkit.transports.http._asgi import (
-    BodyDeadlines,
     BodyTooLarge,
     Receive,
     Send,
     encode_headers,
     error_body,
-    read_body,
     send_chunk,
     send_json,
     send_response,
@@ -62,6 +60,7 @@ from mcpkit.transports.http._asgi import (
 from mcpkit.transports.http._cluster import SessionCluster, instance_channel
 from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._options import StreamableHttpServerOptions
+from mcpkit.transports.http._request_watch import RequestWatch
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -280,7 +279,7 @@ class LegacySseHandler:
         self.options = options
         self.sessions: dict[str, _LegacySession] = {}
         #: This endpoint's POST bodies being read, per event loop (``body_read_timeout``).
-        self.body_deadlines = BodyDeadlines()
+        self.requests = RequestWatch()
         #: Set when a message bus links this instance to others (``cluster``: the
         #: Streamable HTTP handler's, which owns the bus); None keeps the one-instance path.
         self.forwarding = (
@@ -461,11 +460,8 @@ class LegacySseHandler:
             await self._session_expired(send, session_id)  # another identity's: as unknown
             return
         try:  # BodyTimeout: answered 408 by McpAsgiApp
-            body = await read_body(
-                receive,
-                self.options.max_body_bytes,
-                self.options.body_read_timeout,
-                self.body_deadlines,
+            body = await self.requests.read_body(
+                receive, self.options.max_body_bytes, self.options.body_read_timeout
             )
         except BodyTooLarge:
             await self._fail(
@@ -487,11 +483,8 @@ class LegacySseHandler:
         """A POST for a session whose stream another instance holds: forwarded there."""
         assert self.forwarding is not None
         try:
-            body = await read_body(
-                receive,
-                self.options.max_body_bytes,
-                self.options.body_read_timeout,
-                self.body_deadlines,
+            body = await self.requests.read_body(
+                receive, self.options.max_body_bytes, self.options.body_read_timeout
             )
         except BodyTooLarge:
             await self._body_too_large(send)

@@ -38,11 +38,18 @@ DEFAULT_MAX_HEADER_BYTES = 64 * 1024
 
 @dataclass(frozen=True, slots=True)
 class TransportSecuritySettings:
-    """DNS-rebinding protection: which Host and Origin values a request may carry.
+    """Which Host and Origin values a request may carry.
 
-    ``enable_dns_rebinding_protection=None`` turns it on when the server binds a loopback
-    address. Empty ``allowed_hosts`` / ``allowed_origins`` admit only localhost, 127.0.0.1
-    and [::1] (any port).
+    Origin, which browsers send, is checked on every bind: admitted are the
+    ``allowed_origins`` (``"*"``: any), else the server's own origin (the Host it was asked
+    by) and pages on localhost, 127.0.0.1 or [::1] (any port); ``null`` only where listed. A
+    request without Origin (a client that is not a browser) is not affected.
+
+    Host is checked (DNS-rebinding protection) where ``enable_dns_rebinding_protection`` is
+    True, or when it is None (the default) on a loopback bind and wherever ``allowed_hosts``
+    is set. Empty ``allowed_hosts`` admit only localhost, 127.0.0.1 and [::1] (any port).
+    Bound beyond loopback without ``allowed_hosts``, Host is not checked and the server
+    says so once at start-up.
     """
 
     enable_dns_rebinding_protection: bool | None = None

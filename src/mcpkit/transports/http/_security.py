@@ -1,4 +1,7 @@
-"""DNS-rebinding guard: Host on every request, Origin when present, Content-Type on POST."""
+"""What a request's headers must say before anything else runs: Content-Type on POST; Origin,
+when present, on every bind (the transport spec: servers MUST validate it, or any web page
+the user opens could call the server); Host where DNS-rebinding protection is on (by default
+on a loopback bind, and wherever ``allowed_hosts`` names the server)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,9 @@ from mcpkit.transports.http._options import TransportSecuritySettings
 MAX_REMEMBERED_HOSTS = 256
 
 _LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+#: Origins on these names are pages the user runs locally (an inspector, say): admitted
+#: unless ``allowed_origins`` lists what is.
+_LOOPBACK_ORIGIN_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def is_loopback_bind(host: str) -> bool:
@@ -30,10 +36,25 @@ class TransportSecurityGuard:
     """
 
     def __init__(self, settings: TransportSecuritySettings, bind_host: str) -> None:
-        enabled = settings.enable_dns_rebinding_protection
-        self.enabled = is_loopback_bind(bind_host) if enabled is None else enabled
         self.allowed_hosts = frozenset(h.lower() for h in settings.allowed_hosts)
         self.allowed_origins = frozenset(o.lower().rstrip("/") for o in settings.allowed_origins)
+        enabled = settings.enable_dns_rebinding_protection
+        #: Host is checked: a loopback bind, or a server that names its hosts.
+        self.enabled = (
+            (is_loopback_bind(bind_host) or bool(self.allowed_hosts))
+            if enabled is None
+            else enabled
+        )
+        #: Bound beyond loopback with Host unchecked: said once at start-up.
+        self.unchecked_host_warning = (
+            None
+            if self.enabled or is_loopback_bind(bind_host)
+            else (
+                f"serving on {bind_host} with no allowed_hosts: the Host header is not checked "
+                "(DNS rebinding); list the names clients use in "
+                "TransportSecuritySettings(allowed_hosts=...) or MCPKIT_ALLOWED_HOSTS"
+            )
+        )
         #: Host header value -> admitted; a client sends the same one on every request.
         self._host_verdicts: dict[str, bool] = {}
 
@@ -51,11 +72,19 @@ class TransportSecurityGuard:
             return host in self.allowed_hosts or _hostname(host) in self.allowed_hosts
         return _hostname(host) in _LOOPBACK_HOSTS
 
-    def _origin_ok(self, origin: str) -> bool:
+    def _origin_ok(self, origin: str, host: str | None) -> bool:
+        """A browser's page may call: one of ``allowed_origins`` ("*": any), else one of
+        the server's own origin (the Host it was asked by) or on a loopback name. ``null``
+        (a sandboxed or file page) only where listed."""
         origin = origin.lower().rstrip("/")
-        if self.allowed_origins:
-            return origin in self.allowed_origins
-        return (urlsplit(origin).hostname or "") in {"localhost", "127.0.0.1", "::1"}
+        if origin in self.allowed_origins or "*" in self.allowed_origins:
+            return True
+        parts = urlsplit(origin)
+        if not parts.scheme or not parts.netloc:  # "null", or not an origin at all
+            return False
+        if host is not None and parts.netloc == host.lower():
+            return True  # same origin: the page was served by this server
+        return not self.allowed_origins and (parts.hostname or "") in _LOOPBACK_ORIGIN_NAMES
 
     def _host_refused(self, host: str | None) -> str:
         # A host app tried on localhost after listing its public name lands here too.
@@ -73,13 +102,16 @@ class TransportSecurityGuard:
                 content_type.lower().startswith("application/json")
             ):
                 return 415, "Content-Type must be application/json"
-        if not self.enabled:
-            return None
         host = headers.get("host")
         # The remembered verdict first, without _host_ok's call: every request.
-        if host is None or not (self._host_verdicts.get(host) or self._host_ok(host)):
+        if self.enabled and (
+            host is None or not (self._host_verdicts.get(host) or self._host_ok(host))
+        ):
             return 421, self._host_refused(host)
-        origin = headers.get("origin")
-        if origin is not None and not self._origin_ok(origin):
-            return 403, f"Origin not allowed: {origin}"
+        origin = headers.get("origin")  # sent by browsers; other clients send none
+        if origin is not None and not self._origin_ok(origin, host):
+            return 403, (
+                f"Origin not allowed: {origin} (list the web origins that may call this server "
+                "in TransportSecuritySettings(allowed_origins=...))"
+            )
         return None

@@ -43,7 +43,6 @@ from mcpkit.server._modern import UnsupportedProtocolVersionError
 from mcpkit.server._session import McpSession
 from mcpkit.stores._events import InMemoryEventStore
 from mcpkit.transports.http._asgi import (
-    BodyDeadlines,
     BodyTooLarge,
     Receive,
     Send,
@@ -51,18 +50,18 @@ from mcpkit.transports.http._asgi import (
     encode_headers,
     error_body,
     json_response,
-    read_body,
     send_chunk,
     send_json,
     send_response,
     start_sse,
 )
-from mcpkit.transports.http._calls import DisconnectWatch, PostCall
+from mcpkit.transports.http._calls import PostCall
 from mcpkit.transports.http._cluster import STATEFUL_METHODS, SessionCluster
 from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._local_cluster import LocalCluster
 from mcpkit.transports.http._modern_post import MODERN_ERROR_STATUS, ModernPosts, is_modern_post
 from mcpkit.transports.http._options import StreamableHttpServerOptions
+from mcpkit.transports.http._request_watch import RequestWatch, WatchedRequest, read_body
 from mcpkit.transports.http._sessions import (
     SessionLimitReached,
     StreamableSession,
@@ -102,9 +101,8 @@ class StreamableHttpHandler:
         self._version_headers: dict[str | None, list[tuple[bytes, bytes]]] = {}
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
-        self._disconnects = DisconnectWatch(quiet_open=options.sse_keep_alive_ms / 1000)
-        #: This endpoint's POST bodies being read, per event loop (``body_read_timeout``).
-        self.body_deadlines = BodyDeadlines()
+        #: This endpoint's POSTs while served: body deadlines, clients gone, quiet calls.
+        self.requests = RequestWatch(quiet_open=options.sse_keep_alive_ms / 1000)
         self.modern = ModernPosts(self)
         #: The GET endpoint: a session's standalone stream, or one resumed.
         self.listen = ListenStreams(self)
@@ -184,93 +182,102 @@ class StreamableHttpHandler:
                 "Accept must allow application/json or text/event-stream",
             )
             return
-        version = headers.get("mcp-protocol-version")
-        limit = self.options.max_body_bytes
-        try:  # BodyTimeout: answered 408 by McpAsgiApp
-            body = await read_body(
-                receive, limit, self.options.body_read_timeout, self.body_deadlines
-            )
-        except BodyTooLarge:
-            await self.fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
-            return
+        # Watched from here: its body's deadline, then its call's client.
+        watched = self.requests.enter(receive, self.options.body_read_timeout)
         try:
-            decoded = decode_message(body, max_bytes=None, max_depth=self.options.max_message_depth)
-        except ProtocolError as exc:
-            await send_json(send, 400, error_response(getattr(exc, "request_id", None), exc))
-            return
-        if is_modern_post(decoded, headers, version):
-            binding, response_headers, refusal = self.modern.admit(decoded, headers, version)
-            if refusal is not None:
-                status, answer = refusal
-                if answer is None:
-                    await send_response(send, status, b"", response_headers)
-                else:
-                    await send_json(send, status, answer, response_headers)
+            version = headers.get("mcp-protocol-version")
+            limit = self.options.max_body_bytes
+            try:  # BodyTimeout: answered 408 by McpAsgiApp
+                body = await read_body(receive, limit, watched)
+            except BodyTooLarge:
+                await self.fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
                 return
-            request: JsonRpcRequest = decoded  # type: ignore[assignment]  # checked by admission
-            if not wants_sse and request.method == "subscriptions/listen":
-                await self._listen_needs_sse(send, request, response_headers)
-                return
-            await self.serve_request(
-                request,
-                None,
-                binding,  # type: ignore[arg-type]
-                wants_sse,
-                send,
-                receive,
-                response_headers,
-                modern=True,
-            )
-            return
-        # A refusal of the whole POST carries the id of its request, never a response's
-        # (the client would take it for the answer to its own request of that id).
-        request_id = decoded.id if type(decoded) is JsonRpcRequest else None
-        if not is_supported(version):
-            await self.unsupported_version(send, version, request_id)
-            return
-        batch = type(decoded) is list
-        messages: list[Any] = decoded if batch else [decoded]  # type: ignore[assignment]
-        session = None
-        if not self.options.stateless:
             try:
-                session, failure = await self._session_for(messages, headers)
-            except StoreUnavailableError as exc:
-                await self.store_unavailable(send, exc, request_id)
+                decoded = decode_message(
+                    body, max_bytes=None, max_depth=self.options.max_message_depth
+                )
+            except ProtocolError as exc:
+                await send_json(send, 400, error_response(getattr(exc, "request_id", None), exc))
                 return
-            if failure is not None:
-                await send_json(send, failure[0], failure[1], self.response_headers(None, version))
+            if is_modern_post(decoded, headers, version):
+                binding, response_headers, refusal = self.modern.admit(decoded, headers, version)
+                if refusal is not None:
+                    status, answer = refusal
+                    if answer is None:
+                        await send_response(send, status, b"", response_headers)
+                    else:
+                        await send_json(send, status, answer, response_headers)
+                    return
+                request: JsonRpcRequest = decoded  # type: ignore[assignment]  # checked by admission
+                if not wants_sse and request.method == "subscriptions/listen":
+                    await self._listen_needs_sse(send, request, response_headers)
+                    return
+                await self.serve_request(
+                    request,
+                    None,
+                    binding,  # type: ignore[arg-type]
+                    wants_sse,
+                    send,
+                    watched,
+                    response_headers,
+                    modern=True,
+                )
                 return
-        if batch and not allows_batch_post(
-            None if session is None else session.protocol_version, version
-        ):
-            await self.fail(
-                send,
-                400,
-                ErrorCode.INVALID_REQUEST,
-                "JSON-RPC batches are not supported in this protocol version",
+            # A refusal of the whole POST carries the id of its request, never a response's
+            # (the client would take it for the answer to its own request of that id).
+            request_id = decoded.id if type(decoded) is JsonRpcRequest else None
+            if not is_supported(version):
+                await self.unsupported_version(send, version, request_id)
+                return
+            batch = type(decoded) is list
+            messages: list[Any] = decoded if batch else [decoded]  # type: ignore[assignment]
+            session = None
+            if not self.options.stateless:
+                try:
+                    session, failure = await self._session_for(messages, headers)
+                except StoreUnavailableError as exc:
+                    await self.store_unavailable(send, exc, request_id)
+                    return
+                if failure is not None:
+                    await send_json(
+                        send, failure[0], failure[1], self.response_headers(None, version)
+                    )
+                    return
+            if batch and not allows_batch_post(
+                None if session is None else session.protocol_version, version
+            ):
+                await self.fail(
+                    send,
+                    400,
+                    ErrorCode.INVALID_REQUEST,
+                    "JSON-RPC batches are not supported in this protocol version",
+                )
+                return
+            binding = self._binding(session, headers, version)
+            if batch or type(decoded) is not JsonRpcRequest:
+                response_headers = self.response_headers(session, version)
+                await self._serve_messages(
+                    messages, session, binding, send, response_headers, batch
+                )
+                return
+            initialize = decoded.method == "initialize"
+            # initialize's answer names the version it agrees on, not the one the header did.
+            shown = (
+                negotiate_version((decoded.params or {}).get("protocolVersion"))
+                if initialize
+                else version
             )
-            return
-        binding = self._binding(session, headers, version)
-        if batch or type(decoded) is not JsonRpcRequest:
-            response_headers = self.response_headers(session, version)
-            await self._serve_messages(messages, session, binding, send, response_headers, batch)
-            return
-        initialize = decoded.method == "initialize"
-        # initialize's answer names the version it agrees on, not the one the header did.
-        shown = (
-            negotiate_version((decoded.params or {}).get("protocolVersion"))
-            if initialize
-            else version
-        )
-        response_headers = self.response_headers(session, shown)
-        if initialize and session is not None:
-            await self._initialize(
-                decoded, session, binding, wants_sse, send, receive, response_headers
-            )
-        else:
-            await self.serve_request(
-                decoded, session, binding, wants_sse, send, receive, response_headers
-            )
+            response_headers = self.response_headers(session, shown)
+            if initialize and session is not None:
+                await self._initialize(
+                    decoded, session, binding, wants_sse, send, watched, response_headers
+                )
+            else:
+                await self.serve_request(
+                    decoded, session, binding, wants_sse, send, watched, response_headers
+                )
+        finally:
+            self.requests.leave(watched)
 
     async def _session_for(
         self, messages: list[Any], headers: dict[str, str]
@@ -402,7 +409,7 @@ class StreamableHttpHandler:
         binding: TransportBinding,
         wants_sse: bool,
         send: Send,
-        receive: Receive,
+        watched: WatchedRequest,
         response_headers: list[tuple[bytes, bytes]],
     ) -> None:
         """``initialize`` on the session just made for it: it is dropped if that fails."""
@@ -410,7 +417,7 @@ class StreamableHttpHandler:
             await self.shared_cluster.initialize(request, session, binding, send, response_headers)
             return
         await self.serve_request(
-            request, session, binding, wants_sse, send, receive, response_headers
+            request, session, binding, wants_sse, send, watched, response_headers
         )
         if not session.mcp.initialize_seen:
             self.sessions.remove(session.session_id)
@@ -467,7 +474,7 @@ class StreamableHttpHandler:
         binding: TransportBinding,
         wants_sse: bool,
         send: Send,
-        receive: Receive,
+        watched: WatchedRequest,
         response_headers: list[tuple[bytes, bytes]],
         modern: bool = False,
     ) -> None:
@@ -485,7 +492,7 @@ class StreamableHttpHandler:
             binding.send = call  # JSON only: the session's GET stream, if one is open
         if session is not None:
             session.calls += 1
-        self._disconnects.add(receive, call)  # a call that waits may outlive its client
+        watched.call = call  # a call that waits may outlive its client
         try:
             response = await self.app.dispatcher.dispatch(request, binding)
         except BaseException:
@@ -494,7 +501,7 @@ class StreamableHttpHandler:
                 call.stream.close()  # its response ends: nothing will answer on it now
             raise
         finally:
-            self._disconnects.remove(call)
+            watched.call = None  # no more watchers or early openings: it is answered now
             call.finished = True
             if session is not None:
                 session.calls -= 1

@@ -1,0 +1,196 @@
+"""The requests of one endpoint while they are served, watched by one sweeper task per event
+loop. The sweep does three things, each only where it applies:
+
+- a body that has not arrived in full by its deadline has its read cancelled (answered 408):
+  a client trickling its body would otherwise hold the request open for ever;
+- a call running longer than ``DISCONNECT_WATCH_DELAY`` gets a watcher for its client
+  hanging up (quick calls never pay for one);
+- the SSE answer of a call quiet for ``quiet_open`` seconds whose client accepts one is
+  opened, so that its keep-alive comments reach a proxy before it drops a silent answer.
+
+A request is registered once, for all three: a set insert and delete. No timer per request:
+cancelled timers linger in the loop's heap, keep their requests alive and make the garbage
+collector work hard. Kept per event loop: an app served by several loops (one per thread)
+has each loop's requests swept by a task of that loop."""
+
+from __future__ import annotations
+
+import asyncio
+from time import monotonic
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from mcpkit.transports.http._asgi import BodyTimeout, BodyTooLarge, Receive, read_rest, whole_body
+from mcpkit.transports.http._per_loop import PerLoop
+
+if TYPE_CHECKING:
+    from mcpkit.transports.http._calls import PostCall
+
+
+#: Seconds a call runs before we start watching for its client to disconnect; also the
+#: time between sweeps (a body's deadline is kept to within it).
+DISCONNECT_WATCH_DELAY = 0.05
+#: Sweeps without any request in progress before the sweeper ends (the next request starts
+#: it again): five seconds. Under load requests come and go faster than a sweep, and a
+#: sweeper started (and ended) per request would cost more than the request's HTTP handling.
+SWEEPER_LINGER = 100
+
+
+class WatchedRequest(msgspec.Struct, eq=False):
+    """One request under watch: while ``deadline`` is set its body is being read; once
+    ``call`` is set, its call is running. A msgspec Struct for the cost of making one, in C
+    (one per request); hashed by identity."""
+
+    loop_requests: _LoopRequests
+    task: asyncio.Task[Any]
+    receive: Receive
+    started: float
+    deadline: float | None
+    #: Set by the sweep when it cancelled the body read for its deadline.
+    expired: bool = False
+    call: PostCall | None = None
+
+
+class RequestWatch:
+    """The requests of one endpoint (a handler owns one; never shared by apps)."""
+
+    __slots__ = ("_loops", "quiet_open")
+
+    def __init__(self, quiet_open: float = 0.0) -> None:
+        #: Seconds a call accepting SSE may stay quiet before its SSE answer is opened (0:
+        #: never).
+        self.quiet_open = quiet_open
+        self._loops: PerLoop[_LoopRequests] = PerLoop(lambda: _LoopRequests(self))
+
+    def enter(self, receive: Receive, body_timeout: float | None) -> WatchedRequest:
+        """Watch the request served by the current task, whose body must arrive within
+        ``body_timeout`` seconds (None: no bound). Pair with ``leave``."""
+        task = asyncio.current_task()
+        assert task is not None, "a request is served inside a task"
+        loop_requests = self._loops.get(task.get_loop())
+        now = monotonic()
+        request = WatchedRequest(
+            loop_requests, task, receive, now, None if body_timeout is None else now + body_timeout
+        )
+        loop_requests.add(request)
+        return request
+
+    @staticmethod
+    def leave(request: WatchedRequest) -> None:
+        request.loop_requests.leave(request)
+
+    async def read_body(self, receive: Receive, limit: int, timeout: float | None) -> bytes:
+        """The whole body of a request that is watched only while it is read."""
+        request = self.enter(receive, timeout)
+        try:
+            return await read_body(receive, limit, request)
+        finally:
+            self.leave(request)
+
+    def of(self, loop: asyncio.AbstractEventLoop) -> _LoopRequests:
+        """The requests of ``loop`` (touched only from its own thread)."""
+        return self._loops.get(loop)
+
+    def __len__(self) -> int:
+        """The loops that have (or had, until collected) requests here."""
+        return len(self._loops)
+
+
+class _LoopRequests:
+    """One loop's requests of a ``RequestWatch``, and its sweeper while there are any."""
+
+    __slots__ = ("_opening", "_requests", "_sweeper", "_watchers", "watch")
+
+    def __init__(self, watch: RequestWatch) -> None:
+        self.watch = watch
+        self._requests: set[WatchedRequest] = set()
+        #: The disconnect watchers started, by request.
+        self._watchers: dict[WatchedRequest, asyncio.Task[None]] = {}
+        # The early openings under way (a task must be referenced while it runs).
+        self._opening: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def add(self, request: WatchedRequest) -> None:
+        self._requests.add(request)
+        if self._sweeper is None:
+            self._sweeper = request.task.get_loop().create_task(self._sweep())
+
+    def leave(self, request: WatchedRequest) -> None:
+        self._requests.discard(request)
+        if self._watchers:
+            watcher = self._watchers.pop(request, None)
+            if watcher is not None:
+                watcher.cancel()
+
+    @property
+    def sweeper(self) -> asyncio.Task[None] | None:
+        return self._sweeper
+
+    async def _sweep(self) -> None:
+        loop = asyncio.get_running_loop()
+        idle = 0
+        try:
+            while idle < SWEEPER_LINGER:
+                await asyncio.sleep(DISCONNECT_WATCH_DELAY)
+                if not self._requests:
+                    idle += 1
+                    continue
+                idle = 0
+                self._sweep_once(loop)
+        finally:
+            self._sweeper = None  # the next request starts another
+
+    def _sweep_once(self, loop: asyncio.AbstractEventLoop) -> None:
+        now = monotonic()
+        cutoff = now - DISCONNECT_WATCH_DELAY
+        quiet_open = self.watch.quiet_open
+        quiet = now - quiet_open if quiet_open > 0 else None
+        for request in list(self._requests):
+            deadline = request.deadline
+            if deadline is not None:  # its body is being read
+                if deadline <= now and not request.expired and not request.task.done():
+                    request.expired = True
+                    request.task.cancel()
+                continue
+            call = request.call
+            if call is None:
+                continue
+            if request.started <= cutoff and request not in self._watchers:
+                self._watchers[request] = loop.create_task(_watch(request.receive, call))
+            if quiet is not None and call.sse and not call.opened and request.started <= quiet:
+                opening = loop.create_task(call.open_quietly())
+                self._opening.add(opening)
+                opening.add_done_callback(self._opening.discard)
+
+
+async def _watch(receive: Receive, call: PostCall) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    call.client_gone()
+
+
+async def read_body(receive: Receive, limit: int, request: WatchedRequest | None = None) -> bytes:
+    """The whole request body; raises ``BodyTooLarge`` past ``limit`` bytes, and
+    ``BodyTimeout`` when ``request`` (watched with a body deadline) passed its deadline
+    before the body all arrived. The server usually has the body already: the deadline
+    costs nothing more than the request's registration."""
+    if request is None or request.deadline is None:
+        message = await receive()
+        if message.get("more_body"):
+            return await read_rest(receive, message, limit)
+        return whole_body(message, limit)
+    try:
+        message = await receive()
+        if message.get("more_body"):
+            return await read_rest(receive, message, limit)
+    except asyncio.CancelledError:
+        if request.expired and request.task.uncancel() == 0:
+            raise BodyTimeout from None
+        raise
+    finally:
+        request.deadline = None  # read: the sweep leaves it to its call now
+    body = message.get("body", b"")  # whole_body(), inline: every request
+    if len(body) > limit:
+        raise BodyTooLarge
+    return body if type(body) is bytes else bytes(body)
