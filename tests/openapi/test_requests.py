@@ -171,12 +171,17 @@ async def test_parameters_are_serialized_by_style_and_escaped():
 
 
 async def test_a_dot_dot_path_value_cannot_climb_to_another_endpoint():
+    """A segment ``..`` (or ``%2E%2E``, to a server that decodes first) is refused; inside
+    a longer segment, a ``..`` item is sent as ``%2E%2E``."""
     api = Recorder()
     async with api.client(base_url="http://h.test") as http:
         app = McpServerApp.from_openapi(STYLES, client=http)
-        await call(app, "styles", {"path": "..", "label": ["."], "matrix": [".."]})
+        refused = await call(app, "styles", {"path": "..", "label": ["x"], "matrix": ["m"]})
+        await call(app, "styles", {"path": "p", "label": [".."], "matrix": [".."]})
+    assert refused.is_error
+    assert refused.content[0].text == "path parameter 'path' cannot make the path segment '..'"
     (request,) = api.requests
-    assert request.url.raw_path == b"/files/%2E%2E/.%2E/;matrix=%2E%2E"
+    assert request.url.raw_path == b"/files/p/.%2E%2E/;matrix=%2E%2E"
 
 
 async def test_form_and_text_bodies_and_an_unsupported_one_is_left_out(caplog):

@@ -15,6 +15,7 @@ import pytest
 
 from mcpkit import McpServerApp
 from mcpkit.openapi import (
+    DEFAULT_MAX_SCHEMA_NODES,
     MAX_INLINE_DEPTH,
     SchemaConverter,
     load_document,
@@ -216,6 +217,78 @@ def test_deep_chains_of_references_stop_inlining_at_the_depth_bound():
         depth += 1
     assert depth == MAX_INLINE_DEPTH and node == {"$ref": f"#/$defs/S{MAX_INLINE_DEPTH}"}
     check(schema, {"next": {"next": {"next": {}}}})
+
+
+def branching_references(levels: int) -> dict[str, Any]:
+    """A small document whose schemas refer to the next one twice, ``levels`` deep: inlined
+    in full, its request body would hold 2**levels copies of the last one."""
+    schemas: dict[str, Any] = {
+        f"S{i}": {
+            "type": "object",
+            "properties": {
+                "left": {"$ref": f"#/components/schemas/S{i + 1}"},
+                "right": {"$ref": f"#/components/schemas/S{i + 1}"},
+            },
+        }
+        for i in range(levels)
+    }
+    schemas[f"S{levels}"] = {"type": "string"}
+    body = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/tree": {"post": {"operationId": "tree", "requestBody": body}}},
+        "components": {"schemas": schemas},
+    }
+
+
+def schema_nodes(schema: Any) -> int:
+    """The schema objects (JSON objects) in ``schema``, ``$defs`` included."""
+    if isinstance(schema, dict):
+        return 1 + sum(schema_nodes(value) for value in schema.values())
+    if isinstance(schema, list):
+        return sum(schema_nodes(value) for value in schema)
+    return 0
+
+
+def nested(depth: int, leaf: Any) -> Any:
+    """An instance of ``S0`` down its left edge (``{}`` on the right, but at the end)."""
+    if depth == 0:
+        return leaf
+    return {"left": nested(depth - 1, leaf), "right": {} if depth > 1 else leaf}
+
+
+def test_references_that_branch_and_join_are_shared_past_the_size_bound():
+    """A 3 KB document of 24 levels, each schema referring to the next twice: inlined up to
+    the depth bound, it made a 5 MB tool schema (2**16 copies of the deepest inlined
+    schema; more references per level multiply it further)."""
+    levels = 24
+    document = branching_references(levels)
+    assert len(json.dumps(document)) < 4000
+    schema = tools_of(document)["tree"]["inputSchema"]
+    # the bound counts schema objects; here each has a ``properties`` map, and the last
+    # inlined ones hold ``{"$ref": ...}`` objects: well within three times the bound
+    assert schema_nodes(schema) < 3 * DEFAULT_MAX_SCHEMA_NODES
+    assert len(json.dumps(schema)) < 200_000
+    # each schema converted once at most into ``$defs``, beside what was inlined
+    assert "S1" in schema["$defs"]
+    assert set(schema["$defs"]) <= {f"S{i}" for i in range(levels + 1)}
+    # the same values are valid as with every reference inlined
+    check(schema, nested(levels, "leaf"))
+    with pytest.raises(jsonschema.ValidationError):
+        check(schema, nested(levels, 7))  # the last schema is a string
+
+
+def test_the_size_bound_is_an_option():
+    document = branching_references(6)
+    inlined = tools_of(document)["tree"]["inputSchema"]
+    # every reference inlined: 2**7 - 1 schema objects, 2**6 - 1 ``properties`` maps
+    assert "$defs" not in inlined and schema_nodes(inlined) == 2**7 - 1 + 2**6 - 1
+    shared = tools_of(document, max_schema_nodes=4)["tree"]["inputSchema"]
+    assert schema_nodes(shared) < 40 and set(shared["$defs"]) >= {"S3", "S4", "S5", "S6"}
+    check(shared, nested(6, "leaf"))
+    with pytest.raises(jsonschema.ValidationError):
+        check(shared, nested(6, 7))
 
 
 def test_an_unresolvable_reference_is_anything_and_logged(caplog):

@@ -32,6 +32,7 @@ from mcpkit.openapi._routes import (
     template_uri,
     unique,
 )
+from mcpkit.openapi._schemas import DEFAULT_MAX_SCHEMA_NODES
 from mcpkit.server._context import McpToolContext
 from mcpkit.server._results import error_result
 
@@ -66,6 +67,9 @@ class OpenApiOptions(TypedDict, total=False):
     * ``resource_prefix``: what resource URIs start with (default ``openapi://<app name>``).
     * ``max_response_bytes``: the largest API response body read
       (``DEFAULT_MAX_RESPONSE_BYTES``, 16 MiB).
+    * ``max_schema_nodes``: the schema objects a tool's input schema (and its output
+      schema) holds before further ``$ref``s are shared through ``$defs`` instead of
+      inlined (``DEFAULT_MAX_SCHEMA_NODES``, 2000).
     """
 
     route_maps: Sequence[RouteMap]
@@ -73,6 +77,7 @@ class OpenApiOptions(TypedDict, total=False):
     forward_headers: Iterable[str]
     resource_prefix: str
     max_response_bytes: int
+    max_schema_nodes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,13 +232,14 @@ def register_openapi(
     forward = frozenset(name.lower() for name in options.get("forward_headers", ()))
     prefix = options.get("resource_prefix") or default_prefix(app.name)
     max_bytes = options.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)
+    max_nodes = options.get("max_schema_nodes", DEFAULT_MAX_SCHEMA_NODES)
     api_base = _base_url(client, document, base_url)
     tool_names = {entry.name for entry in app.catalog.list_tools()}
     resource_names: set[str] = set()
     routes: list[BridgedRoute] = []
     for operation in read_operations(document):
         try:
-            plan = plan_operation(document, operation)
+            plan = plan_operation(document, operation, max_schema_nodes=max_nodes)
         except UnsupportedOperation as exc:
             if not _first_rule_excludes(operation, route_maps):
                 logger.warning("OpenAPI %s %s left out: %s", operation.method, operation.path, exc)

@@ -20,7 +20,8 @@ from typing import Any, Literal
 from mcpkit._exceptions import MCPError
 from mcpkit.openapi._document import OpenApiDocument
 from mcpkit.openapi._operations import OpenApiOperation, OpenApiParameter
-from mcpkit.openapi._schemas import SchemaConverter, is_object_schema
+from mcpkit.openapi._schemas import DEFAULT_MAX_SCHEMA_NODES, SchemaConverter, is_object_schema
+from mcpkit.openapi._values import ValueShape, value_shape
 
 #: The argument that carries a request body that is not an object with properties.
 BODY_ARGUMENT = "body"
@@ -42,6 +43,8 @@ class ArgumentBinding:
     location: Literal["path", "query", "header", "cookie", "body", "body_property"]
     name: str
     parameter: OpenApiParameter | None = None
+    #: What values the parameter's schema declares (``None`` for the body).
+    shape: ValueShape | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +125,16 @@ def _parameter_schema(converter: SchemaConverter, parameter: OpenApiParameter) -
     return schema
 
 
-def plan_operation(document: OpenApiDocument, operation: OpenApiOperation) -> OperationPlan:
-    """The plan of ``operation``; ``UnsupportedOperation`` when it cannot be called."""
-    converter = SchemaConverter(document, "request")
+def plan_operation(
+    document: OpenApiDocument,
+    operation: OpenApiOperation,
+    *,
+    max_schema_nodes: int = DEFAULT_MAX_SCHEMA_NODES,
+) -> OperationPlan:
+    """The plan of ``operation``; ``UnsupportedOperation`` when it cannot be called.
+    ``max_schema_nodes`` bounds its input schema and its output schema (each):
+    ``SchemaConverter``."""
+    converter = SchemaConverter(document, "request", max_schema_nodes=max_schema_nodes)
     properties: dict[str, Any] = {}
     required: list[str] = []
     bindings: list[ArgumentBinding] = []
@@ -157,10 +167,13 @@ def plan_operation(document: OpenApiDocument, operation: OpenApiOperation) -> Op
         while argument in taken:
             argument += "_"
         taken.add(argument)
-        properties[argument] = _parameter_schema(converter, parameter)
+        schema = properties[argument] = _parameter_schema(converter, parameter)
         if parameter.required:
             required.append(argument)
-        bindings.append(ArgumentBinding(argument, parameter.location, parameter.name, parameter))
+        shape = value_shape(schema, converter.defs)
+        bindings.append(
+            ArgumentBinding(argument, parameter.location, parameter.name, parameter, shape)
+        )
 
     if body_names == [BODY_ARGUMENT]:
         properties[BODY_ARGUMENT] = body_schema
@@ -178,7 +191,7 @@ def plan_operation(document: OpenApiDocument, operation: OpenApiOperation) -> Op
     input_schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         input_schema["required"] = required
-    output_schema, wraps, media_type = _output(document, operation)
+    output_schema, wraps, media_type = _output(document, operation, max_schema_nodes)
     return OperationPlan(
         operation=operation,
         input_schema=converter.finish(input_schema),
@@ -200,10 +213,10 @@ def _success_codes(responses: Mapping[str, Any]) -> list[str]:
 
 
 def _output(
-    document: OpenApiDocument, operation: OpenApiOperation
+    document: OpenApiDocument, operation: OpenApiOperation, max_schema_nodes: int
 ) -> tuple[dict[str, Any] | None, bool, str | None]:
     """(output schema, wraps, first media type) of the successful responses."""
-    converter = SchemaConverter(document, "response")
+    converter = SchemaConverter(document, "response", max_schema_nodes=max_schema_nodes)
     schemas: list[Any] = []
     first_media_type: str | None = None
     usable = True

@@ -1,13 +1,16 @@
 """From tool arguments to the HTTP request of an operation.
 
-Parameters are serialized as OpenAPI's ``style``/``explode`` say (defaults: ``simple`` in
-the path and headers, ``form`` with ``explode`` in the query and cookies):
+Each value is first checked against its parameter's schema (``_values``: its kind, an
+object's keys), then serialized as OpenAPI's ``style``/``explode`` say (defaults:
+``simple`` in the path and headers, ``form`` with ``explode`` in the query and cookies):
 
 * path: ``simple`` (``1,2,3``), ``label`` (``.1.2.3``), ``matrix`` (``;id=1,2,3``); each
-  value is percent-encoded, ``/`` included, and a value ``..`` is ``%2E%2E``, so a value
-  never adds or removes a path segment;
+  value is percent-encoded, ``/``, ``?`` and ``#`` included, so a value never adds a path
+  segment; an empty (or blank) value, and one that makes its segment ``.`` or ``..``, is
+  refused, so none removes one either;
 * query: ``form`` (``tags=a&tags=b``, or ``tags=a,b`` without explode; an object with
-  explode spreads its keys), ``spaceDelimited``, ``pipeDelimited``, ``deepObject``
+  explode spreads its declared keys, the only style that makes keys of its own),
+  ``spaceDelimited`` and ``pipeDelimited`` (``a%20b``, ``a|b``), ``deepObject``
   (``filter[kind]=cat``);
 * headers: ``simple``; cookies: ``form``, in one ``Cookie`` header;
 * a parameter described by ``content`` (a media type) is sent as JSON text.
@@ -18,15 +21,21 @@ Booleans are ``true``/``false``; ``None`` leaves a parameter out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import httpx
 
 from mcpkit._exceptions import InvalidParamsError
 from mcpkit.openapi._operations import OpenApiParameter
-from mcpkit.openapi._plans import OperationPlan
+from mcpkit.openapi._plans import ArgumentBinding, OperationPlan
+from mcpkit.openapi._values import check_value, parameter_label
+
+_PATH_VARIABLE = re.compile(r"\{([^{}]+)\}")
+# What servers drop (an empty segment, ".") or read as a step up (".."): RFC 3986, 5.2.4.
+_DOT_SEGMENTS = ("", ".", "..")
 
 
 def _scalar(value: Any) -> str:
@@ -80,8 +89,14 @@ def path_value(parameter: OpenApiParameter, value: Any) -> str:
     return ",".join(pieces)
 
 
+def _separator(style: str) -> str:
+    if style == "spaceDelimited":
+        return " "
+    return "|" if style == "pipeDelimited" else ","
+
+
 def query_pairs(parameter: OpenApiParameter, value: Any) -> list[tuple[str, str]]:
-    """The ``(name, value)`` pairs of one query parameter."""
+    """The ``(name, value)`` pairs of one query parameter (its value already checked)."""
     name = parameter.name
     if parameter.media_type is not None:
         return [(name, json.dumps(value, separators=(",", ":")))]
@@ -89,15 +104,14 @@ def query_pairs(parameter: OpenApiParameter, value: Any) -> list[tuple[str, str]
     if isinstance(value, Mapping):
         if style == "deepObject":
             return [(f"{name}[{key}]", _scalar(item)) for key, item in value.items()]
-        if parameter.explode:
+        if style == "form" and parameter.explode:
             return [(str(key), _scalar(item)) for key, item in value.items()]
-        return [(name, ",".join(_items(value, False)))]
+        return [(name, _separator(style).join(_items(value, False)))]
     if isinstance(value, (list, tuple)):
         items = [_scalar(item) for item in value]
         if parameter.explode:
             return [(name, item) for item in items]
-        separator = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
-        return [(name, separator.join(items))]
+        return [(name, _separator(style).join(items))]
     return [(name, _scalar(value))]
 
 
@@ -115,6 +129,60 @@ def cookie_pairs(parameter: OpenApiParameter, value: Any) -> list[str]:
     if isinstance(value, (list, tuple)) and parameter.explode:
         return [f"{parameter.name}={quote(_scalar(item))}" for item in value]
     return [f"{parameter.name}={quote(','.join(_items(value, False)))}"]
+
+
+def _blank(value: Any) -> bool:
+    """``""`` (or only whitespace), ``[]``, ``{}``: no path segment's worth of value."""
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, (list, tuple, Mapping)) and not value
+
+
+def _label(binding: ArgumentBinding) -> str:
+    return parameter_label(binding.location, binding.name, binding.argument)
+
+
+def check_argument(binding: ArgumentBinding, value: Any) -> None:
+    """``InvalidParamsError`` naming the parameter unless ``value`` is one its schema
+    declares (``_values``) and, in the path, not blank."""
+    parameter = binding.parameter
+    if parameter is None or binding.shape is None:
+        return
+    nested = parameter.media_type is not None  # sent as JSON text: any JSON inside
+    check_value(
+        binding.shape, value, label=_label(binding), argument=binding.argument, nested=nested
+    )
+    if binding.location == "path" and _blank(value):
+        raise InvalidParamsError(
+            f"{_label(binding)} cannot be empty", {"argument": binding.argument}
+        )
+
+
+def fill_path(template: str, values: Mapping[str, tuple[str, ArgumentBinding]]) -> str:
+    """``template`` with each ``{name}`` replaced by its encoded value from ``values``.
+
+    ``InvalidParamsError`` when a segment holding a value comes out empty, ``.`` or ``..``
+    once decoded (``label`` style makes ``.%2E`` of ``["."]``, which is ``..`` to a server
+    that decodes before it normalizes): the server would drop it, or the one before, and
+    serve another endpoint.
+    """
+    segments = template.split("/")
+    for index, segment in enumerate(segments):
+        names = [name for name in _PATH_VARIABLE.findall(segment) if name in values]
+        if not names:
+            continue
+        filled = _PATH_VARIABLE.sub(
+            lambda match: values[match.group(1)][0] if match.group(1) in values else match[0],
+            segment,
+        )
+        if unquote(filled) in _DOT_SEGMENTS:
+            binding = values[names[0]][1]
+            raise InvalidParamsError(
+                f"{_label(binding)} cannot make the path segment {unquote(filled)!r}",
+                {"argument": binding.argument},
+            )
+        segments[index] = filled
+    return "/".join(segments)
 
 
 def missing_arguments(plan: OperationPlan, arguments: Mapping[str, Any]) -> list[str]:
@@ -145,7 +213,8 @@ def build_request(
     ``base_url`` (when given) is put before the path; otherwise the path is relative to the
     client's ``base_url``. ``headers`` come first: header parameters override them, and
     they override the client's default headers. Raises ``InvalidParamsError`` (-32602) when
-    a required argument is missing.
+    a required argument is missing, or one is not a value its parameter can send
+    (``check_argument``, ``fill_path``), naming it.
     """
     missing = missing_arguments(plan, arguments)
     if missing:
@@ -153,7 +222,7 @@ def build_request(
             f"missing required argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}",
             {"missing": missing},
         )
-    path = plan.operation.path
+    path_values: dict[str, tuple[str, ArgumentBinding]] = {}
     query: list[tuple[str, str | int | float | bool | None]] = []
     request_headers: dict[str, str] = dict(headers)
     cookies: list[str] = []
@@ -173,8 +242,9 @@ def build_request(
             continue
         if value is None or parameter is None:
             continue
+        check_argument(binding, value)
         if binding.location == "path":
-            path = path.replace("{" + parameter.name + "}", path_value(parameter, value))
+            path_values[parameter.name] = (path_value(parameter, value), binding)
         elif binding.location == "query":
             query.extend(query_pairs(parameter, value))
         elif binding.location == "header":
@@ -185,6 +255,7 @@ def build_request(
         request_headers["Cookie"] = "; ".join(cookies)
     if body_properties or (plan.body_required and not has_body and plan.body_encoding):
         body, has_body = body_properties, True
+    path = fill_path(plan.operation.path, path_values)
     url = base_url.rstrip("/") + path if base_url else path
     content: dict[str, Any] = {}
     if has_body and plan.body_encoding == "json":

@@ -4,9 +4,12 @@ A tool's ``inputSchema`` and ``outputSchema`` must stand alone: an MCP client ha
 OpenAPI document to resolve ``#/components/schemas/...`` against. ``SchemaConverter``:
 
 * inlines every local ``$ref``, except one that refers back to a schema being inlined
-  (a recursive schema) or that sits deeper than ``MAX_INLINE_DEPTH`` inlined references:
-  those become ``{"$ref": "#/$defs/<Name>"}``, the target converted once into ``$defs``
-  at the top of the tool's schema, so recursion is kept, never unrolled;
+  (a recursive schema), that sits deeper than ``MAX_INLINE_DEPTH`` inlined references, or
+  that comes once the tool's schema holds ``max_schema_nodes`` schema objects: those
+  become ``{"$ref": "#/$defs/<Name>"}``, the target converted once into ``$defs`` at the
+  top of the tool's schema, so recursion is kept, never unrolled, and references that
+  branch and join again (``A`` refers to ``B`` twice, ``B`` to ``C`` twice...) cannot
+  multiply a small document into a huge schema;
 * reads OpenAPI 3.0's dialect (``nullable``, boolean ``exclusiveMinimum``/``Maximum``,
   ``example``) into 2020-12, and leaves 3.1 schemas (already 2020-12) as they are, but
   for a lingering ``nullable``, read there too;
@@ -35,6 +38,10 @@ logger = logging.getLogger("mcpkit.openapi")
 
 #: Nested ``$ref``s inlined before the next one becomes a ``$defs`` entry instead.
 MAX_INLINE_DEPTH = 16
+
+#: Schema objects one tool's input schema (or output schema) holds before further
+#: ``$ref``s are no longer inlined but shared through ``$defs``.
+DEFAULT_MAX_SCHEMA_NODES = 2000
 
 Direction = Literal["request", "response"]
 
@@ -104,10 +111,14 @@ class SchemaConverter:
         direction: Direction,
         *,
         max_inline_depth: int = MAX_INLINE_DEPTH,
+        max_schema_nodes: int = DEFAULT_MAX_SCHEMA_NODES,
     ) -> None:
         self.document = document
         self.direction = direction
         self.max_inline_depth = max_inline_depth
+        self.max_schema_nodes = max_schema_nodes
+        #: Schema objects made so far, inlined and ``$defs`` entries alike.
+        self.nodes = 0
         #: The ``$defs`` entries made so far, by name.
         self.defs: dict[str, Any] = {}
         self._def_names: dict[int, str] = {}  # id(target schema) -> its $defs name
@@ -169,7 +180,7 @@ class SchemaConverter:
             logger.warning("cannot resolve $ref %r (only local references are read)", ref)
             target = {}
         key = id(target)
-        if key in stack or key in self._def_names or len(stack) >= self.max_inline_depth:
+        if self._shares(key, stack):
             resolved: Any = self._def_ref(ref, target, roots)
         else:
             resolved = self._convert(target, (*stack, key), (*roots, target))
@@ -184,6 +195,16 @@ class SchemaConverter:
             return {**resolved, **extra}
         return {"allOf": [resolved], **extra}
 
+    def _shares(self, key: int, stack: tuple[int, ...]) -> bool:
+        """Whether the reference to target ``key`` becomes a ``$defs`` entry: it is
+        recursive, already there, too deep, or the schema is already large."""
+        return (
+            key in stack
+            or key in self._def_names
+            or len(stack) >= self.max_inline_depth
+            or self.nodes >= self.max_schema_nodes
+        )
+
     # schemas ----------------------------------------------------------------------------
 
     def _convert(self, node: Any, stack: tuple[int, ...], roots: tuple[Any, ...]) -> Any:
@@ -193,6 +214,7 @@ class SchemaConverter:
             return {}
         if isinstance(node.get("$ref"), str):
             return self._convert_ref(node, stack, roots)
+        self.nodes += 1
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in _DROPPED or key.startswith("x-"):
