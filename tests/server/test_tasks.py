@@ -732,6 +732,38 @@ async def test_a_parked_task_resumes_after_a_restart(tmp_path):
         await second_store.close()
 
 
+async def test_a_running_task_names_the_store_of_its_process(tmp_path):
+    """What lets a store fail the tasks of a process that died (tests/stores/
+    test_abandoned_tasks*.py): a running task names this process's store; a parked one
+    (any process may resume it) and a final one name nobody."""
+    store = SqliteTaskStore(tmp_path / "tasks.db")
+    app = McpServerApp(Jobs, task_store=store)
+    await app.start()
+    client = RawClient(app)
+    try:
+        running = await client.tool("sleepy", {"seconds": 60})
+        assert (await store.get(running["taskId"])).runner_id == store.runner_id
+        parked = await client.tool("confirm", {"filename": "kept.txt"})
+        await client.wait_for(parked["taskId"], "input_required")
+        assert (await store.get(parked["taskId"])).runner_id is None
+        await client.result(
+            "tasks/update",
+            {
+                "taskId": parked["taskId"],
+                "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": False}}},
+            },
+        )
+        assert (await client.wait_for(parked["taskId"]))["status"] == "completed"
+        await client.result("tasks/cancel", {"taskId": running["taskId"]})
+        assert (await client.wait_for(running["taskId"]))["status"] == "cancelled"
+        for task in (parked, running):
+            assert (await store.get(task["taskId"])).runner_id is None
+    finally:
+        await client.connection.close()
+        await app.stop()
+        await store.close()
+
+
 # --------------------------------------------------------------------------- the handshake era
 
 

@@ -2,6 +2,10 @@
 it, this process's lock per task, and the changes a run makes (settled, parked, moved
 between ``working`` and ``input_required``).
 
+A record names the runner (the store's ``runner_id``) whose process runs it, from its
+creation (or its resumption by ``tasks/update``) until it is final or parked for input, so
+the store can fail it should this process die.
+
 Every change made here reaches the task's watchers. Running tools is ``TaskRunner``'s.
 """
 
@@ -29,6 +33,7 @@ def mark_cancelled(record: TaskRecord) -> None:
     """Make a record ``cancelled`` at the client's request, dropping its pending input."""
     record.status, record.status_message = "cancelled", CANCELLED_MESSAGE
     record.input_requests, record.responses, record.state = {}, {}, None
+    record.runner_id = None
 
 
 class TaskRecords:
@@ -58,6 +63,7 @@ class TaskRecords:
             client_capabilities=dict(binding.client_capabilities or {}),
             client_info=session.client_info if session is not None else None,
             owner=self._settings.principal(binding),
+            runner_id=self._settings.store.runner_id,  # this process runs it
         )
         inputs = round_inputs(binding)
         if isinstance(inputs, RoundInputs):
@@ -77,6 +83,10 @@ class TaskRecords:
     async def get(self, task_id: str) -> TaskRecord | None:
         """The stored record, whoever owns it; None when there is none."""
         return await self._settings.store.get(task_id)
+
+    def claim(self, record: TaskRecord) -> None:
+        """Name this process as the one that runs the task (then ``save`` it)."""
+        record.runner_id = self._settings.store.runner_id
 
     async def save(self, record: TaskRecord) -> None:
         """Write back a record changed under ``locked``."""
@@ -139,6 +149,7 @@ class TaskRecords:
             record.status_message = message
             record.input_requests = {}
             record.responses, record.state = {}, None  # the answers are not needed any more
+            record.runner_id = None
             record.last_updated_at = time.time()
             await self._settings.store.update(record)
         await self._watchers.notify(record)
@@ -173,6 +184,8 @@ class TaskRecords:
                 record.input_requests = dict(requests)
                 record.status = "input_required"
                 record.status_message = "Waiting for input from the client"
+                # No process runs it now: whichever takes the tasks/update runs it again.
+                record.runner_id = None
             record.last_updated_at = time.time()
             await self._settings.store.update(record)
         await self._watchers.notify(record)

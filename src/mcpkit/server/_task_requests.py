@@ -114,6 +114,7 @@ class TaskRequestHandlers:
                 if changed:
                     if not record.input_requests:
                         record.status, record.status_message = "working", None
+                        self._records.claim(record)  # this process runs it again
                         resume = True
                     record.last_updated_at = time.time()
                     await self._records.save(record)

@@ -16,10 +16,10 @@ from mcpkit.stores._redis_stores import (
 from mcpkit.stores._redis_tasks import RedisTaskStore
 from mcpkit.stores._sessions import InMemorySessionStore, SessionRecord, SessionStore
 from mcpkit.stores._sqlite import FileEventStore, FileSessionStore
+from mcpkit.stores._sqlite_tasks import SqliteTaskStore
 from mcpkit.stores._tasks import (
     DEFAULT_MAX_TASKS,
     InMemoryTaskStore,
-    SqliteTaskStore,
     TaskExistsError,
     TaskRecord,
     TaskStore,

@@ -7,8 +7,10 @@ outstanding input requests) and what the server needs to run the call again (the
 name and arguments, the client's capabilities, the answers and state gathered so far).
 Stores hand out copies: change a record, then ``update`` it.
 
-Two backends: ``InMemoryTaskStore`` (bounded, in this process) and ``SqliteTaskStore``
-(one SQLite file; survives a restart).
+Backends: ``InMemoryTaskStore`` (bounded, in this process; here), ``SqliteTaskStore`` (one
+SQLite file; survives a restart; ``_sqlite_tasks.py``) and ``RedisTaskStore`` (several
+instances; ``_redis_tasks.py``). The durable two also fail the tasks a dead process left
+unfinished (``runner_id``, ``fail_abandoned``; ``_task_runners.py``).
 
 ``list_owned`` pages through one owner's ``listed`` tasks (2025-11-25 ``tasks/list``), in
 creation order: a page starts after a ``(created_at, task_id)`` position, so tasks created
@@ -17,15 +19,10 @@ or expiring between two pages never shift the others.
 
 from __future__ import annotations
 
-import asyncio
-import sqlite3
-import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -42,8 +39,6 @@ DEFAULT_LIST_LIMIT = 100
 
 #: Where a page of ``list_owned`` starts: after the task at this (created_at, task_id).
 ListPosition = tuple[float, str]
-
-T = TypeVar("T")
 
 
 class TaskStoreError(MCPError):
@@ -91,6 +86,10 @@ class TaskRecord:
     cancel_requested: bool = False
     #: Kept in its owner's listing (``list_owned``; 2025-11-25 ``tasks/list``).
     listed: bool = False
+    #: The runner (``TaskStore.runner_id``: one store object, in one process) whose process
+    #: runs the task; None when no process does (final, or parked until ``tasks/update``).
+    #: Should that process die, the task is failed rather than left unfinished for ever.
+    runner_id: str | None = None
 
     @property
     def terminal(self) -> bool:
@@ -127,6 +126,12 @@ class TaskRecord:
 class TaskStore(ABC):
     """Where tasks live. ``create`` is strongly consistent: once it returns, ``get`` finds
     the task (SEP-2663 forbids answering with a task a poll could not find)."""
+
+    @property
+    def runner_id(self) -> str | None:
+        """The id this store object gives the tasks its process runs (``TaskRecord.runner_id``);
+        None for a store whose tasks cannot outlive the process (memory)."""
+        return None
 
     @abstractmethod
     async def create(self, record: TaskRecord) -> None:
@@ -173,8 +178,15 @@ class TaskStore(ABC):
             if len(batch) < 1000:
                 return purged
 
+    async def fail_abandoned(self) -> list[str]:
+        """Fail every unfinished task whose runner is dead (its process ended mid-run, or its
+        lease lapsed); returns their ids. Durable stores do so by themselves when they open
+        and at each heartbeat; this looks now. A no-op for memory."""
+        return []
+
     async def close(self) -> None:
-        """Release what the store holds open (a no-op for memory)."""
+        """Release what the store holds open (a no-op for memory). A durable store fails
+        the unfinished tasks its process still ran: nothing here will finish them."""
 
 
 class InMemoryTaskStore(TaskStore):
@@ -250,182 +262,3 @@ class InMemoryTaskStore(TaskStore):
 
     def __len__(self) -> int:
         return len(self._tasks)
-
-
-_OWNER = "json_extract(data, '$.owner')"
-_CREATED = "json_extract(data, '$.created_at')"
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS mcp_tasks (
-        task_id TEXT PRIMARY KEY,
-        status TEXT NOT NULL,
-        expires_at REAL,
-        updated_at REAL NOT NULL,
-        data TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires_at)",
-    # list_owned reads the record's own members: files made before it need no migration.
-    f"CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks ({_OWNER}, {_CREATED}, task_id)",
-)
-
-
-class SqliteTaskStore(TaskStore):
-    """Tasks in one SQLite file (stdlib ``sqlite3``; every call runs in a worker thread).
-
-    Tasks and their results survive a restart: open the same ``path`` again. Several
-    processes may share the file (SQLite locks it; WAL journal). ``max_tasks`` bounds the
-    unexpired tasks kept (None: no bound).
-    """
-
-    def __init__(
-        self, path: str | Path, *, max_tasks: int | None = DEFAULT_MAX_TASKS, timeout: float = 30.0
-    ) -> None:
-        self.path = str(path)
-        self.max_tasks = max_tasks
-        self.timeout = timeout
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-        self._closed = False
-
-    # plumbing -----------------------------------------------------------------------------
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._closed:
-            raise TaskStoreError("the task store is closed")
-        if self._conn is None:
-            conn = sqlite3.connect(
-                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
-            )
-            if self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            self._conn = conn
-        return self._conn
-
-    def _locked(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            try:
-                return fn(self._connection())
-            except sqlite3.Error as exc:
-                raise TaskStoreError(f"task store {self.path!r} failed: {exc}") from exc
-
-    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._locked, fn)
-
-    # the contract -------------------------------------------------------------------------
-
-    async def create(self, record: TaskRecord) -> None:
-        data = record.to_json().decode()
-
-        def insert(conn: sqlite3.Connection) -> None:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self.max_tasks is not None:
-                    now = time.time()
-                    (count,) = conn.execute(
-                        "SELECT COUNT(*) FROM mcp_tasks WHERE expires_at IS NULL OR expires_at > ?",
-                        (now,),
-                    ).fetchone()
-                    if count >= self.max_tasks:
-                        raise TaskStoreFullError(
-                            f"at most {self.max_tasks} tasks may be kept at once"
-                        )
-                    conn.execute(
-                        "DELETE FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ?",
-                        (now,),
-                    )
-                conn.execute(
-                    "INSERT INTO mcp_tasks (task_id, status, expires_at, updated_at, data) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        record.task_id,
-                        record.status,
-                        record.expires_at,
-                        record.last_updated_at,
-                        data,
-                    ),
-                )
-            except sqlite3.IntegrityError:
-                conn.execute("ROLLBACK")
-                raise TaskExistsError(record.task_id) from None
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-
-        await self._run(insert)
-
-    async def get(self, task_id: str) -> TaskRecord | None:
-        def select(conn: sqlite3.Connection) -> Any:
-            return conn.execute(
-                "SELECT data FROM mcp_tasks WHERE task_id = ? AND (expires_at IS NULL OR expires_at > ?)",
-                (task_id, time.time()),
-            ).fetchone()
-
-        row = await self._run(select)
-        return TaskRecord.from_json(row[0]) if row is not None else None
-
-    async def update(self, record: TaskRecord) -> bool:
-        data = record.to_json().decode()
-
-        def write(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
-                "UPDATE mcp_tasks SET status = ?, expires_at = ?, updated_at = ?, data = ? WHERE task_id = ?",
-                (record.status, record.expires_at, record.last_updated_at, data, record.task_id),
-            )
-            return cursor.rowcount > 0
-
-        return await self._run(write)
-
-    async def list_expired(self, now: float | None = None, limit: int = 1000) -> list[str]:
-        moment = time.time() if now is None else now
-
-        def select(conn: sqlite3.Connection) -> list[str]:
-            rows = conn.execute(
-                "SELECT task_id FROM mcp_tasks WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?",
-                (moment, limit),
-            ).fetchall()
-            return [row[0] for row in rows]
-
-        return await self._run(select)
-
-    async def delete(self, task_id: str) -> bool:
-        def remove(conn: sqlite3.Connection) -> bool:
-            return conn.execute("DELETE FROM mcp_tasks WHERE task_id = ?", (task_id,)).rowcount > 0
-
-        return await self._run(remove)
-
-    async def list_owned(
-        self,
-        owner: str | None,
-        *,
-        after: ListPosition | None = None,
-        limit: int = DEFAULT_LIST_LIMIT,
-    ) -> list[TaskRecord]:
-        start = after if after is not None else (float("-inf"), "")
-        query = (
-            f"SELECT data FROM mcp_tasks WHERE {_OWNER} IS ? AND json_extract(data, '$.listed')"
-            f" AND (expires_at IS NULL OR expires_at > ?) AND ({_CREATED}, task_id) > (?, ?)"
-            f" ORDER BY {_CREATED}, task_id LIMIT ?"
-        )
-
-        def select(conn: sqlite3.Connection) -> list[Any]:
-            return conn.execute(query, (owner, time.time(), *start, limit)).fetchall()
-
-        return [TaskRecord.from_json(row[0]) for row in await self._run(select)]
-
-    async def count(self) -> int:
-        """How many tasks the file holds (expired ones not yet purged included)."""
-        return await self._run(
-            lambda conn: conn.execute("SELECT COUNT(*) FROM mcp_tasks").fetchone()[0]
-        )
-
-    async def close(self) -> None:
-        def shut() -> None:
-            with self._lock:
-                self._closed = True
-                if self._conn is not None:
-                    self._conn.close()
-                    self._conn = None
-
-        await asyncio.to_thread(shut)
