@@ -9,7 +9,8 @@ import pytest
 
 from mcpkit import McpServerApp
 from mcpkit.client import McpClient
-from mcpkit.proxy._backend import BackendConnection, BackendPool
+from mcpkit.proxy._backend import BackendConnection
+from mcpkit.proxy._pool import BackendPool
 
 
 def _pool(**bounds: float) -> tuple[BackendPool, list[McpClient]]:
@@ -89,3 +90,73 @@ async def test_a_backend_that_cannot_start_is_named_in_the_error():
         "Backend server unavailable (broken: mcpkit-test-no-such-command --flag): FileNotFoundError"
     )
     assert not proxy.app.started
+
+
+async def test_a_lease_is_one_calls_alone_then_kept_for_the_same_principal_only():
+    pool, made = _pool(max_sessions=4)
+    async with asyncio.timeout(10):
+        async with pool.lease("alice", ["sampling"]) as first:
+            await first.client()
+            async with pool.lease("alice", ["sampling"]) as second:  # first is running a call
+                assert second is not first
+                await second.client()
+        assert len(pool) == 2 and len(made) == 2
+        async with pool.lease("alice", ["sampling"]) as again:
+            assert again in (first, second)  # an idle one of alice's with her capabilities
+        async with pool.lease("bob", ["sampling"]) as bobs:
+            assert bobs not in (first, second)
+        async with pool.lease("alice", []) as other_capabilities:
+            assert other_capabilities not in (first, second, bobs)
+        assert first.party == "principal:alice" and first.front_capabilities == {"sampling"}
+        assert pool.shared.front_capabilities == frozenset() and pool.shared.party is None
+        await pool.aclose()
+        assert all(client.session.closed for client in made)
+
+
+async def test_a_full_pool_closes_an_idle_connection_never_a_busy_one():
+    """The least recently used session connection was closed to make room even while a
+    call ran on it (another user's call failed)."""
+    from mcpkit.proxy import BackendBusyError
+
+    pool, made = _pool(max_sessions=2)
+    async with asyncio.timeout(10):
+        busy = await pool.for_session("a")
+        busy.active.append("a call")
+        async with pool.lease("alice") as leased:
+            await leased.client()
+            with pytest.raises(BackendBusyError, match=r"max_backend_sessions=2"):
+                await pool.for_session("b")
+            with pytest.raises(BackendBusyError):
+                async with pool.lease("bob"):
+                    pass
+        assert pool.existing("a") is busy
+        idle_made = len(made)
+        await (await pool.for_session("b")).client()  # alice's idle one goes
+        assert made[idle_made - 1].session.closed and len(pool) == 2
+        await pool.aclose()
+
+
+async def test_idle_leased_connections_are_closed():
+    pool, made = _pool(idle_timeout=0.05)
+    async with asyncio.timeout(10):
+        async with pool.lease("alice") as leased:
+            await leased.client()
+        await asyncio.sleep(0.1)  # longer than the idle timeout, by design of the test
+        await pool.close_idle()
+        assert made[0].session.closed and len(pool) == 0
+        await pool.aclose()
+
+
+def test_a_backends_message_goes_to_no_call_when_several_users_calls_share_its_connection():
+    from mcpkit.proxy._routing import owner_of
+
+    pool, _ = _pool()
+    shared = pool.shared
+    assert owner_of(shared) is None
+    shared.active.append("alice's call")
+    assert owner_of(shared) == "alice's call"
+    shared.active.append("bob's call")
+    assert owner_of(shared) is None  # it was the newest: bob's
+    session = BackendConnection(lambda _c: None, party="session:s1")  # type: ignore[arg-type,return-value]
+    session.active.extend(["first", "second"])
+    assert owner_of(session) == "second"  # one front client's calls: the same client

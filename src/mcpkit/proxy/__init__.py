@@ -3,22 +3,30 @@
 docs/proxy.md."""
 
 from mcpkit.proxy._backend import (
+    DEFAULT_BACKEND_CONNECT_TIMEOUT,
     DEFAULT_BACKEND_IDLE_TIMEOUT,
     DEFAULT_BACKEND_REQUEST_TIMEOUT,
     DEFAULT_MAX_BACKEND_SESSIONS,
+    BackendBusyError,
     BackendUnavailableError,
     HttpBackend,
 )
+from mcpkit.proxy._clashes import ServerNameClashError
 from mcpkit.proxy._config import load_servers_config, proxy_servers
+from mcpkit.proxy._environment import DEFAULT_INHERITED_ENV_VARS
 from mcpkit.proxy._proxy import McpProxy
 
 __all__ = [
+    "DEFAULT_BACKEND_CONNECT_TIMEOUT",
     "DEFAULT_BACKEND_IDLE_TIMEOUT",
     "DEFAULT_BACKEND_REQUEST_TIMEOUT",
+    "DEFAULT_INHERITED_ENV_VARS",
     "DEFAULT_MAX_BACKEND_SESSIONS",
+    "BackendBusyError",
     "BackendUnavailableError",
     "HttpBackend",
     "McpProxy",
+    "ServerNameClashError",
     "load_servers_config",
     "proxy_servers",
 ]

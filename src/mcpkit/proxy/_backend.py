@@ -1,10 +1,12 @@
-"""Backend connections of a proxy: how one is made (a command, a URL, a factory), and the
-bounded set of them a proxy keeps (one per front session, one shared)."""
+"""Backend connections of a proxy: how one is made (a command, a URL, a factory) and how
+it connects (within ``connect_timeout``), is remade after it dies, and whose calls it runs.
+The bounded set of them a proxy keeps is ``_pool.BackendPool``."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import shlex
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -13,13 +15,17 @@ from typing import Any
 
 from mcpkit._exceptions import ConnectionClosedError, InternalError, TransportError
 from mcpkit.client import McpClient, StdioClientTransportOptions
+from mcpkit.proxy._environment import with_minimal_environment
 
-#: Backend connections kept for front sessions at once (the least recently used is closed).
+#: Backend connections (of a stdio backend: processes) a proxy keeps at once besides the
+#: shared one; past it an idle one is closed, and when none is idle the front call fails.
 DEFAULT_MAX_BACKEND_SESSIONS = 32
-#: Seconds a per-session backend connection may sit unused before it is closed.
+#: Seconds a backend connection other than the shared one may sit unused before it is closed.
 DEFAULT_BACKEND_IDLE_TIMEOUT = 300.0
 #: Seconds a backend gets to answer one forwarded request.
 DEFAULT_BACKEND_REQUEST_TIMEOUT = 300.0
+#: Seconds a backend gets to start and answer ``initialize`` (or ``server/discover``).
+DEFAULT_BACKEND_CONNECT_TIMEOUT = 30.0
 
 #: Makes a fresh, unconnected ``McpClient`` for the backend; given the handlers to install.
 ClientFactory = Callable[..., McpClient]
@@ -28,6 +34,11 @@ BackendSpec = StdioClientTransportOptions | str | Sequence[str] | ClientFactory
 
 class BackendUnavailableError(InternalError):
     """The backend could not be reached or went away (-32603); the next request reconnects."""
+
+
+class BackendBusyError(InternalError):
+    """Every backend connection the proxy may keep (``max_backend_sessions``) is running a
+    call: a front call that needs one more fails at once (-32603) rather than wait."""
 
 
 @dataclass(slots=True)
@@ -47,11 +58,15 @@ _BACKEND_KINDS = (
 )
 
 
-def client_factory(spec: BackendSpec | HttpBackend) -> ClientFactory:
+def client_factory(
+    spec: BackendSpec | HttpBackend, *, inherit_environment: bool = False
+) -> ClientFactory:
     """A function making a backend ``McpClient`` from a spec: ``StdioClientTransportOptions``,
     a command line (list of strings), a URL string (``http(s)://`` or ``ws(s)://``), an
     ``HttpBackend``, the client's HTTP or WebSocket options, or a factory already (called
-    with the client's keyword arguments)."""
+    with the client's keyword arguments). A stdio backend starts in a minimal environment
+    plus its own variables (``_environment``), or, with ``inherit_environment``, as its
+    options say."""
     from mcpkit.client import HttpClientTransportOptions, WebSocketClientTransportOptions
     from mcpkit.server._app import McpServerApp
 
@@ -66,8 +81,7 @@ def client_factory(spec: BackendSpec | HttpBackend) -> ClientFactory:
     if isinstance(spec, HttpBackend):
         return _http_factory(spec)
     if isinstance(spec, StdioClientTransportOptions):
-        options = spec
-        return lambda **kwargs: McpClient.stdio(options, **kwargs)
+        return _stdio_factory(spec, inherit_environment)
     if isinstance(spec, HttpClientTransportOptions):
         http = spec
         return lambda **kwargs: McpClient.http(http, **kwargs)
@@ -92,7 +106,16 @@ def client_factory(spec: BackendSpec | HttpBackend) -> ClientFactory:
     if not command or not all(isinstance(part, str) for part in command):
         raise ValueError("a backend command line must be a non-empty list of strings")
     options = StdioClientTransportOptions(command=command[0], arguments=command[1:])
-    return lambda **kwargs: McpClient.stdio(options, **kwargs)
+    return _stdio_factory(options, inherit_environment)
+
+
+def _stdio_factory(
+    options: StdioClientTransportOptions, inherit_environment: bool
+) -> ClientFactory:
+    if inherit_environment:  # the proxy's choice, whatever the options said
+        inheriting = dataclasses.replace(options, inherit_environment_variables=True)
+        return lambda **kwargs: McpClient.stdio(inheriting, **kwargs)
+    return lambda **kwargs: McpClient.stdio(with_minimal_environment(options), **kwargs)
 
 
 def describe_backend(spec: Any) -> str:
@@ -142,22 +165,37 @@ def _http_factory(spec: HttpBackend) -> ClientFactory:
 
 
 class BackendConnection:
-    """One connected backend client, made on first use and remade after it dies."""
+    """One connected backend client, made on first use and remade after it dies.
 
-    def __init__(self, make: Callable[[BackendConnection], McpClient], label: str = "") -> None:
+    ``party`` says whose calls it runs: one front session's, or one principal's one call at
+    a time (``_pool``); None for the shared connection, whose calls may be anyone's. What
+    the backend sends of its own during a call (requests, logs) names no call on the wire:
+    the connection it comes on is all that tells whose it is (``_routing``)."""
+
+    def __init__(
+        self,
+        make: Callable[[BackendConnection], McpClient],
+        label: str = "",
+        *,
+        connect_timeout: float = DEFAULT_BACKEND_CONNECT_TIMEOUT,
+        capabilities: Iterable[str] = (),
+        party: str | None = None,
+    ) -> None:
         self._make = make
         #: What the backend is (a command line, a URL), named in its errors.
         self.label = label
+        self.connect_timeout = connect_timeout
         self._client: McpClient | None = None
         self._lock = asyncio.Lock()
         self.last_used = time.monotonic()
-        #: The front calls running on this connection, newest last: the backend's own
-        #: requests (sampling, elicitation, roots) are put to the newest one's client.
+        #: The front calls running on this connection, newest last.
         self.active: list[Any] = []
-        #: The capabilities (``sampling``, ``elicitation``, ``roots``) of the front client
-        #: this connection serves, declared to the backend as the proxy's own; None: all
-        #: (the shared connection serves every front client).
-        self.front_capabilities: frozenset[str] | None = None
+        #: The capabilities (``sampling``, ``elicitation``, ``roots``) declared to the
+        #: backend as the proxy's own: those of the front client it serves, none for the
+        #: shared connection (no front client is there to answer the backend's requests).
+        self.front_capabilities: frozenset[str] = frozenset(capabilities)
+        #: Whose calls run on it: a front session, a principal; None: anyone's.
+        self.party = party
 
     @property
     def connected(self) -> bool:
@@ -175,21 +213,33 @@ class BackendConnection:
                 return self._client
             await self._discard()
             client = self._make(self)
+            deadline = asyncio.timeout(self.connect_timeout)
             try:
-                await client.connect()
+                async with deadline:
+                    await client.connect()
             except BaseException as exc:
                 with contextlib.suppress(Exception):
                     await client.aclose()
+                if deadline.expired():
+                    raise BackendUnavailableError(self._silent()) from None
                 if isinstance(exc, Exception):
                     raise BackendUnavailableError(self._unavailable(exc)) from exc
                 raise
             self._client = client
             return client
 
+    def _named(self) -> str:
+        return f" ({self.label})" if self.label else ""
+
     def _unavailable(self, exc: BaseException) -> str:
         # uvloop's FileNotFoundError for a missing command does not name it: the label does.
-        named = f" ({self.label})" if self.label else ""
-        return f"Backend server unavailable{named}: {type(exc).__name__}: {exc}"
+        return f"Backend server unavailable{self._named()}: {type(exc).__name__}: {exc}"
+
+    def _silent(self) -> str:
+        return (
+            f"Backend server unavailable{self._named()}: it did not answer initialize within "
+            f"{self.connect_timeout:g} s (backend_connect_timeout)"
+        )
 
     async def _discard(self) -> None:
         client, self._client = self._client, None
@@ -210,66 +260,3 @@ class BackendConnection:
 
     async def aclose(self) -> None:
         await self._discard()
-
-
-class BackendPool:
-    """The shared connection (catalog, stateless front traffic) and one per front session,
-    at most ``max_sessions`` of those, each closed after ``idle_timeout`` unused seconds."""
-
-    def __init__(
-        self,
-        make: Callable[[BackendConnection], McpClient],
-        *,
-        max_sessions: int = DEFAULT_MAX_BACKEND_SESSIONS,
-        idle_timeout: float = DEFAULT_BACKEND_IDLE_TIMEOUT,
-        label: str = "",
-    ) -> None:
-        if max_sessions < 1:
-            raise ValueError("max_backend_sessions must be at least 1")
-        if idle_timeout <= 0:
-            raise ValueError("backend_idle_timeout must be positive")
-        self._make = make
-        self.max_sessions = max_sessions
-        self.idle_timeout = idle_timeout
-        self.label = label
-        self.shared = BackendConnection(make, label)
-        self._sessions: dict[str, BackendConnection] = {}
-
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    def existing(self, key: str) -> BackendConnection | None:
-        """The connection of front session ``key``, if it has one now."""
-        return self._sessions.get(key)
-
-    async def for_session(
-        self, key: str | None, capabilities: Iterable[str] | None = None
-    ) -> BackendConnection:
-        """The connection of front session ``key`` (the shared one for None); a new one
-        declares the front client's ``capabilities`` to the backend."""
-        if key is None:
-            return self.shared
-        await self._close_idle()
-        connection = self._sessions.pop(key, None)
-        if connection is None:
-            connection = BackendConnection(self._make, self.label)
-            if capabilities is not None:
-                connection.front_capabilities = frozenset(capabilities)
-            while len(self._sessions) >= self.max_sessions:
-                oldest = next(iter(self._sessions))
-                await self._sessions.pop(oldest).aclose()
-        self._sessions[key] = connection  # most recently used last
-        return connection
-
-    async def _close_idle(self) -> None:
-        cutoff = time.monotonic() - self.idle_timeout
-        for key, connection in list(self._sessions.items()):
-            if connection.last_used < cutoff and not connection.active:
-                del self._sessions[key]
-                await connection.aclose()
-
-    async def aclose(self) -> None:
-        connections = [self.shared, *self._sessions.values()]
-        self._sessions.clear()
-        for connection in connections:
-            await connection.aclose()

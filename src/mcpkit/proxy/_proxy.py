@@ -5,6 +5,7 @@ sampling, elicitation, roots, list changes, resource updates) goes to the front 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
@@ -21,23 +22,36 @@ from mcpkit.protocol._headers import header_annotations
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.protocol._versions import Era
 from mcpkit.proxy._backend import (
+    DEFAULT_BACKEND_CONNECT_TIMEOUT,
     DEFAULT_BACKEND_IDLE_TIMEOUT,
     DEFAULT_BACKEND_REQUEST_TIMEOUT,
     DEFAULT_MAX_BACKEND_SESSIONS,
     BackendConnection,
-    BackendPool,
     BackendSpec,
     HttpBackend,
     client_factory,
     describe_backend,
 )
+from mcpkit.proxy._lists import BackendLists
 from mcpkit.proxy._parked import (
     DEFAULT_MAX_PARKED_CALLS,
     DEFAULT_PARKED_CALL_TIMEOUT,
     ParkedCall,
     ParkedCalls,
 )
+from mcpkit.proxy._pool import BackendPool
 from mcpkit.proxy._rounds import relay_rounds
+from mcpkit.proxy._routing import (
+    STATELESS_DECLARED,
+    Owner,
+    declared_capabilities,
+    front_of,
+    is_stateless,
+    owner_of,
+    principal_of,
+    stateless_refusal,
+    unowned,
+)
 from mcpkit.proxy._subscriptions import BackendSubscriptions
 from mcpkit.server._app import McpServerApp
 from mcpkit.server._context import McpToolContext
@@ -52,10 +66,6 @@ from mcpkit.server._mrtr import InputRequired
 
 logger = logging.getLogger("mcpkit.proxy")
 
-#: Pages of one backend list read before the proxy stops (a backend looping its cursor).
-DEFAULT_MAX_BACKEND_PAGES = 1000
-#: Seconds before reopening a 2026-07-28 backend's ``subscriptions/listen`` (doubled to 30).
-LISTEN_RETRY_DELAY = 2.0
 _CONTEXT = "_mcpkit_context"
 #: Front requests whose 2026-07-28 rounds may ask the client for input.
 _ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -76,10 +86,6 @@ class _Verbatim:
     @staticmethod
     def validate(arguments: Any) -> dict[str, Any]:
         return dict(arguments or {})
-
-
-async def _request(client: McpClient, *, method: str, params: dict[str, Any]) -> Any:
-    return await client.request(method, params)
 
 
 def _request_of(
@@ -119,11 +125,19 @@ class McpProxy:
     ``backend``: ``StdioClientTransportOptions``, a command line (``["python", "srv.py"]``),
     a URL (``http(s)://`` or ``ws(s)://``), an ``HttpBackend`` (URL, headers, transport), or
     a function returning an unconnected ``McpClient`` given the client's keyword arguments.
-    ``max_parked_calls`` / ``parked_call_timeout`` bound the backend calls kept running
-    while a 2026-07-28 front client answers an ``input_required`` round. ``backend_protocol_mode`` is the era spoken to the backend ("auto", "legacy" for the
-    handshake era, "modern" for 2026-07-28). Handshake-era front sessions get a backend connection each (at most
-    ``max_backend_sessions``, closed after ``backend_idle_timeout`` seconds unused); the
-    catalog and stateless (2026-07-28) front traffic share one more.
+    A stdio backend starts in a minimal environment (``PATH``, ``HOME``, the locale, ...)
+    plus its options' ``environment_variables``; ``inherit_environment=True`` gives it the
+    proxy's whole environment instead.
+
+    Backend connections (``_pool``): one per handshake-era front session, one per running
+    call of a 2026-07-28 or stateless front client to a handshake-era backend (then kept for
+    the same principal's next call), and one shared (the catalog, completions, a 2026-07-28
+    backend's calls): at most ``max_backend_sessions`` besides the shared one, closed after
+    ``backend_idle_timeout`` seconds unused; each connects within
+    ``backend_connect_timeout`` seconds. ``max_parked_calls`` / ``parked_call_timeout``
+    bound the backend calls kept running while a 2026-07-28 front client answers an
+    ``input_required`` round. ``backend_protocol_mode`` is the era spoken to the backend
+    ("auto", "legacy" for the handshake era, "modern" for 2026-07-28).
     """
 
     def __init__(
@@ -134,7 +148,9 @@ class McpProxy:
         max_backend_sessions: int = DEFAULT_MAX_BACKEND_SESSIONS,
         backend_idle_timeout: float = DEFAULT_BACKEND_IDLE_TIMEOUT,
         backend_request_timeout: float = DEFAULT_BACKEND_REQUEST_TIMEOUT,
+        backend_connect_timeout: float = DEFAULT_BACKEND_CONNECT_TIMEOUT,
         backend_protocol_mode: str = "auto",
+        inherit_environment: bool = False,
         max_parked_calls: int = DEFAULT_MAX_PARKED_CALLS,
         parked_call_timeout: float = DEFAULT_PARKED_CALL_TIMEOUT,
         **app_options: Any,
@@ -142,13 +158,14 @@ class McpProxy:
         #: 2026-07-28 front calls waiting for the client's next round (bounded, expiring).
         self.parked = ParkedCalls(max_calls=max_parked_calls, timeout=parked_call_timeout)
         self.backend_protocol_mode = backend_protocol_mode
-        self._factory = client_factory(backend)
+        self._factory = client_factory(backend, inherit_environment=inherit_environment)
         self.request_timeout = backend_request_timeout
         described = describe_backend(backend)
         self.pool = BackendPool(
             self._new_client,
             max_sessions=max_backend_sessions,
             idle_timeout=backend_idle_timeout,
+            connect_timeout=backend_connect_timeout,
             label=f"{name}: {described}" if name and described else name or described,
         )
         self._fixed_name = name
@@ -156,10 +173,13 @@ class McpProxy:
         self.app = McpServerApp(name=name or "mcpkit-proxy", **app_options)
         self.app.lifespan(self._lifespan)
         self._background: set[asyncio.Task[Any]] = set()
-        #: Calls whose front client lacked a capability the backend asked for, by owner.
-        self._refusals: dict[int, MissingCapabilityError] = {}
+        #: Calls whose front client could not take a request the backend made, by owner:
+        #: the call fails with that refusal, whatever the backend made of it.
+        self._refusals: dict[int, ProtocolError] = {}
         #: Front subscriptions mirrored at the backend connections.
         self.subscriptions = BackendSubscriptions(self.app.subscriptions, self.pool, self._spawn)
+        #: The backend's lists, read into the front catalog.
+        self.lists = BackendLists(self.pool, self._set_kind)
 
     # backend clients --------------------------------------------------------------------
 
@@ -182,7 +202,7 @@ class McpProxy:
         def list_changed(kind: str) -> None:
             # Read from the connection that announced it: a stdio backend is one process
             # per connection, and only that one has changed.
-            self._spawn(self._refresh(kind, connection))
+            self._spawn(self.lists.refresh(kind, connection))
 
         async def resource_updated(uri: Any) -> None:
             if isinstance(uri, str):
@@ -193,13 +213,14 @@ class McpProxy:
             "elicitation": ("elicitation_handler", elicitation),
             "roots": ("roots", roots),
         }
+        # Declared only where a front client can answer: the shared connection has none.
         declared = connection.front_capabilities
         return self._factory(
             client_name="mcpkit-proxy",
             **{
                 option: handler
                 for capability, (option, handler) in handlers.items()
-                if declared is None or capability in declared
+                if capability in declared
             },
             logging_handler=log,
             on_list_changed=list_changed,
@@ -212,16 +233,22 @@ class McpProxy:
     async def _ask_front(
         self, connection: BackendConnection, method: str, params: dict[str, Any] | None
     ) -> dict[str, Any]:
-        """Put the backend's own request to the front client of the newest call. A front
-        client without the capability it needs gets -32021 for its call, as from a direct
-        server (the backend hears the same refusal, whatever it then makes of it)."""
-        if not connection.active:
-            raise InvalidRequestError(f"{method} outside a call: no front client to ask")
-        owner = connection.active[-1]
-        front = owner.ctx if isinstance(owner, ParkedCall) else owner
+        """Put the backend's own request to the client of the front call it belongs to
+        (``_routing``); refused when no single call can be told. A front client without
+        the capability it needs gets -32021 for its call, as from a direct server (the
+        backend hears the same refusal, whatever it then makes of it); a stateless one is
+        told the server cannot ask it anything."""
+        owner = owner_of(connection)
+        if owner is None:
+            raise unowned(method, connection)
+        front = front_of(owner)
         capability = _CAPABILITY_OF.get(method)
-        if front is not None and capability and capability not in front.client_capabilities:
+        refusal: ProtocolError | None = None
+        if capability and is_stateless(front):
+            refusal = stateless_refusal(capability)
+        elif front is not None and capability and capability not in front.client_capabilities:
             refusal = MissingCapabilityError(capability)
+        if refusal is not None:
             self._refusals[id(owner)] = refusal
             raise refusal
         if isinstance(owner, ParkedCall):  # a 2026-07-28 front: asked in its next round
@@ -237,11 +264,12 @@ class McpProxy:
 
     @staticmethod
     async def _forward_log(connection: BackendConnection, params: dict[str, Any]) -> None:
-        if not connection.active:
-            return
-        owner = connection.active[-1]
-        ctx = owner.ctx if isinstance(owner, ParkedCall) else owner
+        """Send the backend's log message to the client of the call it belongs to; one no
+        single call can be told goes to nobody (``_routing``)."""
+        owner = owner_of(connection)
+        ctx = front_of(owner) if owner is not None else None
         if ctx is None:
+            logger.debug("a backend log message no single front call owns was dropped")
             return
         session = ctx.binding.session
         level = params.get("level")
@@ -254,11 +282,23 @@ class McpProxy:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _connection_for(self, ctx: McpToolContext | None) -> BackendConnection:
-        session = ctx.binding.session if ctx is not None else None
-        if session is None or session.modern or session.ephemeral:
-            return self.pool.shared
-        return await self.pool.for_session(session.key, ctx.client_capabilities if ctx else None)
+    async def _backend_is_modern(self) -> bool:
+        return (await self.pool.shared.client()).era is Era.MODERN
+
+    @contextlib.asynccontextmanager
+    async def _connection(self, ctx: McpToolContext) -> AsyncIterator[BackendConnection]:
+        """The backend connection ``ctx``'s call runs on (``_pool``): its handshake-era
+        front session's; the shared one for a 2026-07-28 backend; else one leased for this
+        call alone, so that what the backend asks or logs during it reaches only its client."""
+        session = ctx.binding.session
+        if session is not None and not session.modern and not session.ephemeral:
+            yield await self.pool.for_session(session.key, declared_capabilities(ctx))
+        elif await self._backend_is_modern():
+            yield self.pool.shared
+        else:
+            declared = STATELESS_DECLARED if is_stateless(ctx) else declared_capabilities(ctx)
+            async with self.pool.lease(principal_of(ctx), declared) as connection:
+                yield connection
 
     async def forward(
         self,
@@ -266,27 +306,24 @@ class McpProxy:
         method: str,
         params: dict[str, Any],
     ) -> Any:
-        """Send ``method`` to the backend connection of ``ctx``'s front session, progress
-        and the backend's own requests relayed; a backend error is re-raised as is. A
-        2026-07-28 front call the backend asks input of stays running between the rounds
+        """Send ``method`` to the backend connection of ``ctx``'s call, progress and the
+        backend's own requests relayed; a backend error is re-raised as is. A 2026-07-28
+        front call the backend asks input of stays running between the rounds
         (``ParkedCalls``)."""
-        connection = await self._connection_for(ctx)
         if ctx is None:
-            return await self._call_backend(connection, None, _request_of(method, params, None))
+            request = _request_of(method, params, None)
+            return await self._call_backend(self.pool.shared, None, request)
         front = ctx
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
             await front.report_progress(value, total, message)
 
         wanted = progress if ctx.progress_token is not None else None
-        if method in _ROUND_TRIP_METHODS and (await connection.client()).era is Era.MODERN:
-            return await self._call_backend(
-                connection,
-                ctx,
-                partial(relay_rounds, ctx=ctx, method=method, params=params, progress=wanted),
-            )
+        if method in _ROUND_TRIP_METHODS and await self._backend_is_modern():
+            rounds = partial(relay_rounds, ctx=ctx, method=method, params=params, progress=wanted)
+            return await self._call(ctx, ctx, rounds)
         if not ctx.binding.modern or method not in _ROUND_TRIP_METHODS:
-            return await self._call_backend(connection, ctx, _request_of(method, params, wanted))
+            return await self._call(ctx, ctx, _request_of(method, params, wanted))
         state = ctx.request_state
         if state is not None:
             return await self.parked.run_round(self.parked.resume(state), ctx)
@@ -299,21 +336,25 @@ class McpProxy:
 
         async def work() -> Any:
             relayed = parked_progress if ctx.progress_token is not None else None
-            return await self._call_backend(
-                connection, holder[0], _request_of(method, params, relayed)
-            )
+            return await self._call(ctx, holder[0], _request_of(method, params, relayed))
 
         call = self.parked.start(work())
         holder.append(call)
         return await self.parked.run_round(call, ctx)
 
+    async def _call(
+        self, ctx: McpToolContext, owner: Owner, call: Callable[[McpClient], Awaitable[Any]]
+    ) -> Any:
+        async with self._connection(ctx) as connection:
+            return await self._call_backend(connection, owner, call)
+
     async def _call_backend(
         self,
         connection: BackendConnection,
-        owner: McpToolContext | ParkedCall | None,
+        owner: Owner | None,
         call: Callable[[McpClient], Awaitable[Any]],
     ) -> Any:
-        if owner is not None:
+        if owner is not None:  # before connecting: a backend asks for roots at its start
             connection.active.append(owner)
         try:
             raw = await connection.run(call)
@@ -337,81 +378,40 @@ class McpProxy:
             self.app.name = info.server_info.name
             self.app.version = info.server_info.version
             self.app.instructions = info.instructions
-        for kind in ("tools", "prompts", "resources"):
-            await self._refresh(kind)
-        follower = asyncio.ensure_future(self._follow_changes())
+        await self.lists.refresh_all()
+        follower = asyncio.ensure_future(self.lists.follow_changes())
+        reaper = asyncio.ensure_future(self._close_idle_backends())
         try:
             yield
         finally:
             follower.cancel()
-            await asyncio.gather(follower, return_exceptions=True)
+            reaper.cancel()
+            await asyncio.gather(follower, reaper, return_exceptions=True)
             self.subscriptions.close()
             for task in list(self._background):
                 task.cancel()
             self.parked.drop_all()
             await self.pool.aclose()
 
-    async def _follow_changes(self) -> None:
-        """A 2026-07-28 backend tells of list changes only inside a ``subscriptions/listen``:
-        keep one open on the shared connection (its notes reach ``list_changed`` through the
-        client's callback), opened again after the connection is remade, the lists re-read
-        then (what changed meanwhile was told to nobody)."""
-        reopened = False
-        delay = LISTEN_RETRY_DELAY
+    async def _close_idle_backends(self) -> None:
+        """Close the backend connections left unused (the pool also does at each use)."""
         while True:
-            try:
-                client = await self.pool.shared.client()
-                if client.era is not Era.MODERN:
-                    return  # the handshake era sends them unasked
-                async with client.listen(
-                    tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
-                ) as stream:
-                    delay = LISTEN_RETRY_DELAY
-                    if reopened:
-                        for kind in ("tools", "prompts", "resources"):
-                            await self._refresh(kind)
-                    async for _note in stream:
-                        pass
-            except McpCallError as exc:  # the backend refuses it: nothing will be told
-                logger.warning("the backend's subscriptions/listen failed: %s", exc.message)
-                return
-            except Exception:
-                logger.debug("the backend's subscriptions/listen ended", exc_info=True)
-            reopened = True
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 30.0)  # a backend that stays down is not restarted each time
+            await asyncio.sleep(self.pool.idle_timeout / 2)
+            await self.pool.close_idle()
 
-    async def _list(
-        self, method: str, key: str, connection: BackendConnection
-    ) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        cursor: str | None = None
-        for _ in range(DEFAULT_MAX_BACKEND_PAGES):
-            params = {"cursor": cursor} if cursor else {}
-            page = await connection.run(partial(_request, method=method, params=params))
-            items.extend(item for item in page.get(key, []) if isinstance(item, dict))
-            cursor = page.get("nextCursor")
-            if not cursor:
-                break
-        return items
-
-    async def _refresh(self, kind: str, connection: BackendConnection | None = None) -> None:
-        """Re-read one of the backend's lists (from ``connection``, the shared one by
-        default) into the front catalog."""
-        source = connection or self.pool.shared
-        try:
-            if kind == "tools":
-                self._set_tools(await self._list("tools/list", "tools", source))
-            elif kind == "prompts":
-                self._set_prompts(await self._list("prompts/list", "prompts", source))
-            elif kind == "resources":
-                resources = await self._list("resources/list", "resources", source)
-                templates = await self._list(
-                    "resources/templates/list", "resourceTemplates", source
-                )
-                self._set_resources(resources, templates)
-        except ProtocolError as exc:
-            logger.warning("could not read the backend's %s: %s", kind, exc.message)
+    def _set_kind(
+        self,
+        kind: str,
+        listed: list[dict[str, Any]],
+        templates: list[dict[str, Any]],
+        completes: bool,
+    ) -> None:
+        if kind == "tools":
+            self._set_tools(listed)
+        elif kind == "prompts":
+            self._set_prompts(listed, completes=completes)
+        elif kind == "resources":
+            self._set_resources(listed, templates, completes=completes)
 
     def _set_tools(self, tools: list[dict[str, Any]]) -> None:
         catalog = self.app.catalog
@@ -451,7 +451,7 @@ class McpProxy:
 
         return call_backend_tool
 
-    def _set_prompts(self, prompts: list[dict[str, Any]]) -> None:
+    def _set_prompts(self, prompts: list[dict[str, Any]], *, completes: bool) -> None:
         catalog = self.app.catalog
         wanted = {p["name"]: p for p in prompts if isinstance(p.get("name"), str)}
         for entry in catalog.list_prompts():
@@ -484,7 +484,8 @@ class McpProxy:
             existing = catalog.get_prompt(name)
             if _changed(existing, entry):
                 catalog.register_prompt(entry)
-            catalog.register_completion(self._completion("ref/prompt", name, "name"))
+            if completes:  # only a backend offering completions is asked for them
+                catalog.register_completion(self._completion("ref/prompt", name, "name"))
 
     def _completion(self, ref_type: str, ref: str, key: str) -> CompletionEntry:
         async def complete_on_backend(
@@ -509,7 +510,7 @@ class McpProxy:
         )
 
     def _set_resources(
-        self, resources: list[dict[str, Any]], templates: list[dict[str, Any]]
+        self, resources: list[dict[str, Any]], templates: list[dict[str, Any]], *, completes: bool
     ) -> None:
         catalog = self.app.catalog
         by_uri = {r["uri"]: r for r in resources if isinstance(r.get("uri"), str)}
@@ -578,5 +579,5 @@ class McpProxy:
         for completion in list(catalog.list_completions()):
             if completion.ref_type == "ref/resource":
                 catalog.unregister_completion(completion)
-        for uri_template in by_template:
+        for uri_template in by_template if completes else ():
             catalog.register_completion(self._completion("ref/resource", uri_template, "uri"))

@@ -11,11 +11,23 @@ import asyncio
 import logging
 from typing import Any
 
+from mcpkit.client import McpClient
 from mcpkit.protocol._versions import Era
-from mcpkit.proxy._backend import BackendConnection, BackendPool
+from mcpkit.proxy._backend import BackendConnection
+from mcpkit.proxy._pool import BackendPool
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 
 logger = logging.getLogger("mcpkit.proxy")
+
+
+def _subscribable(client: McpClient) -> bool:
+    """Whether a handshake-era backend declared ``resources.subscribe`` (one resumed
+    without an ``initialize`` result is taken to)."""
+    info = client.server_info
+    if info is None:
+        return True
+    resources = getattr(info.capabilities, "resources", None)
+    return bool(getattr(resources, "subscribe", False))
 
 
 class BackendSubscriptions:
@@ -68,8 +80,12 @@ class BackendSubscriptions:
 
     async def _backend_request(self, connection: BackendConnection, method: str, uri: str) -> None:
         try:
-            if (await connection.client()).era is Era.MODERN:
+            client = await connection.client()
+            if client.era is Era.MODERN:
                 self._relisten(connection)
+                return
+            if not _subscribable(client):  # only negotiated capabilities are used
+                logger.debug("the backend offers no resource subscriptions: %s not sent", method)
                 return
             await connection.run(lambda client: client.request(method, {"uri": uri}))
         except asyncio.CancelledError:

@@ -1,0 +1,162 @@
+"""The backend connections one proxy keeps, and which front calls run on which.
+
+- The **shared** connection: the catalog, completions, and every call to a 2026-07-28
+  backend (whose requests to the client come back in each call's own result, and which
+  is told each call's client capabilities in it).
+- One per **handshake-era front session**, made on its first call: the backend sees one
+  client per front client, as if each had started it.
+- One per **running call** of a 2026-07-28 or stateless front client to a handshake-era
+  backend, *leased* for that call alone: what the backend asks or logs during it can only
+  be that call's. Once the call ends it is kept idle for the next call of the same
+  principal (the bearer token's client and subject; every anonymous caller is one
+  principal) with the same client capabilities.
+
+At most ``max_sessions`` besides the shared one: past it the least recently used idle one
+is closed, and when every one is running a call the front call fails (``BackendBusyError``)
+rather than close one under another user's call. Idle ones close after ``idle_timeout``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+
+from mcpkit.client import McpClient
+from mcpkit.proxy._backend import (
+    DEFAULT_BACKEND_CONNECT_TIMEOUT,
+    DEFAULT_BACKEND_IDLE_TIMEOUT,
+    DEFAULT_MAX_BACKEND_SESSIONS,
+    BackendBusyError,
+    BackendConnection,
+)
+
+
+class BackendPool:
+    """The shared connection, the front sessions' and the leased ones (module docstring)."""
+
+    def __init__(
+        self,
+        make: Callable[[BackendConnection], McpClient],
+        *,
+        max_sessions: int = DEFAULT_MAX_BACKEND_SESSIONS,
+        idle_timeout: float = DEFAULT_BACKEND_IDLE_TIMEOUT,
+        connect_timeout: float = DEFAULT_BACKEND_CONNECT_TIMEOUT,
+        label: str = "",
+    ) -> None:
+        if max_sessions < 1:
+            raise ValueError("max_backend_sessions must be at least 1")
+        if idle_timeout <= 0:
+            raise ValueError("backend_idle_timeout must be positive")
+        if connect_timeout <= 0:
+            raise ValueError("backend_connect_timeout must be positive")
+        self._make = make
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.connect_timeout = connect_timeout
+        self.label = label
+        self.shared = self._connection((), None)
+        #: Front session key -> its connection, least recently used first.
+        self._sessions: dict[str, BackendConnection] = {}
+        #: Leased connections running a call, and idle ones kept for reuse (oldest first).
+        self._leased: set[BackendConnection] = set()
+        self._spare: list[BackendConnection] = []
+        self._closed = False
+
+    def __len__(self) -> int:
+        """The connections kept besides the shared one."""
+        return len(self._sessions) + len(self._leased) + len(self._spare)
+
+    def _connection(self, capabilities: Iterable[str], party: str | None) -> BackendConnection:
+        return BackendConnection(
+            self._make,
+            self.label,
+            connect_timeout=self.connect_timeout,
+            capabilities=capabilities,
+            party=party,
+        )
+
+    def existing(self, key: str) -> BackendConnection | None:
+        """The connection of front session ``key``, if it has one now."""
+        return self._sessions.get(key)
+
+    async def for_session(
+        self, key: str | None, capabilities: Iterable[str] = ()
+    ) -> BackendConnection:
+        """The connection of front session ``key`` (the shared one for None); a new one
+        declares the front client's ``capabilities`` to the backend."""
+        if key is None:
+            return self.shared
+        await self.close_idle()
+        connection = self._sessions.pop(key, None)
+        if connection is None:
+            await self._make_room()
+            connection = self._connection(capabilities, f"session:{key}")
+        self._sessions[key] = connection  # most recently used last
+        return connection
+
+    @contextlib.asynccontextmanager
+    async def lease(
+        self, principal: str, capabilities: Iterable[str] = ()
+    ) -> AsyncIterator[BackendConnection]:
+        """A connection for one call of ``principal`` alone, declaring ``capabilities``:
+        an idle one of theirs with the same capabilities, else a new one."""
+        await self.close_idle()
+        declared = frozenset(capabilities)
+        party = f"principal:{principal}"
+        connection = next(
+            (c for c in self._spare if c.party == party and c.front_capabilities == declared),
+            None,
+        )
+        if connection is not None:
+            self._spare.remove(connection)
+        else:
+            await self._make_room()
+            connection = self._connection(declared, party)
+        self._leased.add(connection)
+        try:
+            yield connection
+        finally:
+            self._leased.discard(connection)
+            await self._give_back(connection)
+
+    async def _give_back(self, connection: BackendConnection) -> None:
+        if self._closed or not connection.connected:
+            await connection.aclose()
+            return
+        connection.last_used = time.monotonic()
+        self._spare.append(connection)
+
+    async def _make_room(self) -> None:
+        """Close the least recently used idle connection when the pool is full; fail
+        (``BackendBusyError``) when every one runs a call."""
+        if len(self) < self.max_sessions:
+            return
+        if self._spare:
+            await self._spare.pop(0).aclose()
+            return
+        idle = next((key for key, c in self._sessions.items() if not c.active), None)
+        if idle is None:
+            raise BackendBusyError(
+                f"Too many backend connections in use: all {self.max_sessions} "
+                f"(max_backend_sessions={self.max_sessions}) are running calls; retry later"
+            )
+        await self._sessions.pop(idle).aclose()
+
+    async def close_idle(self) -> None:
+        """Close the connections unused for ``idle_timeout`` seconds (none runs a call)."""
+        cutoff = time.monotonic() - self.idle_timeout
+        idle = [key for key, c in self._sessions.items() if c.last_used < cutoff and not c.active]
+        closing = [self._sessions.pop(key) for key in idle]
+        closing += [c for c in self._spare if c.last_used < cutoff]
+        self._spare = [c for c in self._spare if c.last_used >= cutoff]
+        for connection in closing:  # taken out first: a call meanwhile makes a new one
+            await connection.aclose()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        connections = [self.shared, *self._sessions.values(), *self._leased, *self._spare]
+        self._sessions.clear()
+        self._spare.clear()
+        for connection in connections:
+            await connection.aclose()
