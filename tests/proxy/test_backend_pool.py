@@ -10,7 +10,7 @@ import pytest
 from mcpkit import McpServerApp
 from mcpkit.client import McpClient
 from mcpkit.proxy._backend import BackendConnection
-from mcpkit.proxy._pool import BackendPool
+from mcpkit.proxy._pool import SHARED_DECLARED, BackendPool
 
 
 def _pool(**bounds: float) -> tuple[BackendPool, list[McpClient]]:
@@ -108,7 +108,7 @@ async def test_a_lease_is_one_calls_alone_then_kept_for_the_same_principal_only(
         async with pool.lease("alice", []) as other_capabilities:
             assert other_capabilities not in (first, second, bobs)
         assert first.party == "principal:alice" and first.front_capabilities == {"sampling"}
-        assert pool.shared.front_capabilities == frozenset() and pool.shared.party is None
+        assert pool.shared.front_capabilities == SHARED_DECLARED and pool.shared.party is None
         await pool.aclose()
         assert all(client.session.closed for client in made)
 

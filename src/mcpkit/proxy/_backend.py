@@ -191,8 +191,8 @@ class BackendConnection:
         #: The front calls running on this connection, newest last.
         self.active: list[Any] = []
         #: The capabilities (``sampling``, ``elicitation``, ``roots``) declared to the
-        #: backend as the proxy's own: those of the front client it serves, none for the
-        #: shared connection (no front client is there to answer the backend's requests).
+        #: backend as the proxy's own: those of the front client it serves; for the shared
+        #: connection, those asked only within a call (``SHARED_DECLARED``).
         self.front_capabilities: frozenset[str] = frozenset(capabilities)
         #: Whose calls run on it: a front session, a principal; None: anyone's.
         self.party = party

@@ -31,6 +31,13 @@ from mcpkit.proxy._backend import (
     BackendConnection,
 )
 
+#: What the shared connection declares: what a backend asks only within a call, so that the
+#: catalog it reads is the one a capable client sees (a backend may list a tool only to
+#: clients that can sample). No handshake-era call runs on it (each has a connection of its
+#: own), and a request that came anyway is refused. Not roots: a backend may ask for those
+#: at any time, and nobody on the shared connection could answer.
+SHARED_DECLARED = frozenset({"sampling", "elicitation"})
+
 
 class BackendPool:
     """The shared connection, the front sessions' and the leased ones (module docstring)."""
@@ -55,7 +62,7 @@ class BackendPool:
         self.idle_timeout = idle_timeout
         self.connect_timeout = connect_timeout
         self.label = label
-        self.shared = self._connection((), None)
+        self.shared = self._connection(SHARED_DECLARED, None)
         #: Front session key -> its connection, least recently used first.
         self._sessions: dict[str, BackendConnection] = {}
         #: Leased connections running a call, and idle ones kept for reuse (oldest first).

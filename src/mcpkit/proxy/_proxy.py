@@ -213,7 +213,8 @@ class McpProxy:
             "elicitation": ("elicitation_handler", elicitation),
             "roots": ("roots", roots),
         }
-        # Declared only where a front client can answer: the shared connection has none.
+        # Declared only where a front client can answer (the shared connection: see
+        # SHARED_DECLARED).
         declared = connection.front_capabilities
         return self._factory(
             client_name="mcpkit-proxy",
