@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpkit import DirectoryResource, FileResource, McpCallError, McpClient, McpServerApp, mcp_tool
+from mcpkit._exceptions import ResourceNotFoundError
 from mcpkit.testing import connected
 from tests.http_server import serving
 
@@ -225,3 +226,52 @@ def test_bad_construction(tmp_path: Path) -> None:
         DirectoryResource(tmp_path / "f")
     with pytest.raises(TypeError, match="add_resource"):
         McpServerApp(noop).add_resource(object())
+
+
+# hardening: what a symlink leads to, not only its name --------------------------------------
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    """A root whose innocent names link to hidden files and directories inside it."""
+    root = tmp_path / "root"
+    (root / ".git").mkdir(parents=True)
+    (root / ".env").write_text("SECRET=1")
+    (root / ".git" / "config").write_text("[core] secret")
+    (root / "plain.txt").write_text("plain")
+    (tmp_path / "outside.txt").write_text("TOP SECRET")
+    os.symlink(root / ".env", root / "notes.txt")  # absolute target
+    os.symlink(".env", root / "relative.txt")  # relative target
+    os.symlink(root / ".git", root / "cfg")  # a directory
+    os.symlink(root / "plain.txt", root / "alias.txt")  # in the root, not hidden: served
+    os.symlink(tmp_path / "outside.txt", root / "away.txt")
+    return root
+
+
+@pytest.mark.parametrize("path", ["notes.txt", "relative.txt", "cfg/config", "away.txt"])
+async def test_a_link_to_a_hidden_or_outside_file_is_not_served(linked: Path, path: str) -> None:
+    app, _ = make_app(linked)
+    async with connected(app) as client:
+        with pytest.raises(McpCallError) as caught:
+            await client.read_resource(PREFIX + path)
+        assert caught.value.code == -32002
+        assert "SECRET" not in f"{caught.value} {caught.value.data}"
+
+
+async def test_links_to_hidden_files_are_not_listed(linked: Path) -> None:
+    app, directory = make_app(linked)
+    async with connected(app) as client:
+        listed = sorted(r.uri for r in await client.list_resources())
+        assert listed == [PREFIX + "alias.txt", PREFIX + "plain.txt"]
+        assert (await client.read_resource(PREFIX + "alias.txt")).contents[0].text == "plain"
+    with pytest.raises(ResourceNotFoundError):
+        directory.locate("notes.txt")
+
+
+async def test_include_hidden_serves_what_the_links_lead_to(linked: Path) -> None:
+    app, _ = make_app(linked, include_hidden=True)
+    async with connected(app) as client:
+        assert (await client.read_resource(PREFIX + "notes.txt")).contents[0].text == "SECRET=1"
+        with pytest.raises(McpCallError) as caught:  # leaving the root: refused all the same
+            await client.read_resource(PREFIX + "away.txt")
+        assert caught.value.code == -32002

@@ -226,7 +226,10 @@ class HttpServer:
         assert self.proc.stderr is not None
         self.stderr = self.proc.stderr
         banner = past_the_gate_warning(self.stderr).decode()
-        assert banner.startswith("mcpkit: serving"), banner
+        if not banner.startswith("mcpkit: serving"):
+            self.proc.kill()  # a failed start leaves no server behind
+            self.proc.wait(10)
+            raise AssertionError(f"no banner: {banner!r}")
         self.url = banner.split(" on ", 1)[1].strip()
         self.headers = {"accept": "application/json, text/event-stream"}
 

@@ -3,7 +3,8 @@
 Server side: ``BearerAuthConfig`` (set as ``StreamableHttpServerOptions.bearer_auth``)
 gates every HTTP transport and serves the protected-resource metadata; ``JwtVerifier`` is
 a ready token verifier, ``IntrospectionVerifier`` (RFC 7662) and ``OidcVerifier`` (keys
-found by OpenID discovery) two more; DPoP (RFC 9449) proofs and nonces are checked when enabled. The
+found by OpenID discovery) two more; DPoP (RFC 9449) proofs and nonces are checked when enabled,
+their state shared by a server's instances through ``RedisDPoPState``. The
 identity of an accepted request is an ``AuthInfo``. ``HostAuth`` puts a host application's
 own check (FastAPI, Starlette, Lauren) in front of a mounted MCP app instead.
 
@@ -37,6 +38,8 @@ _LAZY = {
         "access_token_hash",
         "jwk_thumbprint",
     ),
+    "mcpkit.auth._dpop_state": ("DPoPStateStore", "LocalDPoPState", "RedisDPoPState"),
+    "mcpkit.auth._dpop_sqlite": ("FileDPoPState",),
     "mcpkit.auth._host": ("HostAuth", "HostVerifier"),
     "mcpkit.auth._jwt": ("JwksCache", "JwksError", "JwtVerifier"),
     "mcpkit.auth._introspection": ("IntrospectionVerifier",),
@@ -57,6 +60,8 @@ if TYPE_CHECKING:
         access_token_hash,
         jwk_thumbprint,
     )
+    from mcpkit.auth._dpop_sqlite import FileDPoPState
+    from mcpkit.auth._dpop_state import DPoPStateStore, LocalDPoPState, RedisDPoPState
     from mcpkit.auth._host import HostAuth, HostVerifier
     from mcpkit.auth._introspection import IntrospectionVerifier
     from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
@@ -78,14 +83,18 @@ __all__ = [
     "DPoPProof",
     "DPoPProofFactory",
     "DPoPProofVerifier",
+    "DPoPStateStore",
+    "FileDPoPState",
     "HostAuth",
     "HostVerifier",
     "IntrospectionVerifier",
     "JwksCache",
     "JwksError",
     "JwtVerifier",
+    "LocalDPoPState",
     "OAuthError",
     "OidcVerifier",
+    "RedisDPoPState",
     "VerifierUnavailableError",
     "access_token_hash",
     "build_challenge",

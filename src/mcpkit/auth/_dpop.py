@@ -17,9 +17,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
 from joserfc import jws
@@ -51,6 +51,9 @@ DEFAULT_DPOP_CLOCK_SKEW = 30.0
 DEFAULT_REPLAY_CACHE_SIZE = 100_000
 #: Seconds one server nonce is current; it is still accepted for one more period after.
 DEFAULT_NONCE_LIFETIME = 300.0
+#: Periods a nonce key from a shared store is kept for: its own, the next (its nonces are
+#: still accepted) and one of margin. Also how many such keys one manager holds at once.
+NONCE_KEY_PERIODS = 3
 #: Largest proof accepted, in bytes.
 MAX_PROOF_BYTES = 8 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -143,15 +146,16 @@ class ReplayCache:
         self._seen: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
-    def add(self, key: str) -> bool:
-        """Record ``key``; False when it was already there (a replay)."""
+    def add(self, key: str, ttl: float | None = None) -> bool:
+        """Record ``key`` for ``ttl`` seconds (the cache's own by default); False when it
+        was already there (a replay)."""
         now = self.clock()
         with self._lock:
             self._purge(now)
             expires = self._seen.get(key)
             if expires is not None and expires > now:
                 return False
-            self._seen[key] = now + self.ttl
+            self._seen[key] = now + (self.ttl if ttl is None else ttl)
             self._seen.move_to_end(key)
             while len(self._seen) > self.max_entries:
                 self._seen.popitem(last=False)
@@ -169,13 +173,26 @@ class ReplayCache:
         return len(self._seen)
 
 
+class NonceKeys(Protocol):
+    """Where the key of each nonce period comes from when several instances share them (a
+    ``DPoPStateStore``): the first instance to ask makes it, every other one reads it."""
+
+    def nonce_key(self, period: int, ttl: float) -> Awaitable[bytes]: ...
+
+
 class DPoPNonceManager:
     """Server-provided nonces (RFC 9449 §8-9) that rotate every ``lifetime`` seconds.
 
-    Nonces are stateless: the rotation period's number, MACed with a secret, so every
-    worker sharing ``secret`` accepts the others' nonces. The current nonce and the one
-    before it are accepted (a client that fetched a nonce just before the rotation is not
-    bounced); anything older is answered with ``use_dpop_nonce`` and a fresh one.
+    A nonce is the rotation period's number, MACed with that period's key: ``secret`` for
+    every period, or (``keys``) a key per period held in a store every instance shares, so
+    each worker accepts the nonces the others issue and a key serves three periods at most.
+    The current nonce and the one before it are accepted (a client that fetched a nonce
+    just before the rotation is not bounced), and the next one (another instance whose
+    clock is a little ahead rotated first); anything else is answered with
+    ``use_dpop_nonce`` and a fresh one.
+
+    ``issue()`` and ``accepts()`` work with either; the synchronous ``current()``,
+    ``is_valid()`` and ``is_current()`` only with a ``secret`` (nothing to fetch).
     """
 
     def __init__(
@@ -183,51 +200,101 @@ class DPoPNonceManager:
         lifetime: float = DEFAULT_NONCE_LIFETIME,
         secret: bytes | None = None,
         clock: Clock = time.time,
+        *,
+        keys: NonceKeys | None = None,
     ) -> None:
         if lifetime <= 0:
             raise ValueError("nonce lifetime must be positive")
+        if secret is not None and keys is not None:
+            raise ValueError("give a nonce secret or a shared key store, not both")
         self.lifetime = lifetime
         self.clock = clock
-        self._secret = secret or secrets.token_bytes(32)
+        self._keys = keys
+        self._secret = None if keys is not None else (secret or secrets.token_bytes(32))
+        #: Keys fetched from ``keys`` by period, oldest first; at most NONCE_KEY_PERIODS.
+        self._fetched: OrderedDict[int, bytes] = OrderedDict()
 
     def _period(self) -> int:
         return int(self.clock() // self.lifetime)
 
-    def _make(self, period: int) -> str:
+    @staticmethod
+    def _make(period: int, key: bytes) -> str:
         raw = period.to_bytes(8, "big", signed=True)
-        mac = hmac.new(self._secret, raw, hashlib.sha256).digest()[:16]
+        mac = hmac.new(key, raw, hashlib.sha256).digest()[:16]
         return b64url(raw + mac)
 
-    def current(self) -> str:
-        """The nonce clients should use now (it changes every period)."""
-        return self._make(self._period())
-
-    def _period_of(self, nonce: str) -> int | None:
+    @staticmethod
+    def _claimed_period(nonce: str | None) -> int | None:
+        """The period a well-formed nonce names (its MAC not checked yet)."""
+        if not nonce or len(nonce) > 64:
+            return None
         try:
             raw = base64.urlsafe_b64decode(nonce + "=" * (-len(nonce) % 4))
         except (ValueError, TypeError):
             return None
         if len(raw) != 24:
             return None
-        period = int.from_bytes(raw[:8], "big", signed=True)
-        if not hmac.compare_digest(self._make(period), nonce):
-            return None
-        return period
+        return int.from_bytes(raw[:8], "big", signed=True)
+
+    def _in_window(self, period: int) -> bool:
+        return -1 <= self._period() - period <= 1
+
+    async def _key(self, period: int) -> bytes:
+        if self._secret is not None:
+            return self._secret
+        key = self._fetched.get(period)
+        if key is None:
+            assert self._keys is not None
+            key = await self._keys.nonce_key(period, self.lifetime * NONCE_KEY_PERIODS)
+            self._fetched[period] = key
+            while len(self._fetched) > NONCE_KEY_PERIODS:
+                self._fetched.popitem(last=False)
+        return key
+
+    async def issue(self) -> str:
+        """The nonce clients should use now (it changes every period)."""
+        period = self._period()
+        return self._make(period, await self._key(period))
+
+    async def accepts(self, nonce: str | None) -> bool:
+        """Whether ``nonce`` was issued, by this instance or one sharing its keys, in the
+        previous, the current or the next period."""
+        period = self._claimed_period(nonce)
+        if period is None or not self._in_window(period):
+            return False
+        assert nonce is not None
+        return hmac.compare_digest(self._make(period, await self._key(period)), nonce)
+
+    def _static_secret(self) -> bytes:
+        if self._secret is None:
+            raise RuntimeError("these nonces' keys are in a shared store: use issue()/accepts()")
+        return self._secret
+
+    def current(self) -> str:
+        """The nonce clients should use now (with a ``secret`` only)."""
+        return self._make(self._period(), self._static_secret())
 
     def is_valid(self, nonce: str | None) -> bool:
-        """Whether ``nonce`` was issued by this manager in the current or the previous period."""
-        if not nonce or len(nonce) > 64:
+        """``accepts`` without awaiting (with a ``secret`` only)."""
+        period = self._claimed_period(nonce)
+        if period is None or not self._in_window(period):
             return False
-        period = self._period_of(nonce)
-        return period is not None and 0 <= self._period() - period <= 1
+        assert nonce is not None
+        return hmac.compare_digest(self._make(period, self._static_secret()), nonce)
 
     def is_current(self, nonce: str | None) -> bool:
-        """Whether ``nonce`` is the one of the current period."""
+        """Whether ``nonce`` is the one of the current period (with a ``secret`` only)."""
         return bool(nonce) and nonce == self.current()
 
 
 class DPoPProofVerifier:
-    """Checks DPoP proofs as RFC 9449 §4.3 lists, refusing replays of a ``jti``."""
+    """Checks DPoP proofs as RFC 9449 §4.3 lists, refusing replays of a ``jti``.
+
+    ``check()`` is every check but the replay one, which needs state: ``verify()`` adds it
+    with this verifier's own ``replays`` cache. The HTTP gate calls ``check()``, and records
+    the proof (``replay_key``, ``replay_ttl``) in the store every instance shares, once the
+    token it binds is verified.
+    """
 
     def __init__(
         self,
@@ -252,8 +319,27 @@ class DPoPProofVerifier:
     def verify(
         self, proof: str, *, method: str, url: str, access_token: str | None = None
     ) -> DPoPProof:
-        """The checked proof, or ``DPoPError``. ``url`` is the request URI as the server
-        sees it (its query and fragment are ignored)."""
+        """The checked proof, or ``DPoPError``, its ``jti`` recorded to refuse a replay.
+        ``url`` is the request URI as the server sees it (its query and fragment are
+        ignored). The nonce (when this verifier has ``nonces``) is checked too."""
+        checked = self.check(proof, method=method, url=url, access_token=access_token)
+        if self.nonces is not None and not self.nonces.is_valid(checked.nonce):
+            raise DPoPError("a current DPoP nonce is required", "use_dpop_nonce")
+        if not self.replays.add(replay_key(checked), self.replay_ttl(checked)):
+            raise DPoPError("DPoP proof was already used (jti replay)")
+        return checked
+
+    def replay_ttl(self, proof: DPoPProof) -> float:
+        """Seconds ``proof`` must stay recorded: until its ``iat`` falls out of the
+        acceptance window, plus the skew allowed (the instances' clocks may differ by it)."""
+        remaining = proof.iat + self.max_age + self.clock_skew - self.clock()
+        return max(0.0, remaining) + self.clock_skew
+
+    def check(
+        self, proof: str, *, method: str, url: str, access_token: str | None = None
+    ) -> DPoPProof:
+        """The proof, checked but for its nonce and a replay (``verify`` does both), or
+        ``DPoPError``."""
         if not proof or len(proof) > MAX_PROOF_BYTES:
             raise DPoPError("DPoP proof missing or too large")
         try:
@@ -311,12 +397,6 @@ class DPoPProofVerifier:
             ):
                 raise DPoPError("DPoP proof ath does not match the access token")
         nonce = claims.get("nonce")
-        if self.nonces is not None and not self.nonces.is_valid(
-            nonce if isinstance(nonce, str) else None
-        ):
-            raise DPoPError("a current DPoP nonce is required", "use_dpop_nonce")
-        if not self.replays.add(jti):
-            raise DPoPError("DPoP proof was already used (jti replay)")
         return DPoPProof(
             jkt=key.thumbprint(),
             jti=jti,
@@ -327,6 +407,13 @@ class DPoPProofVerifier:
             ath=ath if isinstance(ath, str) else None,
             jwk=jwk,
         )
+
+
+def replay_key(proof: DPoPProof) -> str:
+    """What a replay of ``proof`` is recognized by: its ``jti`` under its key's thumbprint,
+    hashed to a fixed length (a stored entry's size does not depend on the client)."""
+    material = f"{proof.jkt} {proof.jti}".encode()
+    return hashlib.sha256(material).hexdigest()
 
 
 class DPoPProofFactory:
@@ -390,8 +477,10 @@ __all__ = [
     "DPoPProof",
     "DPoPProofFactory",
     "DPoPProofVerifier",
+    "NonceKeys",
     "ReplayCache",
     "access_token_hash",
     "jwk_thumbprint",
     "normalize_htu",
+    "replay_key",
 ]

@@ -6,8 +6,10 @@ WebSocket upgrade) is checked before any session handling:
 
 * no ``Authorization`` header, or not ``Bearer <token>`` → 401 with a challenge naming
   the protected-resource metadata (``resource_metadata``) and the scopes needed;
-* ``verify`` says ``ok=False``, or the token's audience is not ``expected_resource`` →
-  401 ``error="invalid_token"``;
+* more than one ``Authorization`` header → 400 ``error="invalid_request"`` (which one
+  counts would depend on who reads them);
+* ``verify`` says ``ok=False``, or the token's audience is not ``expected_resource`` (by
+  default the configured ``resource``) → 401 ``error="invalid_token"``;
 * the token lacks one of ``required_scopes`` → 403 ``error="insufficient_scope"`` with
   ``scope`` listing them all;
 * ``verify`` raises ``VerifierUnavailableError`` (it could not reach its authorization
@@ -18,7 +20,11 @@ With ``enable_dpop`` the token must come as ``Authorization: DPoP <token>`` with
 proof (RFC 9449) bound to it; the challenge scheme is ``DPoP`` and carries ``algs``; every
 refusal carries a ``DPoP-Nonce``. A proof without the current server nonce is answered
 401 ``error="use_dpop_nonce"``. Accepted requests whose nonce has been rotated out get the
-new one in a ``DPoP-Nonce`` response header.
+new one in a ``DPoP-Nonce`` response header. A proof is recorded (to refuse its replay)
+only once the token it is bound to is accepted, so requests without a valid token cannot
+push the proofs of those with one out of the bounded record. Nonce keys and recorded proofs
+live in ``dpop_store``, shared by every instance (``RedisDPoPState`` on the server's Redis
+when it has one): a nonce one worker issued is accepted by any, a proof by one only.
 
 The protected-resource metadata (RFC 9728) is served without auth at
 ``/.well-known/oauth-protected-resource`` and at the path-suffixed
@@ -46,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcpkit._exceptions import StoreUnavailableError
 from mcpkit.auth._challenge import build_challenge
 from mcpkit.auth._dpop import (
     DEFAULT_DPOP_ALGORITHMS,
@@ -55,10 +62,13 @@ from mcpkit.auth._dpop import (
     DEFAULT_REPLAY_CACHE_SIZE,
     DPoPError,
     DPoPNonceManager,
+    DPoPProof,
     DPoPProofVerifier,
+    replay_key,
 )
+from mcpkit.auth._dpop_state import DPoPStateStore, LocalDPoPState
 from mcpkit.auth._types import AuthInfo, AuthResult
-from mcpkit.auth._unavailable import VerifierUnavailableError
+from mcpkit.auth._unavailable import DEFAULT_RETRY_AFTER, VerifierUnavailableError
 from mcpkit.protocol._jsonrpc import encode_json
 
 logger = logging.getLogger("mcpkit.auth")
@@ -84,10 +94,12 @@ class BearerAuthConfig:
     Host header. Set them (or ``public_url``) behind a proxy.
 
     ``required_scopes``: every one must be granted (``scope_check(granted, required)``
-    decides "granted" when scopes form a hierarchy). ``expected_resource``: the token's
-    audience must include it (compared with scheme and host case-folded, default port and
-    trailing slash dropped) while ``validate_token_resource`` is on; tokens without an
-    audience are then refused.
+    decides "granted" when scopes form a hierarchy). ``expected_resource`` (by default
+    ``resource``, this server's identifier in its metadata): the token's audience must
+    include it (compared with scheme and host case-folded, default port and trailing slash
+    dropped) while ``validate_token_resource`` is on; tokens without an audience are then
+    refused. With neither, and a verifier not checking ``aud`` itself, tokens issued for any
+    other server would be accepted: the gate logs a warning naming the options.
     """
 
     verify: Verify
@@ -115,11 +127,18 @@ class BearerAuthConfig:
     dpop_algorithms: Sequence[str] = DEFAULT_DPOP_ALGORITHMS
     dpop_require_nonce: bool = True
     dpop_nonce_lifetime: float = DEFAULT_NONCE_LIFETIME
-    #: Shared by every worker so each accepts the nonces the others issue.
+    #: Shared by every worker so each accepts the nonces the others issue; None: a key per
+    #: nonce period, from ``dpop_store``.
     dpop_nonce_secret: bytes | None = None
     dpop_max_age: float = DEFAULT_DPOP_MAX_AGE
     dpop_clock_skew: float = DEFAULT_DPOP_CLOCK_SKEW
+    #: Most proofs remembered to refuse replays, by the stores the gate makes itself (a
+    #: ``dpop_store`` given has its own bound).
     dpop_replay_cache_size: int = DEFAULT_REPLAY_CACHE_SIZE
+    #: Where nonce keys and accepted proofs live (a ``DPoPStateStore``: ``RedisDPoPState``
+    #: for several instances). None: the server's Redis when its options have one
+    #: (``--redis-url``, ``redis_options``), else this process alone (``LocalDPoPState``).
+    dpop_store: DPoPStateStore | None = None
     #: Wall clock (seconds) for DPoP checks; tests inject their own.
     clock: Callable[[], float] = time.time
 
@@ -173,26 +192,63 @@ def same_resource(a: str, b: str) -> bool:
     return _canonical_resource(a) == _canonical_resource(b)
 
 
-class BearerAuthGate:
-    """Runs ``BearerAuthConfig`` on requests; built once per ASGI app."""
+def verifier_checks_audience(verify: Verify) -> bool:
+    """Whether ``verify`` is one of the ready verifiers (or a method of one) set to check
+    the token's audience itself; False when it is not, or cannot be told."""
+    owner = getattr(verify, "__self__", verify)
+    audiences = getattr(owner, "audiences", None) or getattr(owner, "audience", None)
+    return bool(audiences)
 
-    def __init__(self, config: BearerAuthConfig, endpoint: str = "/mcp") -> None:
+
+class BearerAuthGate:
+    """Runs ``BearerAuthConfig`` on requests; built once per ASGI app. ``dpop_state``: the
+    DPoP state the server's instances share when the config names none (the transports
+    pass a ``RedisDPoPState`` on the server's Redis)."""
+
+    def __init__(
+        self,
+        config: BearerAuthConfig,
+        endpoint: str = "/mcp",
+        *,
+        dpop_state: DPoPStateStore | None = None,
+    ) -> None:
         self.config = config
         self.endpoint = endpoint.rstrip("/")
+        #: The audience tokens must carry ("" when the gate does not check it).
+        self.expected_resource = (
+            (config.expected_resource or config.resource) if config.validate_token_resource else ""
+        )
         self.nonces: DPoPNonceManager | None = None
         self.dpop: DPoPProofVerifier | None = None
+        self.dpop_state: DPoPStateStore | None = None
         if config.enable_dpop:
+            state = config.dpop_store or dpop_state
+            if state is None:
+                state = LocalDPoPState(config.dpop_replay_cache_size, config.clock)
+            self.dpop_state = state
             if config.dpop_require_nonce:
+                secret = config.dpop_nonce_secret
                 self.nonces = DPoPNonceManager(
-                    config.dpop_nonce_lifetime, config.dpop_nonce_secret, config.clock
+                    config.dpop_nonce_lifetime,
+                    secret,
+                    config.clock,
+                    keys=None if secret is not None else state,
                 )
             self.dpop = DPoPProofVerifier(
                 algorithms=config.dpop_algorithms,
                 max_age=config.dpop_max_age,
                 clock_skew=config.dpop_clock_skew,
-                replay_cache_size=config.dpop_replay_cache_size,
+                replay_cache_size=1,  # unused: the gate records proofs in ``dpop_state``
                 nonces=self.nonces,
                 clock=config.clock,
+            )
+        if not self.expected_resource and not verifier_checks_audience(config.verify):
+            # RFC 8707 and the MCP authorization spec: a server MUST check that a token was
+            # issued for it, or a token for any other server of the same issuer gets in.
+            logger.warning(
+                "bearer auth checks no token audience: tokens issued for other servers are"
+                " accepted; set BearerAuthConfig.expected_resource (or resource) to this"
+                " server's URL, or the verifier's audience="
             )
 
     # -- metadata -------------------------------------------------------------------------
@@ -314,6 +370,7 @@ class BearerAuthGate:
         error: str | None,
         description: str | None,
         scopes: str | None,
+        nonce: str | None = None,
     ) -> list[tuple[str, str]]:
         metadata = self.resource_metadata_url(scope, headers)
         params: list[tuple[str, str | None]] = [("error", error)]
@@ -331,8 +388,8 @@ class BearerAuthGate:
                     else params[2:]
                 )
                 out.append(("www-authenticate", build_challenge("Bearer", bearer_params)))
-            if self.nonces is not None:
-                out.append(("dpop-nonce", self.nonces.current()))
+            if nonce is not None:
+                out.append(("dpop-nonce", nonce))
         else:
             out.append(("www-authenticate", build_challenge("Bearer", params)))
         return out
@@ -349,13 +406,14 @@ class BearerAuthGate:
         error: str | None,
         description: str,
         scopes: str | None = None,
+        nonce: str | None = None,
     ) -> Denial:
         return Denial(
             status,
             error,
             description,
             self._challenge_headers(
-                scope, headers, error, description, scopes or self._challenge_scopes()
+                scope, headers, error, description, scopes or self._challenge_scopes(), nonce
             ),
         )
 
@@ -363,45 +421,68 @@ class BearerAuthGate:
         self, scope: Mapping[str, Any], headers: Mapping[str, str]
     ) -> Accepted | Denial:
         """``Accepted`` (the request's ``AuthInfo``), or the ``Denial`` to answer it with."""
+        try:
+            return await self._authenticate(scope, headers)
+        except StoreUnavailableError as exc:
+            # The shared DPoP state cannot be reached: nothing is wrong with the request.
+            logger.warning("cannot check DPoP proofs now: %s", exc)
+            return Denial(
+                503,
+                "temporarily_unavailable",
+                "the request cannot be checked now; retry later",
+                [("retry-after", str(DEFAULT_RETRY_AFTER))],
+            )
+
+    async def _authenticate(
+        self, scope: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> Accepted | Denial:
         config = self.config
+        nonce = await self.nonces.issue() if self.nonces is not None else None
+
+        def deny(
+            status: int, error: str | None, description: str, scopes: str | None = None
+        ) -> Denial:
+            return self._deny(scope, headers, status, error, description, scopes, nonce)
+
+        raw = scope.get("headers") or ()
+        # Header maps keep one value per name: count them in the raw list.
+        if sum(1 for name, _ in raw if name.lower() == b"authorization") > 1:
+            return deny(400, "invalid_request", "more than one Authorization header")
         authorization = headers.get("authorization", "")
         if not authorization or len(authorization) > MAX_AUTHORIZATION_LENGTH:
-            return self._deny(scope, headers, 401, None, "authorization required")
+            return deny(401, None, "authorization required")
         scheme, _, token = authorization.partition(" ")
         token = token.strip(" ")
         scheme = scheme.lower()
         use_dpop = config.enable_dpop and scheme == "dpop"
         bearer_ok = scheme == "bearer" and (not config.enable_dpop or config.dpop_allow_bearer)
         if not (use_dpop or bearer_ok) or not token or " " in token:
-            return self._deny(scope, headers, 401, None, "authorization required")
+            return deny(401, None, "authorization required")
 
-        proof_jkt: str | None = None
+        proof: DPoPProof | None = None
         response_headers: list[tuple[bytes, bytes]] = []
         if use_dpop:
             assert self.dpop is not None
-            proofs = [v for n, v in scope.get("headers", ()) if n.lower() == b"dpop"]
+            proofs = [v for n, v in raw if n.lower() == b"dpop"]
             if len(proofs) != 1:
-                return self._deny(
-                    scope,
-                    headers,
-                    401,
-                    "invalid_dpop_proof",
-                    "exactly one DPoP proof header is required",
-                )
+                return deny(401, "invalid_dpop_proof", "exactly one DPoP proof header is required")
             method = scope.get("method", "GET") if scope.get("type") == "http" else "GET"
             try:
-                proof = self.dpop.verify(
+                proof = self.dpop.check(
                     proofs[0].decode("latin-1"),
                     method=method,
                     url=self._request_url(scope, headers),
                     access_token=token,
                 )
             except DPoPError as exc:
-                return self._deny(scope, headers, 401, exc.error, exc.description)
-            proof_jkt = proof.jkt
-            if self.nonces is not None and not self.nonces.is_current(proof.nonce):
-                # Accepted with the previous nonce: hand out the current one.
-                response_headers.append((b"dpop-nonce", self.nonces.current().encode()))
+                return deny(401, exc.error, exc.description)
+            if self.nonces is not None:
+                if not await self.nonces.accepts(proof.nonce):
+                    return deny(401, "use_dpop_nonce", "a current DPoP nonce is required")
+                if proof.nonce != nonce:
+                    # Accepted with another period's nonce: hand out the current one.
+                    assert nonce is not None
+                    response_headers.append((b"dpop-nonce", nonce.encode()))
 
         try:
             result = await self._verify(token)
@@ -415,61 +496,39 @@ class BearerAuthGate:
                 [("retry-after", str(exc.retry_after))],
             )
         if not result.ok:
-            return self._deny(
-                scope,
-                headers,
-                401,
-                "invalid_token",
-                result.error_description or "the access token is invalid",
+            return deny(
+                401, "invalid_token", result.error_description or "the access token is invalid"
             )
-        if use_dpop:
+        if proof is not None:
             if result.jkt is None:
-                return self._deny(
-                    scope,
-                    headers,
-                    401,
-                    "invalid_token",
-                    "the access token is not bound to a DPoP key",
-                )
-            if result.jkt != proof_jkt:
-                return self._deny(
-                    scope,
-                    headers,
-                    401,
-                    "invalid_token",
-                    "the DPoP proof key does not match the token binding",
+                return deny(401, "invalid_token", "the access token is not bound to a DPoP key")
+            if result.jkt != proof.jkt:
+                return deny(
+                    401, "invalid_token", "the DPoP proof key does not match the token binding"
                 )
         elif result.jkt is not None:
-            return self._deny(
-                scope,
-                headers,
-                401,
-                "invalid_token",
-                "a DPoP-bound token must be presented with DPoP",
-            )
-        if config.validate_token_resource and config.expected_resource:
-            if not any(same_resource(aud, config.expected_resource) for aud in result.audiences):
-                return self._deny(
-                    scope,
-                    headers,
-                    401,
-                    "invalid_token",
-                    "the access token was not issued for this resource",
-                )
+            return deny(401, "invalid_token", "a DPoP-bound token must be presented with DPoP")
+        expected = self.expected_resource
+        if expected and not any(same_resource(aud, expected) for aud in result.audiences):
+            return deny(401, "invalid_token", "the access token was not issued for this resource")
         required = tuple(config.required_scopes)
         if required:
             granted = frozenset(result.scopes)
             check = config.scope_check
             missing = [s for s in required if not (check(granted, s) if check else s in granted)]
             if missing:
-                return self._deny(
-                    scope,
-                    headers,
+                return deny(
                     403,
                     "insufficient_scope",
                     "the access token lacks a required scope",
                     " ".join(required),
                 )
+        if proof is not None:
+            # Recorded only now, the token it binds accepted: a request without one cannot
+            # push recorded proofs out of the bounded store, and so open them to a replay.
+            assert self.dpop is not None and self.dpop_state is not None
+            if not await self.dpop_state.first_use(replay_key(proof), self.dpop.replay_ttl(proof)):
+                return deny(401, "invalid_dpop_proof", "DPoP proof was already used (jti replay)")
         info = AuthInfo(
             subject=result.subject,
             scopes=tuple(result.scopes),
@@ -478,7 +537,7 @@ class BearerAuthGate:
             client_id=result.client_id,
             resource=result.resource,
             expires_at=result.expires_at,
-            dpop_jkt=proof_jkt,
+            dpop_jkt=proof.jkt if proof is not None else None,
         )
         return Accepted(info, response_headers)
 

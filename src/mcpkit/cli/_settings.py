@@ -73,7 +73,8 @@ DESCRIPTIONS: dict[str, str] = {
     "retry_ms": "Milliseconds clients wait before reconnecting a closed SSE stream",
     "resume_grace": "Seconds a call whose stream dropped keeps running, awaiting a resume",
     "max_queued_messages": "Messages queued for one slow SSE client before its response is dropped",
-    "sse_write_timeout": "Seconds one write to an SSE response may stay blocked",
+    "sse_write_timeout": "Seconds one write of an answer (an SSE event, a large JSON answer's piece) may stay blocked",
+    "max_answer_bytes": "Largest JSON answer; larger is answered -32603",
     "body_read_timeout": "Seconds a POST body may take to arrive; past it, 408 (none: no bound)",
     "header_read_timeout": "Seconds to receive a request's headers (none: no bound)",
     "max_header_bytes": "Bytes of a request's line and headers; past it, 431",
@@ -90,6 +91,7 @@ DESCRIPTIONS: dict[str, str] = {
 _MINIMUM: dict[str, float] = {
     "workers": 1,
     "max_body_bytes": 1,
+    "max_answer_bytes": 1,
     "max_message_depth": 1,
     "max_sessions": 1,
     "max_queued_messages": 1,

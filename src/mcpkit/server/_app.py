@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,9 @@ from mcpkit.server._decorators import (
 )
 from mcpkit.server._dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
 from mcpkit.server._entries import CompletionEntry
+from mcpkit.server._file_contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.server._handlers import MethodHandlers
+from mcpkit.server._listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
 from mcpkit.server._modern import ModernEra
 from mcpkit.server._mrtr import RequestStateCodec
 from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
@@ -46,9 +49,11 @@ from mcpkit.server._registry import McpConnectionRegistry
 from mcpkit.server._request_scope import McpRequestScope
 from mcpkit.server._session_state import SessionStates
 from mcpkit.server._shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
+from mcpkit.server._state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
 from mcpkit.server._subscriptions import ResourceSubscriptionManager
 from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
 from mcpkit.server._tasks import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
+from mcpkit.server._used_states import DEFAULT_MAX_USED_REQUEST_STATES
 from mcpkit.stores._tasks import TaskStore
 
 logger = logging.getLogger("mcpkit.server")
@@ -216,7 +221,12 @@ class McpServerApp:
     form), given the app when it takes an argument.
 
     Sync (``def``) functions run in worker threads, at most ``max_sync_workers`` at once for
-    the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``.
+    the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``. Its
+    file resources read at most ``max_concurrent_file_reads`` files at once
+    (``DEFAULT_MAX_CONCURRENT_FILE_READS``); a connection holds at most
+    ``max_listens_per_connection`` ``subscriptions/listen`` open at once
+    (``DEFAULT_MAX_LISTENS_PER_CONNECTION``, and always fewer than
+    ``max_in_flight_per_connection``).
 
     An exception nobody anticipated (a handler bug, not a tool's own error, which becomes an
     ``isError`` result) is answered -32603 "Internal error (id …); see the server log", its
@@ -238,9 +248,13 @@ class McpServerApp:
         providers: Iterable[Any] = (),
         page_size: int = DEFAULT_PAGE_SIZE,
         max_in_flight_per_connection: int = DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION,
+        max_listens_per_connection: int = DEFAULT_MAX_LISTENS_PER_CONNECTION,
+        max_concurrent_file_reads: int = DEFAULT_MAX_CONCURRENT_FILE_READS,
         cache_ttl_ms: int = DEFAULT_CACHE_TTL_MS,
         cache_scope: str = "public",
         request_state_secret: bytes | None = None,
+        request_state_ttl: float = DEFAULT_REQUEST_STATE_TTL,
+        max_used_request_states: int = DEFAULT_MAX_USED_REQUEST_STATES,
         task_store: TaskStore | None = None,
         max_running_tasks: int = DEFAULT_MAX_RUNNING_TASKS,
         max_sync_workers: int = DEFAULT_MAX_SYNC_WORKERS,
@@ -259,6 +273,16 @@ class McpServerApp:
             max_in_flight_per_connection=max_in_flight_per_connection,
             expose_internal_errors=expose_internal_errors,
         )
+        #: The ``subscriptions/listen`` requests open on each connection, and their bound
+        #: (always below ``max_in_flight_per_connection``: other requests keep room).
+        self.listens = OpenListens(max_listens_per_connection, self.dispatcher)
+        if max_concurrent_file_reads < 1:
+            raise ValueError("max_concurrent_file_reads must be at least 1")
+        #: Files the app's ``FileResource``/``DirectoryResource`` read at once (each read
+        #: holds up to ~2.7 times its file's size); the other reads wait their turn. A
+        #: threading semaphore: reads run in worker threads, whatever loop serves the call.
+        self.max_concurrent_file_reads = max_concurrent_file_reads
+        self.file_reads = threading.BoundedSemaphore(max_concurrent_file_reads)
         #: What ``ctx.set_state`` keeps, per session, in this process; its bounds
         #: (``max_keys``, ``max_bytes``). A session's state goes when the session ends.
         self.session_state = SessionStates()
@@ -323,7 +347,11 @@ class McpServerApp:
             self,
             ttl_ms=cache_ttl_ms,
             cache_scope=cache_scope,
-            codec=RequestStateCodec(request_state_secret),
+            request_states=RequestStates(
+                RequestStateCodec(request_state_secret),
+                ttl=request_state_ttl,
+                max_used=max_used_request_states,
+            ),
         )
         self._shutting_down: asyncio.Event | None = None
 

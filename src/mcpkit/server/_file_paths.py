@@ -4,7 +4,8 @@ opening one without ever reading outside the directory.
 A relative path from a URI is checked twice. Its spelling first: ``..``, ``.`` or empty
 segments, an absolute path, a drive letter, a backslash or a NUL byte is refused outright
 (``InvalidParamsError``). Then what it names: the real path (symlinks followed) must lie inside
-the real root and be a regular file, or the resource is not found. Opening walks the real
+the real root, be a regular file and, hidden files excluded, have no dot-file or
+dot-directory on its way from the root, or the resource is not found. Opening walks the real
 path one component at a time from the root with ``O_NOFOLLOW`` where the platform allows, so
 a symlink swapped in between the check and the read is not followed either.
 """
@@ -85,14 +86,21 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-def resolve_inside(root: Path, segments: tuple[str, ...], uri: str) -> Path:
-    """The real path ``segments`` name under the real directory ``root``: inside it and a
-    regular file, or ``ResourceNotFoundError`` (saying no more, so nothing outside leaks)."""
+def resolve_inside(
+    root: Path, segments: tuple[str, ...], uri: str, *, include_hidden: bool = False
+) -> Path:
+    """The real path ``segments`` name under the real directory ``root``: inside it, a
+    regular file and, unless ``include_hidden``, with no dot-file or dot-directory on its
+    real path under ``root``; else ``ResourceNotFoundError`` (saying no more, so nothing
+    outside leaks). The requested name is the caller's to check: this checks where it
+    leads, so ``notes.txt -> .env`` is refused as ``.env`` is."""
     try:
         real = root.joinpath(*segments).resolve(strict=True)
     except (OSError, RuntimeError):  # missing, a symlink loop, a name too long
         raise ResourceNotFoundError(uri) from None
     if not real.is_relative_to(root) or real == root:
+        raise ResourceNotFoundError(uri)
+    if not include_hidden and is_hidden(real.relative_to(root).parts):
         raise ResourceNotFoundError(uri)
     try:
         if not stat.S_ISREG(real.stat().st_mode):

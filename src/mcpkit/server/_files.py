@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -22,10 +23,10 @@ from mcpkit._exceptions import ProtocolError, ResourceNotFoundError
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._entries import ResourceEntry, ResourceTemplateEntry
 from mcpkit.server._file_contents import (
+    DEFAULT_MAX_CONCURRENT_FILE_READS,
     DEFAULT_MAX_FILE_BYTES,
-    file_contents,
     guess_mime_type,
-    read_limited,
+    read_contents,
 )
 from mcpkit.server._file_paths import (
     check_relative,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("mcpkit.server")
 
 __all__ = [
+    "DEFAULT_MAX_CONCURRENT_FILE_READS",
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_MAX_LISTED_FILES",
     "DEFAULT_MAX_WATCHED_FILES",
@@ -65,6 +67,11 @@ def _check_limits(max_bytes: int) -> None:
         raise ValueError("max_bytes must not be negative")
 
 
+def _own_reads() -> threading.BoundedSemaphore:
+    """The bound on reads of a resource no app serves yet; attached, it shares its app's."""
+    return threading.BoundedSemaphore(DEFAULT_MAX_CONCURRENT_FILE_READS)
+
+
 class FileResource:
     """One file served as a resource.
 
@@ -72,7 +79,8 @@ class FileResource:
     A textual type is served as ``text`` (decoded with ``encoding``), another as a base64
     ``blob``; with no type known, the bytes decide (UTF-8 without NUL: text). A file larger
     than ``max_bytes`` is refused (-32603), never cut short. The file must exist when this is
-    made; if it goes away later, reading it is -32002 (resource not found).
+    made; if it goes away later, reading it is -32002 (resource not found). Reads wait their
+    turn among the app's ``max_concurrent_file_reads``.
 
     With ``watch`` (the default), subscribers get ``notifications/resources/updated`` when
     the file changes, polled every ``poll_interval`` seconds while anyone is subscribed.
@@ -109,18 +117,21 @@ class FileResource:
         self.poll_interval = poll_interval
         self._app: McpServerApp | None = None
         self._watch: PollingWatch | None = None
+        self._reads = _own_reads()
 
     def read(self) -> dict[str, Any]:
-        """The file's contents now: ``{"text" | "blob": ..., "mimeType": ...}`` (blocking)."""
-        fd = open_inside(self.path.parent, self.path, self.uri)
-        data = read_limited(fd, self.max_bytes, self.uri)
-        return file_contents(data, self.mime_type, self.encoding)
+        """The file's contents now: ``{"text" | "blob": ..., "mimeType": ...}`` (blocking,
+        waiting for a turn among the app's concurrent file reads)."""
+        with self._reads:
+            fd = open_inside(self.path.parent, self.path, self.uri)
+            return read_contents(fd, self.max_bytes, self.uri, self.mime_type, self.encoding)
 
     def attach(self, app: McpServerApp) -> None:
         """Register with ``app`` (what ``app.add_resource`` calls)."""
         if self._app is not None:
             raise RuntimeError(f"{self.uri} is already served by an app")
         self._app = app
+        self._reads = app.file_reads
         app.catalog.register_resource(
             ResourceEntry(
                 uri=self.uri,
@@ -168,7 +179,8 @@ class DirectoryResource:
 
     Reads are confined to ``root``: a path with ``..``, ``.`` or empty segments, an absolute
     path, a backslash or a NUL, percent-encoded or not, is -32602 (invalid params); a symlink
-    leading outside, a missing file or one the pattern excludes is -32002 (not found).
+    leading outside (or, hidden files excluded, to a dot-file or into a dot-directory), a
+    missing file or one the pattern excludes is -32002 (not found).
 
     With ``watch`` (the default): subscribers of a file's URI get
     ``notifications/resources/updated`` when it changes; while any connection is open, the
@@ -225,6 +237,7 @@ class DirectoryResource:
         self._listed: dict[str, ResourceEntry] = {}
         self._app: McpServerApp | None = None
         self._watch: PollingWatch | None = None
+        self._reads = _own_reads()
 
     # paths ------------------------------------------------------------------------------
 
@@ -252,17 +265,19 @@ class DirectoryResource:
         segments = check_relative(relative, uri)
         if not self._serves(segments):
             raise ResourceNotFoundError(uri)
-        return resolve_inside(self.root, segments, uri)
+        return resolve_inside(self.root, segments, uri, include_hidden=self.include_hidden)
 
     # reading ----------------------------------------------------------------------------
 
     def read(self, relative: str, uri: str | None = None) -> dict[str, Any]:
         """The contents of the file at ``relative``: ``{"text" | "blob": ..., "mimeType":
-        ...}`` (blocking); the errors of ``locate``, and -32603 past ``max_bytes``."""
+        ...}`` (blocking; waits its turn among the app's ``max_concurrent_file_reads``); the
+        errors of ``locate``, and -32603 past ``max_bytes``."""
         uri = uri or self.uri_for(relative)
-        real = self.locate(relative, uri)
-        data = read_limited(open_inside(self.root, real, uri), self.max_bytes, uri)
-        return file_contents(data, self.mime_type or guess_mime_type(relative), self.encoding)
+        mime_type = self.mime_type or guess_mime_type(relative)
+        with self._reads:  # a turn among the app's concurrent file reads
+            fd = open_inside(self.root, self.locate(relative, uri), uri)
+            return read_contents(fd, self.max_bytes, uri, mime_type, self.encoding)
 
     def _read_template(self, path: str, uri: str) -> dict[str, Any]:
         return self.read(path, uri)
@@ -284,10 +299,12 @@ class DirectoryResource:
                 if not self._serves(segments):
                     continue
                 try:
-                    real = resolve_inside(self.root, segments, "")
+                    real = resolve_inside(
+                        self.root, segments, "", include_hidden=self.include_hidden
+                    )
                     size = real.stat().st_size
                 except (ProtocolError, OSError):
-                    continue  # a symlink out, a FIFO, gone meanwhile: not served, not listed
+                    continue  # a link out or to a dot-file, a FIFO, gone: not listed
                 if len(found) >= self.max_files:
                     self.truncated = True
                     return found
@@ -352,6 +369,7 @@ class DirectoryResource:
         if self._app is not None:
             raise RuntimeError(f"{self.uri_prefix} is already served by an app")
         self._app = app
+        self._reads = app.file_reads
         self._apply(self.scan())
         app.catalog.register_resource(
             ResourceTemplateEntry(

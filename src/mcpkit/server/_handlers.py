@@ -173,8 +173,11 @@ class MethodHandlers:
 
     async def listen(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
         """``subscriptions/listen``: stream the change notifications the client opted in to
-        until it goes away (or the server shuts down, which answers the request)."""
-        return await self.app.tasks.subscription(request, binding).run()
+        until it goes away (or the server shuts down, which answers the request); at most
+        ``max_listens_per_connection`` open at once on a connection."""
+        subscription = self.app.tasks.subscription(request, binding)  # its params checked
+        with self.app.listens.hold(binding.connection_key):
+            return await subscription.run()
 
     async def initialized(self, note: JsonRpcNotification, binding: TransportBinding) -> None:
         if binding.session is not None:

@@ -4,19 +4,27 @@ subscription's id (the request's JSON-RPC id).
 
 A handshake-era session has no such method (it has ``resources/subscribe`` and the
 list-changed notifications every session gets): its ``subscriptions/listen`` is answered
--32601 at once, not held open unanswered until its client gives up."""
+-32601 at once, not held open unanswered until its client gives up.
+
+Its params are checked field by field (-32602 naming the field), and a connection holds at
+most ``max_listens_per_connection`` open at once (``OpenListens``): each one is a request
+in flight until it ends, and listens alone must never fill the connection's
+``max_in_flight_per_connection``, or nothing else it sends would be served."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._exceptions import InvalidParamsError, MethodNotFoundError
+from mcpkit._exceptions import InternalError, InvalidParamsError, MethodNotFoundError
 from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
     from mcpkit.server._app import McpServerApp
     from mcpkit.server._binding import TransportBinding
+    from mcpkit.server._dispatcher import McpDispatcher
 
 _LIST_CHANGED = {
     "toolsListChanged": "notifications/tools/list_changed",
@@ -25,6 +33,97 @@ _LIST_CHANGED = {
 }
 #: Resource URIs one subscription may watch.
 DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 1000
+#: ``subscriptions/listen`` requests one connection may hold open at once; past it -32603.
+#: Well under the dispatcher's 128 requests in flight per connection, which they count in.
+DEFAULT_MAX_LISTENS_PER_CONNECTION = 16
+
+
+class OpenListens:
+    """The ``subscriptions/listen`` requests open on each connection of one app, at most
+    ``max_per_connection`` each, and always fewer than the dispatcher's
+    ``max_in_flight_per_connection``: a connection keeps room for its other requests."""
+
+    def __init__(self, max_per_connection: int, dispatcher: McpDispatcher) -> None:
+        if max_per_connection < 0:
+            raise ValueError("max_listens_per_connection must not be negative")
+        self.max_per_connection = max_per_connection
+        self._dispatcher = dispatcher
+        self._open: dict[str, int] = {}
+
+    @property
+    def limit(self) -> int:
+        """The bound in force (the dispatcher's may be changed after the app is made)."""
+        return min(self.max_per_connection, self._dispatcher.max_in_flight_per_connection - 1)
+
+    def count(self, connection_key: str) -> int:
+        """The listens open on a connection now."""
+        return self._open.get(connection_key, 0)
+
+    @contextlib.contextmanager
+    def hold(self, connection_key: str) -> Iterator[None]:
+        """One more listen open on the connection while inside; ``InternalError`` (-32603)
+        when it has as many as it may."""
+        count = self._open.get(connection_key, 0)
+        limit = self.limit
+        if count >= limit:
+            raise InternalError(
+                f"Too many subscriptions/listen open on this connection (at most {limit}): "
+                "cancel one, or open one listen naming everything wanted",
+                {"maxListens": limit},
+            )
+        self._open[connection_key] = count + 1
+        try:
+            yield
+        finally:
+            remaining = self._open[connection_key] - 1
+            if remaining:
+                self._open[connection_key] = remaining
+            else:
+                del self._open[connection_key]
+
+
+def listen_filter(params: Any) -> dict[str, Any]:
+    """The ``notifications`` object of a ``subscriptions/listen``'s params, each field the
+    spec defines checked for its type (``InvalidParamsError`` naming the one that is not);
+    an absent one is an empty filter. Other fields are left to their readers."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise _wrong_type("params", "an object", params)
+    if "notifications" not in params:
+        return {}
+    wanted = params["notifications"]
+    if not isinstance(wanted, dict):
+        raise _wrong_type("notifications", "an object", wanted)
+    for flag in _LIST_CHANGED:
+        if flag in wanted and not isinstance(wanted[flag], bool):
+            raise _wrong_type(f"notifications.{flag}", "a boolean", wanted[flag])
+    if "resourceSubscriptions" in wanted:
+        uris = wanted["resourceSubscriptions"]
+        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
+            raise _wrong_type("notifications.resourceSubscriptions", "a list of URIs", uris)
+    return wanted
+
+
+def _wrong_type(field: str, expected: str, value: Any) -> InvalidParamsError:
+    return InvalidParamsError(
+        f'subscriptions/listen: "{field}" must be {expected}, not {_json_type(value)}',
+        {"field": field},
+    )
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def handshake_era_listen(binding: TransportBinding) -> MethodNotFoundError:
@@ -50,15 +149,12 @@ class Subscription:
         self.id = request.id
         self.binding = binding
         self.key = f"{binding.connection_key}/listen/{request.id}"
-        wanted = (request.params or {}).get("notifications") or {}
-        if not isinstance(wanted, dict):
-            raise InvalidParamsError('"notifications" must be an object')
+        #: The request's ``notifications`` (its spec fields' types checked).
+        self.filter = wanted = listen_filter(request.params)
         self.methods = {
             method for flag, method in _LIST_CHANGED.items() if wanted.get(flag) is True
         }
-        uris = wanted.get("resourceSubscriptions") or []
-        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
-            raise InvalidParamsError('"resourceSubscriptions" must be a list of URIs')
+        uris: list[str] = wanted.get("resourceSubscriptions", [])
         if len(uris) > DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS:
             raise InvalidParamsError(
                 f"at most {DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions"

@@ -23,6 +23,7 @@ from mcpkit.protocol._modern import (
 from mcpkit.protocol._versions import MODERN_VERSION_SET, SUPPORTED_VERSIONS
 from mcpkit.server._mrtr import RoundInputs, round_inputs
 from mcpkit.server._session import LOG_LEVELS, McpSession
+from mcpkit.server._state_binding import RequestStates, principal_of
 
 #: Requests whose handlers may ask the client for input (multi round-trip requests).
 _ROUND_TRIP_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -114,11 +115,15 @@ class ModernEra:
     """Turns a modern request's ``_meta`` into a per-request session and binding, and
     dresses its result; installed on the dispatcher by the app."""
 
-    def __init__(self, app: Any, *, ttl_ms: int, cache_scope: str, codec: Any) -> None:
+    def __init__(
+        self, app: Any, *, ttl_ms: int, cache_scope: str, request_states: RequestStates
+    ) -> None:
         self.app = app
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
-        self.codec = codec
+        #: Issues and accepts ``requestState`` (bound, single use); ``codec`` signs it.
+        self.request_states = request_states
+        self.codec = request_states.codec
         self._server_info: dict[str, Any] | None = None
 
     @staticmethod
@@ -149,7 +154,9 @@ class ModernEra:
             raise MethodNotFoundError(f"Method not found: {method}")
         if method in _ROUND_TRIP_METHODS:
             if "requestState" in params or "inputResponses" in params:  # is_retry(), inline
-                binding.round_inputs = RoundInputs.from_request(self.codec, method, params)
+                binding.round_inputs = RoundInputs.from_request(
+                    self.request_states, method, params, principal_of(binding.auth)
+                )
             else:
                 binding.round_inputs = (method, params)  # see round_inputs()
         return binding
@@ -161,7 +168,7 @@ class ModernEra:
 
     def input_required(self, binding: Any, requests: dict[str, Any]) -> dict[str, Any]:
         inputs = round_inputs(binding)
-        return self.leave(inputs.method, inputs.result_for(self.codec, requests))  # type: ignore[union-attr]
+        return self.leave(inputs.method, inputs.result_for(self.request_states, requests))  # type: ignore[union-attr]
 
     @staticmethod
     def convert_error(exc: ProtocolError) -> ProtocolError:

@@ -6,7 +6,8 @@ A call that needs input raises ``InputRequired``; the handler answers with an
 ``InputRequiredResult``. The client retries the same request with ``inputResponses``; the
 call runs again from the top and this time finds its answers. Earlier rounds' answers and
 the call's own state ride in ``requestState``, signed with HMAC-SHA256, so a client can
-neither forge nor alter them.
+neither forge nor alter them; it is also bound to the principal, the request and an expiry,
+and good once (``_state_binding``).
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mcpkit._exceptions import InvalidParamsError, MissingCapabilityError
+from mcpkit.server._state_binding import ANONYMOUS, principal_of, request_digest
+
+if TYPE_CHECKING:
+    from mcpkit.server._state_binding import RequestStates
 
 #: Largest ``requestState`` accepted back from a client.
 DEFAULT_MAX_REQUEST_STATE_BYTES = 64 * 1024
@@ -206,7 +211,8 @@ class RequestStateCodec:
 
 @dataclass(slots=True)
 class RoundInputs:
-    """The answers and state a call sees in this round of a multi round-trip request."""
+    """The answers and state a call sees in this round of a multi round-trip request, and
+    what the state it asks with is bound to: ``principal`` and the request's ``params``."""
 
     method: str
     target: str | None
@@ -214,6 +220,9 @@ class RoundInputs:
     state: Any = None
     issued: dict[str, str] = field(default_factory=dict)  # key -> method asked earlier
     counter: int = 0
+    principal: str = ANONYMOUS
+    params: dict[str, Any] = field(default_factory=dict)
+    digest: str | None = None  # of ``params``, made when first needed
 
     def next_key(self, method: str) -> str:
         self.counter += 1
@@ -224,23 +233,37 @@ class RoundInputs:
         value = self.responses.get(key)
         return value if value is not None and valid_response(method, value) else None
 
+    def params_digest(self) -> str:
+        """The digest of the request this round belongs to (``request_digest``)."""
+        if self.digest is None:
+            self.digest = request_digest(self.method, self.params)
+        return self.digest
+
     @classmethod
-    def first_round(cls, method: str, params: dict[str, Any]) -> RoundInputs:
+    def first_round(
+        cls, method: str, params: dict[str, Any], principal: str = ANONYMOUS
+    ) -> RoundInputs:
         target = params.get("name") or params.get("uri")
-        return cls(method, target if isinstance(target, str) else None)
+        return cls(
+            method, target if isinstance(target, str) else None, principal=principal, params=params
+        )
 
     @classmethod
     def from_request(
-        cls, codec: RequestStateCodec, method: str, params: dict[str, Any]
+        cls, states: RequestStates, method: str, params: dict[str, Any], principal: str
     ) -> RoundInputs:
         """This round's inputs; raises ``InvalidParamsError`` for a ``requestState`` that was
-        altered or issued for another request."""
-        inputs = cls.first_round(method, params)
+        altered, issued to another principal or for another request, expired or used."""
+        inputs = cls.first_round(method, params, principal)
         state = params.get("requestState")
         if state is not None:
-            payload = codec.decode(state)
-            if payload.get("m") != method or payload.get("t") != inputs.target:
-                raise InvalidParamsError("Invalid requestState: issued for another request")
+            payload = states.accept(
+                state,
+                method=method,
+                target=inputs.target,
+                principal=principal,
+                digest=inputs.params_digest(),
+            )
             inputs.responses.update(payload.get("r") or {})
             inputs.issued.update(payload.get("i") or {})
             inputs.state = payload.get("s")
@@ -252,7 +275,7 @@ class RoundInputs:
         return inputs
 
     def result_for(
-        self, codec: RequestStateCodec, requests: dict[str, dict[str, Any]]
+        self, states: RequestStates, requests: dict[str, dict[str, Any]]
     ) -> dict[str, Any]:
         """The ``InputRequiredResult`` asking for ``requests`` (answers so far kept in state)."""
         issued = {**self.issued, **{key: r["method"] for key, r in requests.items()}}
@@ -262,7 +285,9 @@ class RoundInputs:
         payload = {"m": self.method, "t": self.target, "r": kept, "i": issued, "s": self.state}
         result: dict[str, Any] = {
             "resultType": "input_required",
-            "requestState": codec.encode(payload),
+            "requestState": states.issue(
+                payload, principal=self.principal, digest=self.params_digest()
+            ),
         }
         if requests:
             result["inputRequests"] = requests
@@ -283,5 +308,8 @@ def round_inputs(binding: Any) -> RoundInputs | None:
     first round: most calls never ask the client anything."""
     inputs = binding.round_inputs
     if type(inputs) is FirstRound:
-        inputs = binding.round_inputs = RoundInputs.first_round(*inputs)
+        method, params = inputs
+        inputs = binding.round_inputs = RoundInputs.first_round(
+            method, params, principal_of(binding.auth)
+        )
     return inputs  # type: ignore[no-any-return]  # RoundInputs or None here

@@ -95,11 +95,14 @@ class TaskSubscription(Subscription):
         self.manager = manager
         self.requested_ids: list[str] = []
         self.task_ids: list[str] = []
-        ids = ((request.params or {}).get("notifications") or {}).get("taskIds")
-        if ids is None:
+        if "taskIds" not in self.filter:
             return
+        ids = self.filter["taskIds"]
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise InvalidParamsError('"taskIds" must be a list of task ids')
+            raise InvalidParamsError(
+                'subscriptions/listen: "notifications.taskIds" must be a list of task ids',
+                {"field": "notifications.taskIds"},
+            )
         if len(ids) > MAX_LISTEN_TASK_IDS:
             raise InvalidParamsError(f"at most {MAX_LISTEN_TASK_IDS} task ids per subscription")
         if not declares_tasks(binding):

@@ -101,7 +101,12 @@ class McpAsgiApp:
         if self.options.enable_legacy_sse:
             from mcpkit.transports.http._legacy_sse import LegacySseHandler
 
-            legacy = self.legacy = LegacySseHandler(app, self.options, self.streamable.cluster)
+            legacy = self.legacy = LegacySseHandler(
+                app,
+                self.options,
+                self.streamable.cluster,
+                session_table=self.streamable.sessions,  # one max_sessions for every kind
+            )
             self.routes[f"{base}/sse"] = legacy.get
             self.routes[f"{base}/messages"] = legacy.post
         self.websocket_path = f"{base}/ws"
@@ -114,10 +119,13 @@ class McpAsgiApp:
         #: Routes served without auth: the metadata document.
         self.public_routes: dict[str, AsgiApp] = {}
         if self.options.bearer_auth is not None:
-            from mcpkit.auth._server import BearerAuthGate
-            from mcpkit.transports.http._auth_layer import BearerAuthLayer, MetadataEndpoint
+            from mcpkit.transports.http._auth_layer import (
+                BearerAuthLayer,
+                MetadataEndpoint,
+                auth_gate,
+            )
 
-            self.auth = auth = BearerAuthGate(self.options.bearer_auth, base)
+            self.auth = auth = auth_gate(self.options, base)
             self.routes = {
                 path: BearerAuthLayer(route, auth) for path, route in self.routes.items()
             }
@@ -167,8 +175,8 @@ class McpAsgiApp:
                 return
         headers = scope[HEADERS_SCOPE_KEY] = header_map(scope)  # made once, read down the chain
         method = scope["method"]
-        refusal = self.guard.check(method, headers)
-        if refusal is not None:  # 415, 421, 403: a JSON-RPC error without id, as all refusals
+        refusal = self.guard.check(method, headers, scope["headers"])
+        if refusal is not None:  # 400, 415, 421, 403: a JSON-RPC error without id, as all refusals
             await send_json(send, refusal[0], error_body(ErrorCode.INVALID_REQUEST, refusal[1]))
             return
         if not self._ready and not await self._ensure_started(send):
@@ -222,7 +230,7 @@ class McpAsgiApp:
             await send({"type": "websocket.close", "code": 1008})
             return
         headers = header_map(scope)
-        refusal = self.guard.check("GET", headers)
+        refusal = self.guard.check("GET", headers, scope["headers"])
         if refusal is not None:
             await send({"type": "websocket.close", "code": 1008, "reason": refusal[1]})
             return
@@ -233,7 +241,14 @@ class McpAsgiApp:
 
         if self.auth is None:
             await serve_websocket(
-                self.app, scope, receive, send, headers, self.options, self.connection_gate
+                self.app,
+                scope,
+                receive,
+                send,
+                headers,
+                self.options,
+                self.connection_gate,
+                self.streamable.sessions,
             )
             return
         # The upgrade is authorized like any request; a refusal is a real HTTP answer
@@ -271,7 +286,14 @@ class McpAsgiApp:
         token = CURRENT_AUTH.set(outcome.auth)
         try:
             await serve_websocket(
-                self.app, scope, replay, send, headers, self.options, self.connection_gate
+                self.app,
+                scope,
+                replay,
+                send,
+                headers,
+                self.options,
+                self.connection_gate,
+                self.streamable.sessions,
             )
         finally:
             CURRENT_AUTH.reset(token)

@@ -7,6 +7,10 @@ runs. An accepted request runs the endpoint with its identity in ``scope["mcp.au
 and ``CURRENT_AUTH`` (what guards read through ``current_auth()`` and what the
 transports put on each call's binding), and with the gate's extra response headers.
 CORS preflights (OPTIONS) pass unchecked: a browser sends them without credentials.
+
+``auth_gate(options, endpoint)`` builds the gate the layers share, its DPoP state (nonce
+keys, accepted proofs) on the server's Redis when its stores are there: every worker and
+instance then issues and accepts the same nonces, and accepts a proof once.
 """
 
 from __future__ import annotations
@@ -18,9 +22,46 @@ from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
 from mcpkit.transports.http._endpoint import request_headers
 
 if TYPE_CHECKING:
+    from mcpkit.auth._dpop_state import DPoPStateStore
     from mcpkit.auth._server import BearerAuthGate
+    from mcpkit.stores._redis import RedisHub
     from mcpkit.transports.http._asgi import Receive, Send
     from mcpkit.transports.http._endpoint import AsgiApp
+    from mcpkit.transports.http._options import StreamableHttpServerOptions
+
+
+def auth_gate(options: StreamableHttpServerOptions, endpoint: str) -> BearerAuthGate:
+    """The gate of ``options.bearer_auth`` for the app's ``endpoint``, its DPoP state
+    shared through the server's Redis when it has one (and the config names no store)."""
+    from mcpkit.auth._server import BearerAuthGate
+
+    return BearerAuthGate(options.bearer_auth, endpoint, dpop_state=shared_dpop_state(options))
+
+
+def shared_dpop_state(options: StreamableHttpServerOptions) -> DPoPStateStore | None:
+    """A ``RedisDPoPState`` on the Redis the server's stores use, when DPoP is on and they
+    use one; None otherwise (the gate keeps its state in the process)."""
+    config = options.bearer_auth
+    if config is None or not config.enable_dpop or config.dpop_store is not None:
+        return None
+    hub = redis_hub_of(options)
+    if hub is None:
+        return None
+    from mcpkit.auth._dpop_state import RedisDPoPState
+
+    return RedisDPoPState(hub, max_entries=config.dpop_replay_cache_size)
+
+
+def redis_hub_of(options: StreamableHttpServerOptions) -> RedisHub | None:
+    """The ``RedisHub`` behind the options' session store, event store or message bus."""
+    from mcpkit.stores._redis import RedisHub
+
+    for store in (options.session_store, options.event_store, options.message_bus):
+        backend = getattr(store, "backend", store)  # a StreamableSessionStore wraps one
+        hub = getattr(backend, "hub", None)
+        if isinstance(hub, RedisHub):
+            return hub
+    return None
 
 
 class BearerAuthLayer:
@@ -60,4 +101,4 @@ class MetadataEndpoint:
         await self.gate.serve_metadata(scope, receive, send, request_headers(scope))
 
 
-__all__ = ["BearerAuthLayer", "MetadataEndpoint"]
+__all__ = ["BearerAuthLayer", "MetadataEndpoint", "auth_gate", "redis_hub_of", "shared_dpop_state"]

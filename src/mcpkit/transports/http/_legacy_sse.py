@@ -11,7 +11,9 @@ the stream goes away. Its writes land on a bounded queue drained to the SSE resp
 queue that fills up means the client stopped reading, and the session is dropped rather
 than blocking the engine. The session id comes from the ``session_id`` query parameter
 (what the ``endpoint`` event carries) or, for clients that send it that way, the
-``mcp-session-id`` header. These sessions are unrelated to Streamable HTTP sessions.
+``mcp-session-id`` header. These sessions are unrelated to Streamable HTTP sessions, but
+count with them (and with WebSocket connections) against the app's one ``max_sessions``:
+past it, the GET is answered 503.
 
 Behind a load balancer (a ``message_bus`` shared by several instances) a client's POST may
 reach an instance other than the one holding its stream. The session id then names its
@@ -61,6 +63,7 @@ from mcpkit.transports.http._cluster import SessionCluster, instance_channel
 from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._request_watch import RequestWatch
+from mcpkit.transports.http._sessions import StreamableSessionStore
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -274,10 +277,21 @@ class LegacySseHandler:
         *,
         forward_timeout: float = DEFAULT_FORWARD_TIMEOUT,
         max_pending_forwards: int = DEFAULT_MAX_PENDING_FORWARDS,
+        session_table: StreamableSessionStore | None = None,
     ) -> None:
         self.app = app
         self.options = options
         self.sessions: dict[str, _LegacySession] = {}
+        #: What counts the sessions against ``max_sessions``: the app's Streamable HTTP
+        #: session table (one bound for every kind), else a table of its own. (Not ``or``:
+        #: an empty table is falsy.)
+        self.session_table = (
+            session_table
+            if session_table is not None
+            else StreamableSessionStore(
+                max_sessions=options.max_sessions, idle_timeout=options.session_idle_timeout
+            )
+        )
         #: This endpoint's POST bodies being read, per event loop (``body_read_timeout``).
         self.requests = RequestWatch()
         #: Set when a message bus links this instance to others (``cluster``: the
@@ -302,11 +316,20 @@ class LegacySseHandler:
                 allow="GET",
             )
             return
-        if len(self.sessions) >= self.options.max_sessions:
+        if not self.session_table.admit_connection():
             await self._fail(
                 send, 503, ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"
             )
             return
+        try:
+            await self._open(scope, receive, send, headers)
+        finally:
+            self.session_table.release_connection()
+
+    async def _open(
+        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
+        """A session admitted: its stream, served until the client goes."""
         forwarding = self.forwarding
         if forwarding is None:
             session_id = secrets.token_urlsafe(24)

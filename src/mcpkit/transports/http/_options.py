@@ -24,6 +24,8 @@ DEFAULT_MAX_QUEUED_MESSAGES = 1024
 #: Seconds one write to an SSE response may stay blocked (its client stopped reading) before
 #: the response is dropped, as when its queue fills.
 DEFAULT_SSE_WRITE_TIMEOUT = 10.0
+#: Bytes of one JSON answer (a tool's result, a resource's contents); past it, -32603.
+DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
 #: Seconds a POST body may take to arrive in full; a slower one is answered 408 (uvicorn
 #: bounds neither slow headers nor slow bodies). 4 MiB (the body bound) in 30 s is ~1.1 Mbit/s.
 DEFAULT_BODY_READ_TIMEOUT = 30.0
@@ -86,7 +88,12 @@ class StreamableHttpServerOptions:
     retry_ms: int = DEFAULT_RETRY_MS
     resume_grace: float = DEFAULT_RESUME_GRACE
     max_queued_messages: int = DEFAULT_MAX_QUEUED_MESSAGES
+    #: Seconds one write of an answer may stay blocked: an SSE event, or a piece of a large
+    #: JSON answer (``ANSWER_PIECE_BYTES``); past it the client is taken to have stopped
+    #: reading, and the answer is dropped (the connection closed).
     sse_write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT
+    #: Bytes of one JSON answer; a larger one is answered with a -32603 error naming it.
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     #: Seconds a POST body may take to arrive in full (None: no bound); past it, 408.
     body_read_timeout: float | None = DEFAULT_BODY_READ_TIMEOUT
     #: Seconds to receive a request's headers (None: no bound); past it, the connection closes.

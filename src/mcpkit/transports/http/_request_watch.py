@@ -2,7 +2,9 @@
 loop. The sweep does three things, each only where it applies:
 
 - a body that has not arrived in full by its deadline has its read cancelled (answered 408):
-  a client trickling its body would otherwise hold the request open for ever;
+  a client trickling its body would otherwise hold the request open for ever; so has the
+  write of a large JSON answer whose client stopped reading (``write_in_pieces``): the server
+  would otherwise hold the answer in memory until the client left;
 - a call running longer than ``DISCONNECT_WATCH_DELAY`` gets a watcher for its client
   hanging up (quick calls never pay for one);
 - the SSE answer of a call quiet for ``quiet_open`` seconds whose client accepts one is
@@ -21,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from mcpkit.transports.http._asgi import BodyTimeout, BodyTooLarge, Receive, read_rest, whole_body
+from mcpkit.transports.http._asgi import (
+    BodyTimeout,
+    BodyTooLarge,
+    Receive,
+    Send,
+    read_rest,
+    whole_body,
+)
 from mcpkit.transports.http._per_loop import PerLoop
 
 if TYPE_CHECKING:
@@ -38,8 +47,8 @@ SWEEPER_LINGER = 100
 
 
 class WatchedRequest(msgspec.Struct, eq=False):
-    """One request under watch: while ``deadline`` is set its body is being read; once
-    ``call`` is set, its call is running. A msgspec Struct for the cost of making one, in C
+    """One request under watch: while ``deadline`` is set its body is being read (or its
+    answer written); once ``call`` is set, its call is running. A msgspec Struct for the cost of making one, in C
     (one per request); hashed by identity."""
 
     loop_requests: _LoopRequests
@@ -47,7 +56,7 @@ class WatchedRequest(msgspec.Struct, eq=False):
     receive: Receive
     started: float
     deadline: float | None
-    #: Set by the sweep when it cancelled the body read for its deadline.
+    #: Set by the sweep when it cancelled the body read (or answer write) for its deadline.
     expired: bool = False
     call: PostCall | None = None
 
@@ -148,7 +157,7 @@ class _LoopRequests:
         quiet = now - quiet_open if quiet_open > 0 else None
         for request in list(self._requests):
             deadline = request.deadline
-            if deadline is not None:  # its body is being read
+            if deadline is not None:  # its body is being read, or its answer written
                 if deadline <= now and not request.expired and not request.task.done():
                     request.expired = True
                     request.task.cancel()
@@ -194,3 +203,34 @@ async def read_body(receive: Receive, limit: int, request: WatchedRequest | None
     if len(body) > limit:
         raise BodyTooLarge
     return body if type(body) is bytes else bytes(body)
+
+
+#: Bytes of a JSON answer sent in one message; a larger answer goes in pieces of this size,
+#: so that a client that stops reading blocks a piece (the server takes whatever it is
+#: given into its buffer: one message of any size never waits).
+ANSWER_PIECE_BYTES = 1024 * 1024
+
+
+async def write_in_pieces(
+    send: Send, body: bytes, request: WatchedRequest, write_timeout: float | None
+) -> bool:
+    """Send a large JSON answer's ``body`` (its start sent) in pieces, each of which its
+    client must take within ``write_timeout`` seconds (0 or None: no bound). False when it
+    did not: the answer is left unfinished, and the server closes the connection (freeing
+    what it held)."""
+    if not write_timeout:
+        await send({"type": "http.response.body", "body": body})
+        return True
+    try:
+        for offset in range(0, len(body), ANSWER_PIECE_BYTES):
+            request.deadline = monotonic() + write_timeout
+            piece = body[offset : offset + ANSWER_PIECE_BYTES]
+            more = offset + ANSWER_PIECE_BYTES < len(body)
+            await send({"type": "http.response.body", "body": piece, "more_body": more})
+    except asyncio.CancelledError:
+        if request.expired and request.task.uncancel() == 0:
+            return False
+        raise
+    finally:
+        request.deadline = None
+    return True

@@ -1,11 +1,14 @@
 """What a request's headers must say before anything else runs: Content-Type on POST; Origin,
 when present, on every bind (the transport spec: servers MUST validate it, or any web page
 the user opens could call the server); Host where DNS-rebinding protection is on (by default
-on a loopback bind, and wherever ``allowed_hosts`` names the server)."""
+on a loopback bind, and wherever ``allowed_hosts`` names the server). A request with more
+than one Host header is refused on every bind (400, as RFC 9112 asks): the header map keeps
+the last, while a proxy in front may have judged, or routed by, the first.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from mcpkit.transports.http._options import TransportSecuritySettings
@@ -21,6 +24,17 @@ _LOOPBACK_ORIGIN_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 def is_loopback_bind(host: str) -> bool:
     return host in _LOOPBACK_HOSTS or host.startswith("127.")
+
+
+def repeats_host(raw_headers: Sequence[tuple[bytes, bytes]]) -> bool:
+    """Whether the request's raw headers (ASGI: lower-case names) hold Host more than once."""
+    seen = False
+    for name, _ in raw_headers:
+        if name == b"host":
+            if seen:
+                return True
+            seen = True
+    return False
 
 
 def _hostname(host_header: str) -> str:
@@ -94,7 +108,17 @@ class TransportSecurityGuard:
             "TransportSecuritySettings(allowed_hosts=...))"
         )
 
-    def check(self, method: str, headers: Mapping[str, str]) -> tuple[int, str] | None:
+    def check(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        raw_headers: Sequence[tuple[bytes, bytes]] = (),
+    ) -> tuple[int, str] | None:
+        """``headers``: the request's header map; ``raw_headers``: the list it was made
+        from (ASGI ``scope["headers"]``), looked through only when it is longer than the
+        map, that is when some header came more than once (hardly ever)."""
+        if len(raw_headers) > len(headers) and repeats_host(raw_headers):
+            return 400, "Bad Request: more than one Host header"
         if method == "POST":
             content_type = headers.get("content-type", "")
             # The usual lower-case value passes on one method call; lower() for the rest.

@@ -9,6 +9,11 @@ local entry is then a replica: dropping it when idle forgets nothing, and it che
 with the backend at most every ``touch_interval`` seconds (so the hot path of a request
 on a known session does no store I/O).
 
+``max_sessions`` is one bound for the whole app: the legacy SSE sessions and WebSocket
+connections it serves are counted here too (``admit_connection``), so that neither kind
+slips past it. With a backend, which counts only Streamable HTTP sessions (across
+instances), those connections are counted against this instance's replicas.
+
 Under bearer auth a session belongs to the identity that created it (``owner``, see
 ``mcpkit.auth._types.session_owner``), kept in its record too: ``find_owned`` answers
 None for another identity's session exactly as for an unknown one, so a session id alone
@@ -199,6 +204,9 @@ class StreamableSessionStore:
         self._on_adopt: list[OnAdopt] = []
         self._adopting: dict[str, asyncio.Future[StreamableSession | None]] = {}
         self._reaper: asyncio.Task[None] | None = None
+        #: The app's legacy SSE sessions and WebSocket connections open now, counted
+        #: against ``max_sessions`` with the sessions here (``admit_connection``).
+        self.connections = 0
 
     @property
     def shared(self) -> bool:
@@ -233,15 +241,35 @@ class StreamableSessionStore:
     ) -> StreamableSession:
         """A new session with a fresh unguessable id, bound to ``owner``; raises
         ``SessionLimitReached`` (alone: the backend applies the cap when the session is
-        stored, see ``persist``)."""
-        if not self.shared and len(self._sessions) >= self.max_sessions:
-            self.expire_idle()
-            if len(self._sessions) >= self.max_sessions:
-                raise SessionLimitReached(
-                    f"at most {self.max_sessions} sessions may be live at once"
-                )
+        stored, see ``persist``; it knows nothing of the other connections counted here)."""
+        if (not self.shared or self.connections) and not self._has_room():
+            raise SessionLimitReached(f"at most {self.max_sessions} sessions may be live at once")
         # 192 random bits as hex: about a quarter of token_urlsafe's cost, on every session made.
         return self._new(urandom(24).hex(), event_store, retry_ms, owner)
+
+    @property
+    def live(self) -> int:
+        """The sessions held here and the other connections counted with them."""
+        return len(self._sessions) + self.connections
+
+    def _has_room(self) -> bool:
+        if self.live < self.max_sessions:
+            return True
+        self.expire_idle()
+        return self.live < self.max_sessions
+
+    def admit_connection(self) -> bool:
+        """Count a legacy SSE session or a WebSocket connection of the app against
+        ``max_sessions``: False, nothing counted, when the app has as many as it may; else
+        True, and ``release_connection`` when it ends."""
+        if not self._has_room():
+            return False
+        self.connections += 1
+        return True
+
+    def release_connection(self) -> None:
+        """A connection counted by ``admit_connection`` ended."""
+        self.connections -= 1
 
     def get(self, session_id: str) -> StreamableSession | None:
         """This process's session (no backend): None when unknown or idle too long."""

@@ -19,7 +19,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
-from mcpkit._exceptions import InvalidRequestError, ProtocolError, StoreUnavailableError
+from mcpkit._exceptions import (
+    InternalError,
+    InvalidRequestError,
+    ProtocolError,
+    StoreUnavailableError,
+)
 from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
@@ -61,7 +66,13 @@ from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._local_cluster import LocalCluster
 from mcpkit.transports.http._modern_post import MODERN_ERROR_STATUS, ModernPosts, is_modern_post
 from mcpkit.transports.http._options import StreamableHttpServerOptions
-from mcpkit.transports.http._request_watch import RequestWatch, WatchedRequest, read_body
+from mcpkit.transports.http._request_watch import (
+    ANSWER_PIECE_BYTES,
+    RequestWatch,
+    WatchedRequest,
+    read_body,
+    write_in_pieces,
+)
 from mcpkit.transports.http._sessions import (
     SessionLimitReached,
     StreamableSession,
@@ -530,8 +541,29 @@ class StreamableHttpHandler:
                 else 200
             )
             start, body = json_response(status, response, response_headers)
+            size = len(body["body"])
+            if size <= ANSWER_PIECE_BYTES:  # the usual answer: one message, never waits
+                await send(start)
+                await send(body)
+                return
+            if size > self.options.max_answer_bytes:
+                start, body = self._answer_too_large(request, size, response_headers)
             await send(start)
-            await send(body)
+            await write_in_pieces(send, body["body"], watched, self.options.sse_write_timeout)
+
+    def _answer_too_large(
+        self, request: JsonRpcRequest, size: int, response_headers: list[tuple[bytes, bytes]]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The error that answers a request whose answer passed ``max_answer_bytes``."""
+        limit = self.options.max_answer_bytes
+        logger.warning(
+            "%s: an answer of %d bytes passed max_answer_bytes (%d)", request.method, size, limit
+        )
+        error = InternalError(
+            f"The answer ({size} bytes) exceeds the server's max_answer_bytes ({limit})",
+            {"size": size, "limit": limit},
+        )
+        return json_response(200, error_response(request.id, error), response_headers)
 
     async def _answer_cancelled(
         self,

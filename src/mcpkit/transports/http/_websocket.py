@@ -18,29 +18,40 @@ The router has already matched the path and applied the DNS-rebinding guard. The
   16 MiB by default, still closes the socket with 1009 above it.)
 * When the client goes away, the connection is closed: running calls are cancelled and
   its subscriptions dropped.
+* Each socket counts against the app's ``max_sessions`` with its Streamable HTTP and legacy
+  SSE sessions (``session_table``); past it the upgrade is refused: HTTP 503 where the
+  server can answer one (the ``websocket.http.response`` extension), else close 1013
+  "try again later".
 * Under bearer auth the upgrade's identity (``CURRENT_AUTH``, set by the gate) is the
   socket's: it is the connection's ``binding.auth``, so tools see it on ``ctx.auth``;
   guards through ``current_auth()`` too. A WebSocket session is the socket itself and has no id another
-  connection could name, so nothing else can reach it.
+  connection could name, so nothing else can reach it. When the token's ``exp`` passes,
+  the socket is closed with 1008 and no message after it is served: the client
+  reconnects with a fresh token.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.auth._types import CURRENT_AUTH
+from mcpkit.protocol._jsonrpc import encode_json
 from mcpkit.server._connection import ServerConnection
-from mcpkit.transports.http._asgi import Receive, Send
+from mcpkit.transports.http._asgi import Receive, Send, error_body
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
     from mcpkit.transports.http._connection_guards import ConnectionGate
+    from mcpkit.transports.http._sessions import StreamableSessionStore
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -48,6 +59,28 @@ logger = logging.getLogger("mcpkit.http")
 SUBPROTOCOL = "mcp"
 #: Close code for a connection refused by a guard (RFC 6455 "policy violation").
 POLICY_VIOLATION = 1008
+#: Close code for an upgrade refused at ``max_sessions`` (RFC 6455 "try again later").
+TRY_AGAIN_LATER = 1013
+#: What an upgrade refused at ``max_sessions`` is told (as Streamable HTTP and legacy SSE).
+TOO_MANY_SESSIONS = "Too many sessions; try again later"
+
+
+async def _refuse_at_capacity(scope: dict[str, Any], send: Send) -> None:
+    """503 with a JSON-RPC error, as the other transports answer past ``max_sessions``,
+    where the server can answer an upgrade over HTTP; else close 1013 before accepting."""
+    if "websocket.http.response" not in (scope.get("extensions") or {}):
+        await send(
+            {"type": "websocket.close", "code": TRY_AGAIN_LATER, "reason": "try again later"}
+        )
+        return
+    body = encode_json(error_body(ErrorCode.INTERNAL_ERROR, TOO_MANY_SESSIONS))
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(body)),
+        (b"retry-after", b"1"),
+    ]
+    await send({"type": "websocket.http.response.start", "status": 503, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 async def _guard_allows(options: StreamableHttpServerOptions, headers: Mapping[str, str]) -> bool:
@@ -81,9 +114,11 @@ async def serve_websocket(
     headers: Mapping[str, str],
     options: StreamableHttpServerOptions,
     connection_gate: ConnectionGate | None = None,
+    session_table: StreamableSessionStore | None = None,
 ) -> None:
     """Serve one ASGI ``websocket`` scope until either side closes it; ``connection_gate``
-    (the app's connection guards) may refuse it first, as ``websocket_guard`` may."""
+    (the app's connection guards) may refuse it first, as ``websocket_guard`` may, and
+    ``session_table`` (the app's ``max_sessions``) when the app has as many as it may."""
     first = await receive()
     if first["type"] != "websocket.connect":  # disconnected before the handshake
         return
@@ -94,13 +129,22 @@ async def serve_websocket(
             {"type": "websocket.close", "code": POLICY_VIOLATION, "reason": "connection refused"}
         )
         return
+    if session_table is not None and not session_table.admit_connection():
+        await _refuse_at_capacity(scope, send)
+        return
     accept: dict[str, Any] = {"type": "websocket.accept"}
     if SUBPROTOCOL in (scope.get("subprotocols") or ()):
         accept["subprotocol"] = SUBPROTOCOL
-    await send(accept)
+    try:
+        await send(accept)
+    except BaseException:  # gone before the handshake ended: not counted any longer
+        if session_table is not None:
+            session_table.release_connection()
+        raise
 
     lock = asyncio.Lock()
     open_ = True
+    auth = CURRENT_AUTH.get()
 
     async def write(frame: bytes) -> None:
         if not open_:
@@ -115,14 +159,35 @@ async def serve_websocket(
         headers=headers,
         max_message_bytes=options.max_body_bytes,
         max_message_depth=options.max_message_depth,
-        auth=CURRENT_AUTH.get(),
+        auth=auth,
     )
+
+    async def close_at_expiry(delay: float) -> None:
+        nonlocal open_
+        await asyncio.sleep(delay)
+        async with lock:
+            if open_:
+                open_ = False
+                with contextlib.suppress(Exception):  # the client may be gone already
+                    await send(
+                        {
+                            "type": "websocket.close",
+                            "code": POLICY_VIOLATION,
+                            "reason": "access token expired",
+                        }
+                    )
+
+    # The identity was checked once, at the upgrade: it lasts as long as its token.
+    expiry = None
+    if auth is not None and auth.expires_at is not None:
+        delay = max(0.0, auth.expires_at - time.time())
+        expiry = asyncio.get_running_loop().create_task(close_at_expiry(delay))
     limit = options.max_body_bytes
     try:
         while True:
             message = await receive()
             kind = message["type"]
-            if kind == "websocket.disconnect":
+            if kind == "websocket.disconnect" or not open_:
                 break
             if kind != "websocket.receive":
                 continue
@@ -142,7 +207,11 @@ async def serve_websocket(
             await asyncio.sleep(0)
     finally:
         open_ = False
+        if expiry is not None:
+            expiry.cancel()
+        if session_table is not None:  # counted since before the handshake
+            session_table.release_connection()
         await connection.close()
 
 
-__all__ = ["POLICY_VIOLATION", "SUBPROTOCOL", "serve_websocket"]
+__all__ = ["POLICY_VIOLATION", "SUBPROTOCOL", "TRY_AGAIN_LATER", "serve_websocket"]
