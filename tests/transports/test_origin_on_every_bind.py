@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-import websockets
+from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from mcpkit import McpServerApp, mcp_tool
@@ -95,12 +95,12 @@ async def test_a_cross_origin_websocket_and_legacy_sse_get_are_refused():
         assert sse.status_code == 403
         ws_url = url.replace("http://", "ws://") + "/ws"
         with pytest.raises(InvalidStatus) as refused:
-            async with websockets.connect(
+            async with connect(
                 ws_url, subprotocols=["mcp"], origin="http://evil.example", **NO_PROXY
             ):
                 pass
         assert refused.value.response.status_code == 403
-        async with websockets.connect(ws_url, subprotocols=["mcp"], **NO_PROXY) as ws:
+        async with connect(ws_url, subprotocols=["mcp"], **NO_PROXY) as ws:
             await ws.send('{"jsonrpc":"2.0","id":1,"method":"ping"}')
             assert '"result"' in await asyncio.wait_for(ws.recv(), 10)
 

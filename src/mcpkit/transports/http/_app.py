@@ -29,7 +29,9 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import AsyncIterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
@@ -57,6 +59,9 @@ from mcpkit.transports.http._streamable import StreamableHttpHandler
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
+
+#: The signals ``mcpkit run`` shuts down on, gracefully (a second one ends the grace).
+_EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -601,8 +606,28 @@ def run_http_server(
         async def startup(self, sockets: Any = None) -> None:
             self.loop = asyncio.get_running_loop()
             await super().startup(sockets=sockets)
-            if self.started and on_started is not None:
+
+        async def main_loop(self) -> None:
+            # Announced here, once start-up is over: a signal that comes after the banner
+            # then always takes the way of a graceful shutdown (one during start-up makes
+            # uvicorn return without it).
+            if on_started is not None:
                 on_started()
+            await super().main_loop()
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # mcpkit run is the program: SIGINT and SIGTERM shut it down gracefully, and it
+            # then exits 0 (uvicorn raises the signal again once it has shut down).
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in _EXIT_SIGNALS}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
 
         def handle_exit(self, sig: int, frame: Any) -> None:
             if self.should_exit and self.loop is not None and not self.force_exit:
@@ -622,9 +647,6 @@ def run_http_server(
                 await super().shutdown(sockets=sockets)
             finally:
                 ending.cancel()
-            captured = getattr(self, "_captured_signals", None)
-            if isinstance(captured, list) and not self.force_exit:
-                captured.clear()  # shut down as asked: exit 0, the signal not raised again
 
     server = Server(uvicorn.Config(asgi_app, **config))
     server.run(sockets=None if sock is None else [sock])
