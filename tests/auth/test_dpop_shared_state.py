@@ -21,7 +21,10 @@ from mcpkit import McpServerApp
 from mcpkit.auth import BearerAuthConfig, DPoPProofFactory, JwtVerifier, parse_www_authenticate
 from mcpkit.auth._dpop_sqlite import FileDPoPState
 from mcpkit.auth._dpop_state import LocalDPoPState, RedisDPoPState
+from mcpkit.auth._server import BearerAuthGate
 from mcpkit.stores import RedisHub, redis_options
+from mcpkit.transports.http._auth_layer import with_dpop_file
+from mcpkit.transports.http._options import StreamableHttpServerOptions
 from tests.auth._support import ISSUER, AuthTest, FakeClock, Signer
 from tests.auth.test_dpop_server import dpop_server
 from tests.auth.test_server_gate import ACCEPT, AUDIENCE, INIT
@@ -214,6 +217,43 @@ async def test_instances_sharing_a_file_share_nonces_and_refuse_a_replay(signer,
             await store.close()
 
 
+async def test_a_workers_file_is_used_only_when_nothing_else_shares_the_state(signer, tmp_path):
+    def config(**extra: Any) -> BearerAuthConfig:
+        verify = JwtVerifier(jwks=signer.jwks(), issuer=ISSUER).verify
+        return BearerAuthConfig(verify=verify, expected_resource=AUDIENCE, **extra)
+
+    path = str(tmp_path / "dpop.sqlite")
+    clock = FakeClock()
+    plain = StreamableHttpServerOptions(
+        bearer_auth=config(enable_dpop=True, dpop_replay_cache_size=7, clock=clock)
+    )
+    options, store = with_dpop_file(plain, path)
+    try:
+        assert isinstance(store, FileDPoPState) and options.bearer_auth.dpop_store is store
+        assert (store.path, store.max_entries, store.clock) == (path, 7, clock)
+        assert plain.bearer_auth.dpop_store is None  # the worker's copy, not the app's config
+        assert BearerAuthGate(options.bearer_auth).dpop_state is store
+    finally:
+        assert store is not None
+        await store.close()
+    own = LocalDPoPState()
+    hub = RedisHub("redis://127.0.0.1:1", prefix="unused")  # never connected
+    try:
+        kept = [
+            StreamableHttpServerOptions(),
+            StreamableHttpServerOptions(bearer_auth=config()),  # no DPoP
+            StreamableHttpServerOptions(bearer_auth=config(enable_dpop=True, dpop_store=own)),
+            StreamableHttpServerOptions(
+                bearer_auth=config(enable_dpop=True), stateless=True, **redis_options(hub)
+            ),
+        ]
+        for options in kept:
+            assert with_dpop_file(options, path) == (options, None)
+    finally:
+        await hub.aclose()
+    assert not (tmp_path / "dpop.sqlite").exists()
+
+
 # -- unauthenticated requests cannot flush the record -------------------------------------------
 
 
@@ -270,44 +310,74 @@ APP = textwrap.dedent(
 )
 
 
+async def check_workers_share_dpop(signer: Signer, served: Any) -> None:
+    """The two workers of ``served`` share DPoP state: every call with the nonce the first
+    call got is accepted, whichever worker serves it (both do), and one proof sent ten
+    times is accepted once."""
+    key = DPoPProofFactory()
+    token = signer.token(audience=AUDIENCE, jkt=key.jkt)
+    url = served.url
+    workers = served.children()
+    assert len(workers) == 2
+    body, call_headers = modern_call("pid")
+    async with fresh_connections() as http:
+
+        async def call(headers: dict[str, str]) -> httpx.Response:
+            return await http.post(url, json=body, headers={**call_headers, **headers})
+
+        first = await call(dpop_headers(key, token, url, None))
+        assert first.status_code == 401 and error_of(first) == "use_dpop_nonce"
+        nonce = first.headers["dpop-nonce"]
+        # Each call on a connection of its own, so on either worker: every one is
+        # accepted with the nonce the first worker issued (no retry needed).
+        pids: list[int] = []
+        for _ in range(40):
+            answer: Any = await call(dpop_headers(key, token, url, nonce))
+            assert answer.status_code == 200, (len(pids), answer.text)
+            pids.append(answer_of(answer)["result"]["structuredContent"]["result"])
+            if set(pids) == workers and len(pids) >= 10:
+                break
+        assert set(pids) == workers, f"{len(pids)} calls reached {set(pids)} of {workers}"
+        # One proof sent ten times, on connections landing on either worker: one call.
+        replayed = dpop_headers(key, token, url, nonce)
+        statuses = [(await call(replayed)).status_code for _ in range(10)]
+        assert sorted(statuses) == [200] + [401] * 9, statuses
+
+
+def write_app(signer: Signer, tmp_path: Path) -> Path:
+    app_file = tmp_path / "dpop_pids.py"
+    app_file.write_text(
+        APP.format(jwks=json.dumps(signer.jwks()), issuer=ISSUER, audience=AUDIENCE)
+    )
+    return app_file
+
+
 @pytest.mark.timeout(90)
 @needs_redis
 async def test_workers_sharing_redis_share_dpop_nonces_and_replays(
     signer, redis_server, tmp_path: Path
 ):
     redis_server.flush()
-    app_file = tmp_path / "dpop_pids.py"
-    app_file.write_text(
-        APP.format(jwks=json.dumps(signer.jwks()), issuer=ISSUER, audience=AUDIENCE)
-    )
+    app_file = write_app(signer, tmp_path)
     env = environment(MCPKIT_BEARER_AUTH="dpop_pids:auth")
     args = ("--workers", "2", "--redis-url", redis_server.url)
-    key = DPoPProofFactory()
-    token = signer.token(audience=AUDIENCE, jkt=key.jkt)
     with mcpkit_run(app_file, *args, env=env) as served:
-        url = served.url
-        workers = served.children()
-        assert len(workers) == 2
-        body, call_headers = modern_call("pid")
-        async with fresh_connections() as http:
+        await check_workers_share_dpop(signer, served)
 
-            async def call(headers: dict[str, str]) -> httpx.Response:
-                return await http.post(url, json=body, headers={**call_headers, **headers})
 
-            first = await call(dpop_headers(key, token, url, None))
-            assert first.status_code == 401 and error_of(first) == "use_dpop_nonce"
-            nonce = first.headers["dpop-nonce"]
-            # Each call on a connection of its own, so on either worker: every one is
-            # accepted with the nonce the first worker issued (no retry needed).
-            pids: list[int] = []
-            for _ in range(40):
-                answer: Any = await call(dpop_headers(key, token, url, nonce))
-                assert answer.status_code == 200, (len(pids), answer.text)
-                pids.append(answer_of(answer)["result"]["structuredContent"]["result"])
-                if set(pids) == workers and len(pids) >= 10:
-                    break
-            assert set(pids) == workers, f"{len(pids)} calls reached {set(pids)} of {workers}"
-            # One proof sent ten times, on connections landing on either worker: one call.
-            replayed = dpop_headers(key, token, url, nonce)
-            statuses = [(await call(replayed)).status_code for _ in range(10)]
-            assert sorted(statuses) == [200] + [401] * 9, statuses
+@pytest.mark.timeout(90)
+async def test_workers_without_redis_share_dpop_state_through_the_supervisors_file(
+    signer, tmp_path: Path
+):
+    app_file = write_app(signer, tmp_path)
+    runtime = tmp_path / "tmp"  # the supervisor's temporary directory (TMPDIR)
+    runtime.mkdir()
+    env = environment(MCPKIT_BEARER_AUTH="dpop_pids:auth", TMPDIR=str(runtime))
+    with mcpkit_run(app_file, "--workers", "2", "--stateless", env=env) as served:
+        await check_workers_share_dpop(signer, served)
+        # One private directory of the supervisor's, the workers' file in it.
+        (private,) = runtime.glob("mcpkit-*")
+        assert private.stat().st_mode & 0o777 == 0o700
+        assert (private / "dpop.sqlite").is_file()
+    assert served.process.returncode == 0
+    assert not list(runtime.glob("mcpkit-*")), "the supervisor left its directory behind"

@@ -278,3 +278,29 @@ async def test_over_http_each_token_finishes_only_its_own_call_once(signer: Sign
         assert paid(done) == {"amount": 1, "memo": "", "by": "alice", "approved_for": "alice"}
         assert "already used" in refusal(await post(http, url, "alice", params(1, **retry)))
         assert len(payments.paid) == 1
+
+
+async def test_a_state_is_good_once_across_instances_sharing_a_redis() -> None:
+    """Two instances (as behind a load balancer, with one request_state_secret and one
+    Redis, what ``mcpkit run --redis-url`` sets up): the state one accepted, the other
+    refuses; a state refused for another reason is not spent there."""
+    from mcpkit.stores import RedisHub, RedisUsedRequestStates
+    from tests.redis_server import RedisServer
+
+    server = RedisServer().start()
+    hub = RedisHub(server.url)
+    try:
+        secret = b"s" * 32
+        (one, one_payments), (two, two_payments) = (
+            payments_app(request_state_secret=secret) for _ in range(2)
+        )
+        for app in (one, two):
+            app.dispatcher.modern.request_states.shared = RedisUsedRequestStates(hub)
+        state = await Caller(one, ALICE).ask(amount=5)
+        assert "another principal" in refusal(await Caller(two, BOB).approve(state, amount=5))
+        assert paid(await Caller(two, ALICE).approve(state, amount=5))["amount"] == 5
+        assert "already used" in refusal(await Caller(one, ALICE).approve(state, amount=5))
+        assert len(one_payments.paid) + len(two_payments.paid) == 1
+    finally:
+        await hub.aclose()
+        server.stop()

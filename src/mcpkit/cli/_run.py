@@ -294,11 +294,13 @@ def http_server_for(
         server.shutdown_grace = shutdown_grace
     shared: dict[str, Any] = {}
     if redis_url:
-        from mcpkit.stores import RedisHub, RedisTaskStore, redis_options
+        from mcpkit.stores import RedisHub, RedisTaskStore, RedisUsedRequestStates, redis_options
 
         hub = RedisHub(redis_url)
         shared = redis_options(hub)
         server.tasks.store = RedisTaskStore(hub)
+        # A requestState is accepted once across the instances, not once by each.
+        server.dispatcher.modern.request_states.shared = RedisUsedRequestStates(hub)
     if workers > 1 and stateless and not redis_url and "MCPKIT_ENABLE_LEGACY_SSE" not in os.environ:
         shared["enable_legacy_sse"] = False
     options = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)

@@ -124,6 +124,8 @@ class McpDispatcher:
         ):
             try:
                 binding = era.enter(request, binding)
+                if era.request_states.shared is not None:  # used states shared by instances
+                    await era.confirm(binding)
             except ProtocolError as exc:
                 return error_response(request.id, exc)
         else:

@@ -161,6 +161,14 @@ class ModernEra:
                 binding.round_inputs = (method, params)  # see round_inputs()
         return binding
 
+    async def confirm(self, binding: Any) -> None:
+        """A retry's state taken in the record shared with other instances too (where
+        ``request_states.shared`` is set)."""
+        inputs = binding.round_inputs
+        if type(inputs) is RoundInputs and inputs.spent is not None:
+            await self.request_states.confirm(inputs.spent)
+            inputs.spent = None
+
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
         if self._server_info is None:  # the app's identity is fixed once it serves
             self._server_info = self.app.server_info()

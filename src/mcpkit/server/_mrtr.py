@@ -223,6 +223,9 @@ class RoundInputs:
     principal: str = ANONYMOUS
     params: dict[str, Any] = field(default_factory=dict)
     digest: str | None = None  # of ``params``, made when first needed
+    #: The accepted state's id and expiry, until the app's shared record has taken it
+    #: (``RequestStates.confirm``).
+    spent: tuple[str, float] | None = None
 
     def next_key(self, method: str) -> str:
         self.counter += 1
@@ -264,6 +267,7 @@ class RoundInputs:
                 principal=principal,
                 digest=inputs.params_digest(),
             )
+            inputs.spent = (payload["n"], payload["x"])
             inputs.responses.update(payload.get("r") or {})
             inputs.issued.update(payload.get("i") or {})
             inputs.state = payload.get("s")

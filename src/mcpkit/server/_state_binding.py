@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -25,6 +25,16 @@ from mcpkit.server._used_states import DEFAULT_MAX_USED_REQUEST_STATES, UsedRequ
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
     from mcpkit.server._mrtr import RequestStateCodec
+
+
+class SharedUsedStates(Protocol):
+    """The accepted states' ids where several instances (or workers) see them: a state
+    accepted by one is refused by the others (``mcpkit.stores.RedisUsedRequestStates``)."""
+
+    async def spend(self, state_id: str, expires_at: float) -> bool:
+        """Record ``state_id`` until ``expires_at`` (a Unix time); False when it already was."""
+        ...
+
 
 #: Seconds a ``requestState`` stays good: long enough for a person to answer a question,
 #: short enough to bound how long a leaked one is worth anything.
@@ -78,6 +88,18 @@ class RequestStates:
         self.codec = codec
         self.ttl = ttl
         self.used = UsedRequestStates(max_used)
+        #: The record shared with other instances, None: this process's alone. Set by whoever
+        #: configures the shared stores (``mcpkit run --redis-url``).
+        self.shared: SharedUsedStates | None = None
+
+    async def confirm(self, spent: tuple[str, float] | None) -> None:
+        """Take an accepted state's id (``RoundInputs.spent``) in the shared record too:
+        ``InvalidParamsError`` when another instance accepted it first."""
+        shared = self.shared
+        if shared is None or spent is None:
+            return
+        if not await shared.spend(*spent):  # StoreUnavailableError: 503, the state kept
+            raise _refused("already used; send the request again without it")
 
     def issue(self, payload: dict[str, Any], *, principal: str, digest: str) -> str:
         """``payload`` (the call's rounds so far) signed, bound to ``principal`` and the

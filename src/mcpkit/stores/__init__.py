@@ -7,6 +7,7 @@ from mcpkit._exceptions import SessionLimitReached, StoreError, StoreUnavailable
 from mcpkit.stores._bus import InProcessMessageBus, MessageBus
 from mcpkit.stores._events import DEFAULT_MAX_EVENTS, EventStore, InMemoryEventStore, StoredEvent
 from mcpkit.stores._redis import RedisHub
+from mcpkit.stores._redis_request_states import RedisUsedRequestStates
 from mcpkit.stores._redis_stores import (
     RedisEventStore,
     RedisMessageBus,
@@ -43,6 +44,7 @@ __all__ = [
     "RedisMessageBus",
     "RedisSessionStore",
     "RedisTaskStore",
+    "RedisUsedRequestStates",
     "SessionLimitReached",
     "SessionRecord",
     "SessionStore",

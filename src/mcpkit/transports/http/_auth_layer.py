@@ -10,11 +10,13 @@ CORS preflights (OPTIONS) pass unchecked: a browser sends them without credentia
 
 ``auth_gate(options, endpoint)`` builds the gate the layers share, its DPoP state (nonce
 keys, accepted proofs) on the server's Redis when its stores are there: every worker and
-instance then issues and accepts the same nonces, and accepts a proof once.
+instance then issues and accepts the same nonces, and accepts a proof once. Workers of one
+supervisor without Redis share a file instead (``with_dpop_file``, in each worker).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.auth._server import Denial, with_extra_headers
@@ -22,6 +24,7 @@ from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
 from mcpkit.transports.http._endpoint import request_headers
 
 if TYPE_CHECKING:
+    from mcpkit.auth._dpop_sqlite import FileDPoPState
     from mcpkit.auth._dpop_state import DPoPStateStore
     from mcpkit.auth._server import BearerAuthGate
     from mcpkit.stores._redis import RedisHub
@@ -50,6 +53,26 @@ def shared_dpop_state(options: StreamableHttpServerOptions) -> DPoPStateStore | 
     from mcpkit.auth._dpop_state import RedisDPoPState
 
     return RedisDPoPState(hub, max_entries=config.dpop_replay_cache_size)
+
+
+def with_dpop_file(
+    options: StreamableHttpServerOptions, path: str
+) -> tuple[StreamableHttpServerOptions, FileDPoPState | None]:
+    """``options`` whose gate keeps its DPoP state in the SQLite file at ``path`` (a
+    ``FileDPoPState`` as the config's ``dpop_store``, returned too for its owner to close),
+    when DPoP is on and neither the config names a store nor the server has a Redis; else
+    ``options`` as they are, and None. What a worker does with the file its supervisor
+    made for them all (``_workers.py``)."""
+    config = options.bearer_auth
+    if config is None or not config.enable_dpop or config.dpop_store is not None:
+        return options, None
+    if redis_hub_of(options) is not None:
+        return options, None
+    from mcpkit.auth._dpop_sqlite import FileDPoPState
+
+    store = FileDPoPState(path, max_entries=config.dpop_replay_cache_size, clock=config.clock)
+    shared = dataclasses.replace(config, dpop_store=store)
+    return dataclasses.replace(options, bearer_auth=shared), store
 
 
 def redis_hub_of(options: StreamableHttpServerOptions) -> RedisHub | None:
@@ -101,4 +124,11 @@ class MetadataEndpoint:
         await self.gate.serve_metadata(scope, receive, send, request_headers(scope))
 
 
-__all__ = ["BearerAuthLayer", "MetadataEndpoint", "auth_gate", "redis_hub_of", "shared_dpop_state"]
+__all__ = [
+    "BearerAuthLayer",
+    "MetadataEndpoint",
+    "auth_gate",
+    "redis_hub_of",
+    "shared_dpop_state",
+    "with_dpop_file",
+]

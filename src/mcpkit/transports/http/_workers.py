@@ -28,6 +28,10 @@ raised before anything is served. A WebSocket connection lives in the worker tha
 it, and 2026-07-28 or ``stateless`` requests carry all they need: neither needs anything, but
 for the ``requestState`` secret a 2026-07-28 call asking for input is retried with, which
 the supervisor hands every worker (``share_request_state_secret``) when the app has none.
+Bearer auth with DPoP needs its nonce keys and record of accepted proofs shared too: on the
+server's Redis when it has one, else in a SQLite file (``FileDPoPState``) in a private
+directory the supervisor makes for its workers (mode 0700, removed when it exits), unless
+the config names its own ``dpop_store`` (``with_dpop_file``).
 """
 
 from __future__ import annotations
@@ -36,9 +40,11 @@ import contextlib
 import math
 import os
 import secrets
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +81,8 @@ STARTUP_FAILED = 3
 WorkerBuild = Callable[[], "tuple[McpServerApp, StreamableHttpServerOptions]"]
 
 _READY = b"ready"
+#: The file, in the supervisor's runtime directory, where workers keep their DPoP state.
+DPOP_FILE = "dpop.sqlite"
 
 
 class WorkersNeedSharedStateError(MCPError, ValueError):
@@ -239,21 +247,32 @@ def _worker_main(
     conn: Connection,
     uvicorn_options: dict[str, Any],
     state_secret: bytes,
+    dpop_path: str,
 ) -> None:
     """A worker: its own process group (the supervisor passes signals on), a watch on the
-    supervisor, then the app ``build`` makes, served on ``sock`` until shut down."""
+    supervisor, then the app ``build`` makes, served on ``sock`` until shut down. Its DPoP
+    state is in the supervisor's file at ``dpop_path`` when nothing else shares it."""
     import threading
 
     from mcpkit.transports.http._app import run_http_server
+    from mcpkit.transports.http._auth_layer import with_dpop_file
 
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)
     threading.Thread(target=_watch_supervisor, args=(conn,), daemon=True).start()
     app, options = build()
     share_request_state_secret(app, state_secret)
-    run_http_server(
-        app, options, sock=sock, on_started=lambda: conn.send_bytes(_READY), **uvicorn_options
-    )
+    options, dpop_file = with_dpop_file(options, dpop_path)
+    try:
+        run_http_server(
+            app, options, sock=sock, on_started=lambda: conn.send_bytes(_READY), **uvicorn_options
+        )
+    finally:
+        if dpop_file is not None:
+            import asyncio
+
+            with contextlib.suppress(Exception):  # the supervisor removes the file anyway
+                asyncio.run(dpop_file.close())
 
 
 def _watch_supervisor(conn: Connection) -> None:
@@ -320,6 +339,9 @@ class WorkerSupervisor:
         self.uvicorn_options = uvicorn_options or {}
         #: One ``requestState`` secret for every worker (those whose app has none chosen).
         self.state_secret = secrets.token_bytes(32)
+        #: The private directory of the workers' shared files (their DPoP state), made by
+        #: ``run()`` and removed when it returns.
+        self.runtime_dir: str | None = None
         import multiprocessing
 
         self.workers: list[_Worker] = []
@@ -335,11 +357,13 @@ class WorkerSupervisor:
         return [w.process.pid for w in self.workers if w.process.pid is not None]
 
     def _spawn(self, slot: int) -> _Worker:
+        assert self.runtime_dir is not None
         mine, theirs = self._context.Pipe()
         sock = self.sockets[slot % len(self.sockets)]
+        dpop_path = os.path.join(self.runtime_dir, DPOP_FILE)
         process = self._context.Process(
             target=_worker_main,
-            args=(self.build, sock, theirs, self.uvicorn_options, self.state_secret),
+            args=(self.build, sock, theirs, self.uvicorn_options, self.state_secret, dpop_path),
             name="mcpkit-worker",
         )
         process.start()
@@ -363,6 +387,9 @@ class WorkerSupervisor:
         previous_wakeup = signal.set_wakeup_fd(wake_write.fileno(), warn_on_full_buffer=False)
         failed = False
         try:
+            # Private to this user (mkdtemp makes it 0700; said again against an odd umask).
+            self.runtime_dir = tempfile.mkdtemp(prefix="mcpkit-workers-")
+            os.chmod(self.runtime_dir, 0o700)
             self.workers = [self._spawn(slot) for slot in range(self.count)]
             failed = self._supervise(wake_read)
         finally:
@@ -371,7 +398,12 @@ class WorkerSupervisor:
                 signal.signal(signum, handler)
             wake_read.close()
             wake_write.close()
-            self._stop_all_now()
+            try:
+                self._stop_all_now()
+            finally:
+                if self.runtime_dir is not None:
+                    shutil.rmtree(self.runtime_dir, ignore_errors=True)
+                    self.runtime_dir = None
         if failed:
             raise SystemExit(STARTUP_FAILED)
 
