@@ -9,7 +9,6 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
   mcpkit    mcpkit's ``create_asgi_app`` (project venv), default options, on uvicorn's
             protocol as the command line chose it: what ``uvicorn app:app`` users get
-  mcpkit-gc-freeze  the same with ``freeze_gc_at_startup=True`` (what the freeze is worth)
   mcpkit-protocol  the ``mcpkit`` app from uvicorn's command line given mcpkit's protocol
             (``--http mcpkit.transports.http.protocol:McpHttpProtocol``)
   bare-protocol  the bare app from the same command line: the ceiling on mcpkit's protocol
@@ -95,7 +94,6 @@ SERVERS: dict[str, tuple[str, str]] = {
     "bare": ("project", "http_bare:app"),
     "mcpkit": ("project", "http_mcpkit:app"),
     # the same, with the garbage-collector freeze at start-up: what the freeze is worth
-    "mcpkit-gc-freeze": ("project", "http_mcpkit:app_with_gc_freeze"),
     # the same app served by serve_http, as `mcpkit run -t http` does (a script, not uvicorn's CLI)
     "mcpkit-run": ("project", "http_mcpkit_served.py"),
     # the bare app on that same protocol and settings: what the protocol gives any ASGI app
@@ -124,7 +122,6 @@ BASELINES = ("baseline", "baseline-protocol")
 #: ratio that tells what mcpkit costs, whatever the protocol gives every app.
 SAME_SERVING = {
     "mcpkit": "bare",
-    "mcpkit-gc-freeze": "bare",
     "mcpkit-protocol": "bare-protocol",
     "mcpkit-run": "bare-run",
     "baseline": "bare",

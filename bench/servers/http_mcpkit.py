@@ -30,5 +30,3 @@ def options(**fields: object) -> StreamableHttpServerOptions:
 
 
 app = create_asgi_app(McpServerApp(Bench), options())
-#: ``freeze_gc_at_startup=True``: the row that shows what the freeze is worth.
-app_with_gc_freeze = create_asgi_app(McpServerApp(Bench), options(freeze_gc_at_startup=True))

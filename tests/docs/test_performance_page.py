@@ -52,8 +52,8 @@ async def test_a_typed_result_is_sent_twice_and_a_str_once():
 def test_the_defaults_it_quotes():
     assert "`max_sync_workers`, 32 by default" in PAGE
     assert DEFAULT_MAX_SYNC_WORKERS == 32
-    assert "`freeze_gc_at_startup` (None by default: on where mcpkit runs the process)" in PAGE
-    assert StreamableHttpServerOptions().freeze_gc_at_startup is None
+    assert "`freeze_gc_at_startup` (True by default: on where mcpkit runs the process)" in PAGE
+    assert StreamableHttpServerOptions().freeze_gc_at_startup is True
 
 
 @pytest.mark.parametrize("command", bench_commands(), ids=lambda words: words[1])

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 
@@ -18,7 +20,7 @@ from fastapi import FastAPI
 
 from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import POST_HEADERS, free_port
+from tests.http_server import POST_HEADERS, free_port, past_the_gate_warning
 from tests.wire import initialize_request
 
 
@@ -78,18 +80,80 @@ async def test_served_by_the_hosts_uvicorn_it_changes_nothing():
         assert server.config.http_protocol_class.__module__.startswith("uvicorn.")
 
 
-@pytest.mark.parametrize(
-    ("owns_process", "freeze", "frozen"),
-    [(False, None, False), (True, None, True), (True, False, False), (False, True, True)],
-)
-async def test_the_collector_is_frozen_only_where_asked_or_owned(owns_process, freeze, frozen):
+@pytest.mark.parametrize("freeze", [True, False])
+async def test_an_app_a_host_starts_never_freezes_the_collector(freeze):
     asgi = McpAsgiApp(McpServerApp(add), StreamableHttpServerOptions(freeze_gc_at_startup=freeze))
-    asgi.owns_process = owns_process  # what run_http_server sets
     await asgi.startup()
     try:
-        assert (gc.get_freeze_count() > 0) is frozen
+        assert gc.get_freeze_count() == 0
     finally:
         await asgi.shutdown()
+
+
+def test_importing_and_making_the_app_loads_nothing_of_uvicorns_internals():
+    """mcpkit's HTTP protocol builds on uvicorn's protocol classes: only whoever serves with
+    it (mcpkit run, serve_http, a user naming it) loads it, never an app a host serves."""
+    code = (
+        "import sys\n"
+        "from mcpkit import McpServerApp\n"
+        "from mcpkit.transports.http import create_asgi_app\n"
+        "create_asgi_app(McpServerApp('x'))\n"
+        "print([m for m in sys.modules if m.startswith('uvicorn.protocols')"
+        " or m.endswith('._http_cycle')])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+HTTP_SERVER = """
+import gc
+from mcpkit import McpServerApp, mcp_tool
+
+@mcp_tool
+def frozen() -> int:
+    return gc.get_freeze_count()
+
+app = McpServerApp(frozen)
+"""
+
+
+@pytest.mark.parametrize(
+    "setting", ["", "false"], ids=["default", "MCPKIT_FREEZE_GC_AT_STARTUP=false"]
+)
+def test_mcpkit_run_freezes_the_collector_unless_told_not_to(tmp_path, setting):
+    """``mcpkit run -t http`` runs the process: it freezes what start-up left alive, unless
+    ``freeze_gc_at_startup`` is false."""
+    (tmp_path / "server.py").write_text(HTTP_SERVER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
+    if setting:
+        env["MCPKIT_FREEZE_GC_AT_STARTUP"] = setting
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpkit", "run", "server.py", "-t", "http", "--port", "0"]
+        + ["--stateless"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        banner = past_the_gate_warning(proc.stderr)
+        assert banner.startswith("mcpkit: serving"), banner
+        url = banner.split(" on ", 1)[1].strip()
+        with httpx.Client(timeout=10) as http:
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "frozen", "arguments": {}},
+            }
+            answer = http.post(url, json=call, headers=POST_HEADERS)
+        count = answer.json()["result"]["structuredContent"]["result"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)
+    assert (count > 0) is (setting == "")
 
 
 STDIO_SERVER = """

@@ -84,7 +84,7 @@ DESCRIPTIONS: dict[str, str] = {
     "bearer_auth": "A `BearerAuthConfig`: require bearer tokens",
     "websocket_guard": "A check `(headers) -> bool` run on each WebSocket upgrade",
     "connection_guards": "Guards run on every HTTP request and WebSocket upgrade, before any MCP message",
-    "freeze_gc_at_startup": "Move start-up objects out of the garbage collector's reach (none: only under mcpkit run)",
+    "freeze_gc_at_startup": "Under mcpkit run, move start-up objects out of the garbage collector's reach",
 }
 
 #: Smallest accepted value of numeric settings (every other one: 0 and up).

@@ -91,7 +91,6 @@ class McpAsgiApp:
         self.options = options or StreamableHttpServerOptions()
         #: This process is mcpkit's (``run_http_server`` serves the app): only then may
         #: start-up change the interpreter's state (the GC freeze). A host's app is a guest.
-        self.owns_process = False
         if self.options.server_name:
             app.name = self.options.server_name
         if self.options.server_version:
@@ -306,15 +305,12 @@ class McpAsgiApp:
     # life -------------------------------------------------------------------------------
 
     async def startup(self) -> None:
-        """Start the app: its lifespans' start-up halves, then the garbage-collector freeze
-        when this process is mcpkit's (``freeze_gc_at_startup``). What the ASGI
-        ``lifespan.startup`` event does."""
+        """Start the app: its lifespans' start-up halves. What the ASGI ``lifespan.startup``
+        event does; nothing of the process is changed (``run_http_server``, which runs the
+        process, may freeze the collector after it)."""
         await self.app.start()
         if self.guard.unchecked_host_warning is not None:
             logger.warning(self.guard.unchecked_host_warning)
-        freeze = self.options.freeze_gc_at_startup
-        if freeze or (freeze is None and self.owns_process):
-            freeze_startup_objects()
         self._stopped = False
         self._ready = True
 
@@ -455,6 +451,10 @@ def create_asgi_app(
     return McpAsgiApp(app, options)
 
 
+#: uvicorn options with which uvicorn binds (a Unix socket, a descriptor, the reloader).
+_UVICORN_BINDS = frozenset({"uds", "fd", "reload"})
+
+
 def serve_http(
     app: McpServerApp, options: StreamableHttpServerOptions | None = None, **uvicorn_options: Any
 ) -> None:
@@ -463,8 +463,7 @@ def serve_http(
     The listening socket is bound first, so a taken port raises ``OSError``
     (``errno.EADDRINUSE``) here, before the app starts, instead of uvicorn logging it and
     exiting. ``workers=N`` serves with N processes (``run_http_server``). With ``uds``,
-    ``fd`` or ``reload`` among ``uvicorn_options``, uvicorn binds and runs as ``uvicorn.run``
-    does."""
+    ``fd`` or ``reload`` among ``uvicorn_options``, uvicorn binds."""
     options = options or StreamableHttpServerOptions()
     # several workers: run_http_server binds a socket for each
     if _UVICORN_BINDS.isdisjoint(uvicorn_options) and uvicorn_options.get("workers", 1) == 1:
@@ -496,7 +495,6 @@ def _backstop(grace: float) -> float | None:
 
 
 #: uvicorn options under which uvicorn opens the socket itself
-_UVICORN_BINDS = frozenset({"uds", "fd", "reload"})
 
 
 def bind_http_socket(host: str, port: int) -> Any:
@@ -592,12 +590,12 @@ def run_http_server(
         # the line: at "warning" that is work for nothing on every request.
         config["access_log"] = _logs_info(config["log_level"])
     asgi_app = McpAsgiApp(app, options)
-    asgi_app.owns_process = True
-    if not _UVICORN_BINDS.isdisjoint(uvicorn_options):
+    if "reload" in uvicorn_options:  # uvicorn refuses an app object there, and says why
         uvicorn.run(asgi_app, **config)
         return
 
     grace = app.shutdown_grace
+    freeze_gc = options.freeze_gc_at_startup
     hurry = asyncio.Event()  # a second signal: end the grace now (the calls still answered)
 
     class Server(uvicorn.Server):
@@ -606,6 +604,10 @@ def run_http_server(
         async def startup(self, sockets: Any = None) -> None:
             self.loop = asyncio.get_running_loop()
             await super().startup(sockets=sockets)
+            if self.started and freeze_gc:
+                # This process is mcpkit's: what start-up made (modules, the catalog,
+                # schemas) is left out of the collector's full collections.
+                freeze_startup_objects()
 
         async def main_loop(self) -> None:
             # Announced here, once start-up is over: a signal that comes after the banner

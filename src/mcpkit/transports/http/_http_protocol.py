@@ -28,7 +28,6 @@ from typing import Any
 
 from mcpkit.transports.http._asgi import DECODED_HEADERS_KEY, known_header_name
 from mcpkit.transports.http._http_clock import ConnectionClock
-from mcpkit.transports.http._http_cycle import RequestCycle
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 logger = logging.getLogger("mcpkit.http")
@@ -79,6 +78,8 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
     uvicorn release outside ``TESTED_UVICORN``, uvicorn's own httptools protocol (and one
     warning that says why); without httptools, h11 with ``max_header_bytes`` as its bound."""
     options = options or StreamableHttpServerOptions()
+    # uvicorn's protocol classes (and the cycle built on them) are loaded here, by whoever
+    # serves with this protocol, never by importing mcpkit or making an app.
     try:
         import httptools
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -93,6 +94,7 @@ def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) ->
         logger.warning("%s", refusal)
         return {"http": "httptools"}
     from mcpkit.transports.http._app import McpAsgiApp
+    from mcpkit.transports.http._http_cycle import RequestCycle
 
     timeout = options.header_read_timeout
     limit = options.max_header_bytes

@@ -110,11 +110,12 @@ class StreamableHttpServerOptions:
     #: ``can_activate(ctx)``, given an ``McpExecutionContext`` with ``kind == "connection"``;
     #: False refuses (403, WebSocket close 1008). See docs/injection.md.
     connection_guards: tuple[Any, ...] = ()
-    #: At lifespan startup, move what start-up created (modules, the catalog, schemas) out of
-    #: the garbage collector's reach (``gc.freeze``), so full collections under load skip it.
-    #: None (the default): only when mcpkit runs the process (``mcpkit run``, ``serve_http``),
-    #: never in a host's process (mounted, or ``uvicorn app:app``); True: always; False: never.
-    freeze_gc_at_startup: bool | None = None
+    #: Where mcpkit runs the process (``mcpkit run``, ``serve_http``), move what start-up
+    #: created (modules, the catalog, schemas) out of the garbage collector's reach
+    #: (``gc.freeze``) once the server is up, so full collections under load skip it. An app
+    #: a host serves (mounted, or ``uvicorn app:app``) never changes the host's collector,
+    #: whatever this says: the host may call ``gc.freeze()`` itself.
+    freeze_gc_at_startup: bool = True
 
     @property
     def base_path(self) -> str:
