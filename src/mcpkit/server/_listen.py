@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InternalError, InvalidParamsError, MethodNotFoundError
 from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
+from mcpkit.server._mrtr import json_type
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
@@ -107,23 +108,9 @@ def listen_filter(params: Any) -> dict[str, Any]:
 
 def _wrong_type(field: str, expected: str, value: Any) -> InvalidParamsError:
     return InvalidParamsError(
-        f'subscriptions/listen: "{field}" must be {expected}, not {_json_type(value)}',
+        f'subscriptions/listen: "{field}" must be {expected}, not {json_type(value)}',
         {"field": field},
     )
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def handshake_era_listen(binding: TransportBinding) -> MethodNotFoundError:

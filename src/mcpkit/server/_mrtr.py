@@ -66,7 +66,7 @@ def answer_problem(method: str, value: Any) -> str | None:
     form at once: a sampling answer may hold one content block or (2025-11-25) a list.
     """
     if not isinstance(value, dict):
-        return f"the result must be an object, not {_json_type(value)}"
+        return f"the result must be an object, not {json_type(value)}"
     if method == "elicitation/create":
         if value.get("action") not in _ELICIT_ACTIONS:
             return '"action" must be "accept", "decline" or "cancel"'
@@ -74,7 +74,7 @@ def answer_problem(method: str, value: Any) -> str | None:
         if content is None:
             return None
         if not isinstance(content, dict):
-            return f'"content" must be an object, not {_json_type(content)}'
+            return f'"content" must be an object, not {json_type(content)}'
         for name, item in content.items():
             if not _form_value(item):
                 return f'"content.{name}" must be a string, number, boolean or list of strings'
@@ -108,7 +108,8 @@ def _form_value(item: Any) -> bool:
     return isinstance(item, list) and all(isinstance(v, str) for v in item)
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """A decoded JSON value's kind as an error message names it: ``a string``, ``an object``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
