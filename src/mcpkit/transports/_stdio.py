@@ -14,6 +14,7 @@ from mcpkit._runtime import freeze_startup_objects
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_MESSAGE_DEPTH
 from mcpkit.server._shutdown import check_grace
 from mcpkit.transports._pipes import FramedPipes
+from mcpkit.transports._starting import StartupAbandoned, start_unless_stopped
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -35,7 +36,8 @@ async def serve_stdio(
 
     It takes the process's stdin, stdout and signals: it is the program, so once the app
     has started, what is alive is frozen out of the garbage collector's reach (``gc.freeze``)
-    unless ``freeze_gc`` is False (a program that awaits it beside work of its own).
+    unless ``freeze_gc`` is False (a program that awaits it beside work of its own). A
+    signal during start-up stops the start-up at once (a proxy's backend may never answer).
 
     Then input stops; the requests still running get ``shutdown_grace`` seconds (None: the
     app's ``shutdown_grace``) to finish and answer, less if a second signal comes; what
@@ -66,7 +68,15 @@ async def serve_stdio(
     pipes = FramedPipes(on_frame, on_oversized=on_oversized, max_message_bytes=max_message_bytes)
     restore_signals = _catch_signals(on_signal)
     try:
-        async with app.running():
+        try:
+            await start_unless_stopped(app, stop)
+        except BaseException as exc:
+            stdin.close()
+            stdout.close()
+            if isinstance(exc, StartupAbandoned):
+                return
+            raise
+        try:
             if freeze_gc:
                 freeze_startup_objects()
             connection = ServerConnection(
@@ -87,6 +97,8 @@ async def serve_stdio(
             finally:
                 await connection.close()
                 await pipes.aclose(FLUSH_TIMEOUT)
+        finally:
+            await app.stop()
     finally:
         restore_signals()
 

@@ -41,6 +41,7 @@ from mcpkit.protocol._jsonrpc import error_response
 from mcpkit.server._request_scope import CURRENT_REQUEST_SCOPE
 from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
 from mcpkit.server._unexpected import internal_error
+from mcpkit.transports._starting import StartupAbandoned, start_unless_stopped
 from mcpkit.transports.http._asgi import (
     BodyTimeout,
     Receive,
@@ -139,6 +140,7 @@ class McpAsgiApp:
         self._ready = False
         self._stopped = False
         self._refusal_logged = False
+        self._startup_abandoned = asyncio.Event()
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -307,12 +309,23 @@ class McpAsgiApp:
     async def startup(self) -> None:
         """Start the app: its lifespans' start-up halves. What the ASGI ``lifespan.startup``
         event does; nothing of the process is changed (``run_http_server``, which runs the
-        process, may freeze the collector after it)."""
-        await self.app.start()
+        process, may freeze the collector after it). ``abandon_startup()`` stops it at
+        once (``StartupAbandoned``)."""
+        await start_unless_stopped(self.app, self._startup_abandoned)
         if self.guard.unchecked_host_warning is not None:
             logger.warning(self.guard.unchecked_host_warning)
         self._stopped = False
         self._ready = True
+
+    def abandon_startup(self) -> None:
+        """Stop a start-up in progress (what it started stops again): what a signal does
+        to a server still starting, whose app may wait long (a proxy's silent backend)."""
+        self._startup_abandoned.set()
+
+    @property
+    def startup_abandoned(self) -> bool:
+        """True once ``abandon_startup()`` was called."""
+        return self._startup_abandoned.is_set()
 
     async def shutdown(self) -> None:
         """Close the Streamable HTTP sessions, then run the lifespans' shutdown halves.
@@ -431,7 +444,9 @@ class McpAsgiApp:
                 try:
                     await self.startup()
                 except Exception as exc:
-                    if isinstance(exc, MCPError):  # mcpkit's own says what failed: no traceback
+                    if isinstance(exc, StartupAbandoned):
+                        logger.info("%s", exc)
+                    elif isinstance(exc, MCPError):  # mcpkit's own says what failed: no traceback
                         logger.error("startup failed: %s", exc)
                     else:
                         logger.exception("startup failed")
@@ -603,7 +618,12 @@ def run_http_server(
 
         async def startup(self, sockets: Any = None) -> None:
             self.loop = asyncio.get_running_loop()
-            await super().startup(sockets=sockets)
+            try:
+                await super().startup(sockets=sockets)
+            except SystemExit:  # newer uvicorns exit when the lifespan start-up fails
+                if not asgi_app.startup_abandoned:
+                    raise
+                return  # a signal stopped it: handle_exit has set should_exit
             if self.started and freeze_gc:
                 # This process is mcpkit's: what start-up made (modules, the catalog,
                 # schemas) is left out of the collector's full collections.
@@ -632,6 +652,8 @@ def run_http_server(
                     signal.signal(sig, handler)
 
         def handle_exit(self, sig: int, frame: Any) -> None:
+            if not self.started and self.loop is not None:  # a start-up may wait long
+                self.loop.call_soon_threadsafe(asgi_app.abandon_startup)
             if self.should_exit and self.loop is not None and not self.force_exit:
                 if not hurry.is_set():  # the second signal; a third one forces the exit
                     self.loop.call_soon_threadsafe(hurry.set)
@@ -652,5 +674,5 @@ def run_http_server(
 
     server = Server(uvicorn.Config(asgi_app, **config))
     server.run(sockets=None if sock is None else [sock])
-    if not server.started:  # as uvicorn.run: the app's start-up failed
-        raise SystemExit(3)
+    if not server.started and not asgi_app.startup_abandoned:
+        raise SystemExit(3)  # as uvicorn.run: the app's start-up failed
