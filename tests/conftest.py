@@ -58,7 +58,7 @@ def _gate_refusal() -> str | None:
     """Why mcpkit's HTTP protocol does not serve under the installed uvicorn, or None."""
     import uvicorn
 
-    from mcpkit.transports.http._http_protocol import protocol_refusal
+    from mcpkit.transports.http._server.protocol import protocol_refusal
 
     return protocol_refusal(uvicorn.__version__)
 

@@ -133,6 +133,72 @@ def test_the_walk_finds_a_wrong_arrow(tmp_path: Path) -> None:
     ]
 
 
+#: Inside a layer, the parts point one way too: ``(importer, imported)`` module prefixes,
+#: each with why the arrow is wrong. A prefix ends at a dot or the name's end.
+INNER_RULES: dict[tuple[str, str], str] = {
+    # Any ASGI server serves the app (a host's uvicorn, hypercorn): only the process
+    # runner and its workers use mcpkit's HTTP server part.
+    ("mcpkit.transports.http._app", "mcpkit.transports.http._server"): "the ASGI app",
+    ("mcpkit.transports.http._streamable", "mcpkit.transports.http._server"): "a transport",
+    ("mcpkit.transports.http._legacy_sse", "mcpkit.transports.http._server"): "a transport",
+    ("mcpkit.transports.http._websocket", "mcpkit.transports.http._server"): "a transport",
+    ("mcpkit.transports.http._asgi", "mcpkit.transports.http._server"): "the ASGI app",
+    ("mcpkit.transports.http._security", "mcpkit.transports.http._server"): "the ASGI app",
+    ("mcpkit.transports.http._auth_layer", "mcpkit.transports.http._server"): "the ASGI app",
+    ("mcpkit.transports.http._connection_guards", "mcpkit.transports.http._server"): "the app",
+    ("mcpkit.transports.http._request_watch", "mcpkit.transports.http._server"): "the app",
+    # Schemas are computed from signatures alone.
+    ("mcpkit.server._schema", "mcpkit.server._engine"): "schemas need no engine",
+    ("mcpkit.server._schema", "mcpkit.server._tasks"): "schemas need no tasks",
+    ("mcpkit.server._schema", "mcpkit.server._eras"): "schemas are era-free",
+    ("mcpkit.server._schema", "mcpkit.server._app"): "schemas need no app",
+    # The eras shape messages; they serve no catalog and run no task.
+    ("mcpkit.server._eras", "mcpkit.server._tasks"): "an era runs no task",
+    ("mcpkit.server._eras", "mcpkit.server._files"): "an era reads no file",
+    ("mcpkit.server._eras", "mcpkit.server._app"): "an era knows no app",
+    # The engine runs what is registered; tasks, files and injection sit on top of it.
+    ("mcpkit.server._engine", "mcpkit.server._tasks"): "tasks sit on the engine",
+    ("mcpkit.server._engine", "mcpkit.server._files"): "files sit on the engine",
+    ("mcpkit.server._engine", "mcpkit.server._inject"): "injection sits on the engine",
+    ("mcpkit.server._inject", "mcpkit.server._tasks"): "injection runs no task",
+    ("mcpkit.server._inject", "mcpkit.server._files"): "injection reads no file",
+}
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _inner_violations(root: Path = SRC) -> list[str]:
+    wrong = []
+    for path in sorted((root / "mcpkit").rglob("*.py")):
+        module = _module_name(path, root)
+        for target in sorted(_imports(path, module)):
+            for (importer, imported), why in INNER_RULES.items():
+                if _under(module, importer) and _under(target, imported):
+                    wrong.append(f"{module} -> {target} ({why})")
+    return wrong
+
+
+def test_every_import_points_down_inside_its_layer() -> None:
+    assert _inner_violations() == []
+
+
+def test_the_inner_rules_bite(tmp_path: Path) -> None:
+    files = {
+        "server/_schema/probe.py": "from mcpkit.server._engine.dispatcher import x\n",
+        "transports/http/_app.py": "def f():\n    from ._server import serve\n",
+        "transports/http/_server/fine.py": "from .. import _app\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "mcpkit" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "mcpkit" / name).write_text(text, encoding="utf-8")
+    assert _inner_violations(tmp_path) == [
+        "mcpkit.server._schema.probe -> mcpkit.server._engine.dispatcher (schemas need no engine)",
+        "mcpkit.transports.http._app -> mcpkit.transports.http._server (the ASGI app)",
+    ]
+
+
 def test_the_protocol_layer_imports_no_engine_no_asyncio_no_http() -> None:
     code = (
         "import sys, mcpkit.protocol, mcpkit.protocol.types\n"

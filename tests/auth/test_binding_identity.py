@@ -18,8 +18,8 @@ from websockets.asyncio.client import connect
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.auth import AuthInfo
-from mcpkit.server._binding import TransportBinding
-from mcpkit.server._task_wire import default_principal
+from mcpkit.server._engine.binding import TransportBinding
+from mcpkit.server._tasks.wire import default_principal
 from tests.auth._support import Signer
 from tests.auth.test_server_gate import AUDIENCE, make_config
 from tests.auth.test_session_isolation import legacy_reply, legacy_session, text_of, tool_call

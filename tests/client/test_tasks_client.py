@@ -54,7 +54,7 @@ from mcpkit.client import (
 )
 from mcpkit.protocol import Era, JsonRpcRequest
 from mcpkit.server import TransportBinding
-from mcpkit.server._tasks import iso_time
+from mcpkit.server._tasks.manager import iso_time
 from tests.http_server import serving
 from tests.in_memory import serving_in_memory
 

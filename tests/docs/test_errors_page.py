@@ -17,7 +17,7 @@ from mcpkit import (
     ToolError,
 )
 from mcpkit._codes import ErrorCode
-from mcpkit.server._shutdown import SERVER_SHUTTING_DOWN
+from mcpkit.server._engine.shutdown import SERVER_SHUTTING_DOWN
 from mcpkit.server.interceptors import RATE_LIMITED
 from mcpkit.testing import connected
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcpkit import McpServerApp
-from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS
+from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.testing import connected
 from mcpkit.transports.http import StreamableHttpServerOptions
 

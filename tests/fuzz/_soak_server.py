@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mcpkit.cli._loader import load_app
 from mcpkit.transports.http import StreamableHttpServerOptions
-from mcpkit.transports.http._app import bind_http_socket, run_http_server
+from mcpkit.transports.http._server.serve import bind_http_socket, run_http_server
 
 EVERYTHING = Path(__file__).resolve().parents[2] / "examples" / "everything.py"
 

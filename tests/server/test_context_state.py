@@ -16,7 +16,7 @@ import pytest
 
 from mcpkit import McpClient, McpServerApp, McpToolContext, StateLimitError
 from mcpkit.client import HttpClientTransportOptions
-from mcpkit.server._session_state import DEFAULT_MAX_STATE_BYTES, DEFAULT_MAX_STATE_KEYS
+from mcpkit.server._engine.session_state import DEFAULT_MAX_STATE_BYTES, DEFAULT_MAX_STATE_KEYS
 from tests.http_server import serving
 from tests.in_memory import serving_in_memory
 

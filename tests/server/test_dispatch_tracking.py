@@ -14,9 +14,9 @@ import pytest
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.protocol import JsonRpcRequest
 from mcpkit.server import TransportBinding
+from mcpkit.server._engine.session import McpSession
 from mcpkit.server._results import structured_tool_result
-from mcpkit.server._schema import inspect_callable
-from mcpkit.server._session import McpSession
+from mcpkit.server._schema.callables import inspect_callable
 
 
 def build_app(release: asyncio.Event) -> McpServerApp:

@@ -16,7 +16,7 @@ import pytest
 
 from mcpkit import DirectoryResource, FileResource, McpCallError, McpServerApp, mcp_tool
 from mcpkit._exceptions import InternalError
-from mcpkit.server._file_contents import DEFAULT_MAX_CONCURRENT_FILE_READS
+from mcpkit.server._files.contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.testing import connected
 
 SIZE = 2 * 1024 * 1024

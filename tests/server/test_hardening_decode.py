@@ -519,7 +519,7 @@ async def test_an_exception_outside_any_handler_is_answered_on_every_transport(m
 
 
 async def test_a_codec_bug_is_answered_and_the_connection_serves_on(monkeypatch, caplog):
-    import mcpkit.server._connection as connection_module
+    import mcpkit.server._engine.connection as connection_module
 
     caplog.set_level(logging.ERROR)
     real = connection_module.decode_message
@@ -592,7 +592,7 @@ async def test_expose_internal_errors_sends_the_detail_for_development(connect):
 
 
 async def test_a_bug_after_the_answer_started_ends_that_answer(monkeypatch, caplog):
-    from mcpkit.transports.http._streamable import StreamableHttpHandler
+    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
 
     caplog.set_level(logging.ERROR)
 

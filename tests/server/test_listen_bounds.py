@@ -15,7 +15,7 @@ import pytest
 
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.server import ServerConnection
-from mcpkit.server._listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
+from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
 
 VERSION = "2026-07-28"
 META = {

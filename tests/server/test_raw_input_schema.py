@@ -14,7 +14,7 @@ import pytest
 from mcpkit import McpCallError, McpClient, McpServerApp, mcp_server, mcp_tool
 from mcpkit.proxy import McpProxy
 from mcpkit.server import _builder
-from mcpkit.server._schema_engines import MAX_LISTED_ARGUMENT_ERRORS
+from mcpkit.server._schema.engines import MAX_LISTED_ARGUMENT_ERRORS
 
 BOOKING = {
     "type": "object",
@@ -241,7 +241,7 @@ async def test_a_proxied_tool_leaves_the_check_to_its_backend(connect) -> None:
 def _refusal(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """The message ``arguments`` are refused with under ``schema`` (None: taken)."""
     from mcpkit._exceptions import InvalidParamsError
-    from mcpkit.server._json_schema import arguments_validator
+    from mcpkit.server._schema.json_schema import arguments_validator
 
     try:
         arguments_validator(schema)(arguments)

@@ -18,7 +18,7 @@ from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.auth import AuthInfo
 from mcpkit.protocol import JsonRpcRequest
 from mcpkit.server import TransportBinding
-from mcpkit.server._used_states import UsedRequestStates, UsedRequestStatesFull
+from mcpkit.server._eras.used_states import UsedRequestStates, UsedRequestStatesFull
 from tests.auth._support import Signer
 from tests.auth.test_server_gate import AUDIENCE, make_config
 from tests.http_server import serving

@@ -1,4 +1,4 @@
-"""Tests for mcpkit.server._schema: signatures -> schemas, validation, docstrings."""
+"""Tests for mcpkit.server._schema.callables: signatures -> schemas, validation, docstrings."""
 
 import dataclasses
 import datetime
@@ -15,7 +15,7 @@ import pytest
 import typing_extensions
 
 from mcpkit import InvalidParamsError
-from mcpkit.server._schema import CallableSignature, inspect_callable, parse_docstring
+from mcpkit.server._schema.callables import CallableSignature, inspect_callable, parse_docstring
 
 # --------------------------------------------------------------------------- helpers
 
@@ -182,7 +182,7 @@ def test_every_wrong_argument_is_named_missing_ones_first() -> None:
 
 
 def test_a_long_list_of_wrong_arguments_is_cut_in_the_message() -> None:
-    from mcpkit.server._schema_engines import MAX_LISTED_ARGUMENT_ERRORS
+    from mcpkit.server._schema.engines import MAX_LISTED_ARGUMENT_ERRORS
 
     count = MAX_LISTED_ARGUMENT_ERRORS + 3
     namespace: dict[str, Any] = {}

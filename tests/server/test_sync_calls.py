@@ -26,7 +26,7 @@ from mcpkit import (
     use_interceptors,
 )
 from mcpkit.server import CURRENT_BINDING, DEFAULT_MAX_SYNC_WORKERS
-from mcpkit.server._sync_calls import ASYNC, INLINE, THREAD, call_mode
+from mcpkit.server._engine.sync_calls import ASYNC, INLINE, THREAD, call_mode
 from tests.waiting import wait_until
 
 HOLD = 10.0  # the longest a worker thread waits for its release (a failing test ends it)

@@ -31,9 +31,9 @@ from mcpkit import (
 from mcpkit.auth import AuthInfo
 from mcpkit.client import HttpClientTransportOptions, HttpTransportMode, TaskState
 from mcpkit.server import TransportBinding, serve_stream
-from mcpkit.server._session import McpSession
-from mcpkit.server._task_wire import default_principal
-from mcpkit.server._task_wire_2025 import owner_of
+from mcpkit.server._engine.session import McpSession
+from mcpkit.server._tasks.wire import default_principal
+from mcpkit.server._tasks.wire_2025 import owner_of
 from mcpkit.stores import RedisTaskStore, SqliteTaskStore
 from mcpkit.transports import InMemoryTransport
 from tests.http_server import serving
@@ -637,7 +637,7 @@ async def test_the_lifecycle_on_sqlite_and_redis(durable_store):
 
 
 def test_cursors_are_opaque_but_checked():
-    from mcpkit.server._task_wire_2025 import decode_list_cursor, encode_list_cursor
+    from mcpkit.server._tasks.wire_2025 import decode_list_cursor, encode_list_cursor
 
     position = (1764000000.123456, "a-task")
     assert decode_list_cursor(encode_list_cursor(position)) == position

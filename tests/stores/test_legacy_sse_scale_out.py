@@ -25,8 +25,8 @@ import pytest
 
 from mcpkit import McpServerApp
 from mcpkit.stores import InProcessMessageBus, RedisHub, RedisMessageBus
-from mcpkit.transports.http._cluster import instance_channel
 from mcpkit.transports.http._legacy_sse import DEFAULT_FORWARD_TIMEOUT, LegacySseHandler
+from mcpkit.transports.http._streamable.cluster import instance_channel
 from tests.http_server import serving
 from tests.legacy_sse_client import LegacyStream
 from tests.redis_server import RedisServer, needs_redis

@@ -18,7 +18,7 @@ from mcpkit.transports.http import StreamableHttpServerOptions
 from mcpkit.transports.http._auth_layer import BearerAuthLayer, MetadataEndpoint
 from mcpkit.transports.http._connection_guards import ConnectionGate
 from mcpkit.transports.http._endpoint import HEADERS_SCOPE_KEY, request_headers
-from mcpkit.transports.http._streamable import StreamableHttpHandler
+from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
 from tests.auth._support import Signer
 from tests.auth.test_server_gate import AUDIENCE, make_config
 from tests.http_server import serve_asgi

@@ -132,7 +132,7 @@ async def test_without_a_timeout_nothing_is_timed():
 def served_config(monkeypatch: pytest.MonkeyPatch, given: dict[str, Any]) -> Any:
     """The uvicorn ``Config`` that ``run_http_server`` serves with, given ``given``."""
     from mcpkit import McpServerApp
-    from mcpkit.transports.http._app import run_http_server
+    from mcpkit.transports.http._server.serve import run_http_server
 
     seen: dict[str, Any] = {}
 

@@ -165,7 +165,7 @@ def test_the_header_checks_give_uvicorns_verdict_for_every_byte():
     name or value is refused exactly when one of its bytes is (each pattern is a class)."""
     from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE
 
-    from mcpkit.transports.http._http_cycle import _INVALID_NAME_BYTES, _INVALID_VALUE_BYTES
+    from mcpkit.transports.http._server.cycle import _INVALID_NAME_BYTES, _INVALID_VALUE_BYTES
 
     for table, pattern in (
         (_INVALID_NAME_BYTES, HEADER_RE),

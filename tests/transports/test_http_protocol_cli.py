@@ -17,7 +17,7 @@ import pytest
 import uvicorn
 
 from mcpkit.transports.http import StreamableHttpServerOptions
-from mcpkit.transports.http._http_protocol import protocol_refusal
+from mcpkit.transports.http._server.protocol import protocol_refusal
 from tests.http_server import free_port, server_process
 
 SERVER = """

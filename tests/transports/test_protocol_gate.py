@@ -11,7 +11,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from mcpkit.transports.http import uvicorn_http_protocol
-from mcpkit.transports.http._http_protocol import (
+from mcpkit.transports.http._server.protocol import (
     TESTED_UVICORN,
     default_http_protocol,
     protocol_refusal,

@@ -137,7 +137,7 @@ async def test_many_upgrades_past_the_bound_are_all_refused() -> None:
 
 async def test_a_refused_upgrade_without_the_http_response_extension_closes_1013() -> None:
     """Where the server cannot answer an upgrade over HTTP: close 1013 before accepting."""
-    from mcpkit.transports.http._sessions import StreamableSessionStore
+    from mcpkit.transports.http._streamable.sessions import StreamableSessionStore
     from mcpkit.transports.http._websocket import TRY_AGAIN_LATER, serve_websocket
 
     table = StreamableSessionStore(max_sessions=0)

@@ -11,7 +11,7 @@ import re
 
 import httpx
 
-from mcpkit.transports.http._streams import SseStream
+from mcpkit.transports.http._streamable.streams import SseStream
 from tests.http_server import serving
 from tests.transports.test_call_costs import _app  # its tool `hang` runs until cancelled
 from tests.wire import initialize_request

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from mcpkit import McpServerApp, mcp_tool
-from mcpkit.server._shutdown import SERVER_SHUTTING_DOWN
+from mcpkit.server._engine.shutdown import SERVER_SHUTTING_DOWN
 from tests.http_server import past_the_gate_warning, post_head, serving, trickled_post
 from tests.wire import initialize_request
 

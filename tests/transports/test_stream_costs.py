@@ -14,7 +14,7 @@ import pytest
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from mcpkit.transports.http._asgi import disconnected_before
-from mcpkit.transports.http._streams import SseResponse
+from mcpkit.transports.http._streamable.streams import SseResponse
 from tests.waiting import wait_until
 from tests.wire import initialize_request
 

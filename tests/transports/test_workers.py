@@ -24,9 +24,9 @@ import pytest
 
 from mcpkit import McpServerApp
 from mcpkit.protocol._sse import SseDecoder
-from mcpkit.transports.http._app import run_http_server
 from mcpkit.transports.http._options import StreamableHttpServerOptions
-from mcpkit.transports.http._workers import WorkersNeedSharedStateError
+from mcpkit.transports.http._server.serve import run_http_server
+from mcpkit.transports.http._server.workers import WorkersNeedSharedStateError
 from tests.http_server import free_port
 from tests.redis_server import RedisServer, needs_redis
 from tests.waiting import wait_until
@@ -96,7 +96,7 @@ SCRIPT = textwrap.dedent(
     """
     import sys
 
-    from mcpkit.transports.http._app import run_http_server
+    from mcpkit.transports.http._server.serve import run_http_server
     from mcpkit.transports.http._options import StreamableHttpServerOptions
     from pids_app import app
 

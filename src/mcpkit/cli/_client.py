@@ -281,7 +281,7 @@ def call_tool(
     return 0
 
 
-#: How an mcpkit server words arguments its input schema refused (server/_schema_engines.py),
+#: How an mcpkit server words arguments its input schema refused (_schema/engines.py),
 #: answered as a tool error: the CLI says it as it says the -32602 of other servers.
 _ARGUMENT_REFUSALS = ("Invalid argument", "Missing required argument")
 

@@ -279,7 +279,7 @@ def watched_roots(target: str) -> list[Path]:
 def _check_bindable(host: str, port: int) -> None:
     """The one error line of ``mcpkit run`` for a port taken, before anything starts."""
     from mcpkit.cli._errors import bind_error
-    from mcpkit.transports.http._app import bind_http_socket
+    from mcpkit.transports.http._server.serve import bind_http_socket
 
     try:
         bind_http_socket(host, port).close()

@@ -89,7 +89,7 @@ def run_proxy(
         return 0
     from mcpkit.cli._errors import bind_error
     from mcpkit.cli._settings import server_options
-    from mcpkit.transports.http._app import bind_http_socket, run_http_server
+    from mcpkit.transports.http._server.serve import bind_http_socket, run_http_server
 
     options: Any = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless)
     try:

@@ -175,7 +175,7 @@ def run_server(
         run_async(serve_stdio(server))
         return 0
     from mcpkit.cli._errors import bind_error
-    from mcpkit.transports.http._app import bind_http_socket, run_http_server
+    from mcpkit.transports.http._server.serve import bind_http_socket, run_http_server
 
     build = functools.partial(
         http_server_for,
@@ -190,7 +190,7 @@ def run_server(
     )
     server, options = build()
     if workers > 1:
-        from mcpkit.transports.http._workers import state_lost_across_workers
+        from mcpkit.transports.http._server.workers import state_lost_across_workers
 
         lost = state_lost_across_workers(options)
         if lost:
@@ -202,7 +202,7 @@ def run_server(
             )
     try:
         if workers > 1:
-            from mcpkit.transports.http._workers import bind_worker_sockets
+            from mcpkit.transports.http._server.workers import bind_worker_sockets
 
             sockets = bind_worker_sockets(host, port, workers)
             sock = sockets[0]
@@ -229,7 +229,7 @@ def run_server(
         sys.stderr.flush()
 
     if workers > 1:
-        from mcpkit.transports.http._workers import WorkerSupervisor
+        from mcpkit.transports.http._server.workers import WorkerSupervisor
 
         WorkerSupervisor(
             functools.partial(build, warn=False),  # each worker loads the file: warned once

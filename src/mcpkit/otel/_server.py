@@ -31,12 +31,12 @@ from mcpkit.otel._conventions import (
 )
 from mcpkit.otel._instruments import instruments, mark_failed
 from mcpkit.protocol._modern import PROTOCOL_VERSION_KEY
-from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
     from mcpkit.server._app import McpServerApp
-    from mcpkit.server._session import McpSession
+    from mcpkit.server._engine.session import McpSession
 
 #: Sessions remembered for the active-sessions gauge; past it new ones go uncounted
 #: until closed ones are pruned (at each collection).

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcpkit._exceptions import InvalidParamsError, InvalidRequestError
 from mcpkit.server._context import McpToolContext
-from mcpkit.server._mrtr import InputRequired
+from mcpkit.server._eras.mrtr import InputRequired
 
 #: Backend calls waiting for a front client's retry at once.
 DEFAULT_MAX_PARKED_CALLS = 64

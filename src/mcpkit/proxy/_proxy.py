@@ -62,7 +62,7 @@ from mcpkit.server._entries import (
     ResourceTemplateEntry,
     ToolEntry,
 )
-from mcpkit.server._mrtr import InputRequired
+from mcpkit.server._eras.mrtr import InputRequired
 
 logger = logging.getLogger("mcpkit.proxy")
 

@@ -21,7 +21,7 @@ from mcpkit.protocol._modern import (
     PROTOCOL_VERSION_KEY,
 )
 from mcpkit.server._context import McpToolContext
-from mcpkit.server._mrtr import InputRequired, capability_for, round_inputs
+from mcpkit.server._eras.mrtr import InputRequired, capability_for, round_inputs
 
 #: Rounds of input one call to the backend may ask for while the proxy answers them
 #: for a handshake-era front (a 2026-07-28 front counts its own rounds).

@@ -11,7 +11,7 @@ from mcpkit._exceptions import InternalError, InvalidRequestError
 from mcpkit.proxy._backend import BackendConnection
 from mcpkit.proxy._parked import ParkedCall
 from mcpkit.server._context import McpToolContext
-from mcpkit.server._task_wire import default_principal
+from mcpkit.server._tasks.wire import default_principal
 
 #: A front call running on a backend connection: a handshake-era or stateless call's
 #: context, or a 2026-07-28 call kept running between its rounds.

@@ -15,7 +15,7 @@ from mcpkit.client import McpClient
 from mcpkit.protocol._versions import Era
 from mcpkit.proxy._backend import BackendConnection
 from mcpkit.proxy._pool import BackendPool
-from mcpkit.server._subscriptions import ResourceSubscriptionManager
+from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
 
 logger = logging.getLogger("mcpkit.proxy")
 

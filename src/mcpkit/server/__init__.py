@@ -2,9 +2,7 @@
 messages with a ``TransportBinding``."""
 
 from mcpkit.server._app import McpServerApp
-from mcpkit.server._binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._catalog import McpCatalogManager
-from mcpkit.server._connection import ServerConnection, serve_stream
 from mcpkit.server._context import McpExecutionContext, McpToolContext
 from mcpkit.server._decorators import (
     mcp_completion,
@@ -18,18 +16,20 @@ from mcpkit.server._decorators import (
     use_guards,
     use_interceptors,
 )
-from mcpkit.server._dispatcher import McpDispatcher
 from mcpkit.server._elicitation import ElicitResult
+from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._engine.connection import ServerConnection, serve_stream
+from mcpkit.server._engine.dispatcher import McpDispatcher
+from mcpkit.server._engine.registry import McpConnectionRegistry
+from mcpkit.server._engine.request_scope import McpRequestScope
+from mcpkit.server._engine.session import McpSession
+from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
+from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
-from mcpkit.server._files import DirectoryResource, FileResource
-from mcpkit.server._inject_markers import Depends, Header, State
-from mcpkit.server._registry import McpConnectionRegistry
-from mcpkit.server._request_scope import McpRequestScope
+from mcpkit.server._files.resources import DirectoryResource, FileResource
+from mcpkit.server._inject.markers import Depends, Header, State
 from mcpkit.server._results import Audio, File, Image
-from mcpkit.server._session import McpSession
-from mcpkit.server._subscriptions import ResourceSubscriptionManager
-from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS
-from mcpkit.server._tasks import TASKS_EXTENSION, current_task_id, deferred_task, start_task
+from mcpkit.server._tasks.manager import TASKS_EXTENSION, current_task_id, deferred_task, start_task
 
 __all__ = [
     "CURRENT_BINDING",

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._runtime import run_async
 from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05, V2025_11_25
-from mcpkit.server import _downgrade
 from mcpkit.server._builder import EntryBuilder
 from mcpkit.server._catalog import McpCatalogManager
 from mcpkit.server._context import McpToolContext
@@ -37,23 +36,24 @@ from mcpkit.server._decorators import (
     mcp_resource,
     mcp_tool,
 )
-from mcpkit.server._dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
+from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
+from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
+from mcpkit.server._engine.pagination import DEFAULT_PAGE_SIZE
+from mcpkit.server._engine.registry import McpConnectionRegistry
+from mcpkit.server._engine.request_scope import McpRequestScope
+from mcpkit.server._engine.session_state import SessionStates
+from mcpkit.server._engine.shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
+from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
+from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
 from mcpkit.server._entries import CompletionEntry
-from mcpkit.server._file_contents import DEFAULT_MAX_CONCURRENT_FILE_READS
+from mcpkit.server._eras import downgrade as _downgrade
+from mcpkit.server._eras.modern import ModernEra
+from mcpkit.server._eras.mrtr import RequestStateCodec
+from mcpkit.server._eras.state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
+from mcpkit.server._eras.used_states import DEFAULT_MAX_USED_REQUEST_STATES
+from mcpkit.server._files.contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.server._handlers import MethodHandlers
-from mcpkit.server._listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
-from mcpkit.server._modern import ModernEra
-from mcpkit.server._mrtr import RequestStateCodec
-from mcpkit.server._pagination import DEFAULT_PAGE_SIZE
-from mcpkit.server._registry import McpConnectionRegistry
-from mcpkit.server._request_scope import McpRequestScope
-from mcpkit.server._session_state import SessionStates
-from mcpkit.server._shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
-from mcpkit.server._state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
-from mcpkit.server._subscriptions import ResourceSubscriptionManager
-from mcpkit.server._sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
-from mcpkit.server._tasks import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
-from mcpkit.server._used_states import DEFAULT_MAX_USED_REQUEST_STATES
+from mcpkit.server._tasks.manager import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
 from mcpkit.stores._tasks import TaskStore
 
 logger = logging.getLogger("mcpkit.server")
@@ -266,7 +266,7 @@ class McpServerApp:
         self.catalog = McpCatalogManager()
         #: The worker threads of sync functions (made on first use, closed when the app stops).
         self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
-        #: Every open connection (``_lifecycle`` opens and closes them), frame ones included.
+        #: Every open connection (``_engine.lifecycle`` opens and closes them), frame ones included.
         self.connections = McpConnectionRegistry()
         self.subscriptions = ResourceSubscriptionManager()
         self.dispatcher = McpDispatcher(
@@ -299,7 +299,7 @@ class McpServerApp:
         #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
         #: at most ``max_running_tasks`` run at once.
         self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)
-        # McpRequestScope parameters are filled by an injection plan (_inject), the
+        # McpRequestScope parameters are filled by an injection plan (_inject.plan), the
         # McpToolContext ones by it too when there is one, else directly (_handlers).
         self.builder = EntryBuilder((McpToolContext, McpRequestScope))
         self.catalog.set_entry_builder(self.builder)
@@ -882,4 +882,4 @@ if TYPE_CHECKING:
     from mcpkit.openapi import AsgiApp, OpenApiDocument, OpenApiOptions, OpenApiSource
     from mcpkit.server._catalog import OnConflict
     from mcpkit.server._compose import Mount
-    from mcpkit.server._connection import ServerConnection
+    from mcpkit.server._engine.connection import ServerConnection

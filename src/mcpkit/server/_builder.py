@@ -18,11 +18,11 @@ from mcpkit.server._decorators import (
     resolve_task_support,
 )
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
-from mcpkit.server._inject import InjectionPlan, _converter, plan_injection
-from mcpkit.server._json_schema import arguments_validator
+from mcpkit.server._inject.plan import InjectionPlan, _converter, plan_injection
 from mcpkit.server._results import _builtins
-from mcpkit.server._schema import CallableSignature, inspect_callable
-from mcpkit.server._type_hints import _resolve_hints
+from mcpkit.server._schema.callables import CallableSignature, inspect_callable
+from mcpkit.server._schema.json_schema import arguments_validator
+from mcpkit.server._schema.type_hints import _resolve_hints
 
 logger = logging.getLogger("mcpkit.server")
 

@@ -15,23 +15,16 @@ from mcpkit._exceptions import MissingCapabilityError, ProtocolError, ToolError
 from mcpkit.auth._types import AuthInfo
 from mcpkit.protocol._jsonrpc import JsonRpcRequest
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, V2025_06_18, V2025_11_25
-from mcpkit.server._binding import TransportBinding
 from mcpkit.server._elicitation import (
     ElicitResult,
     build_elicitation_schema,
     schema_for_version,
     structure_content,
 )
-from mcpkit.server._mrtr import (
-    InputRequired,
-    UnsupportedRequestError,
-    capability_for,
-    checked_answer,
-    round_inputs,
-)
-from mcpkit.server._request_scope import McpRequestScope
-from mcpkit.server._session import LOG_LEVELS
-from mcpkit.server._session_state import (
+from mcpkit.server._engine.binding import TransportBinding
+from mcpkit.server._engine.request_scope import McpRequestScope
+from mcpkit.server._engine.session import LOG_LEVELS
+from mcpkit.server._engine.session_state import (
     DEFAULT_MAX_STATE_BYTES,
     DEFAULT_MAX_STATE_KEYS,
     SessionStates,
@@ -41,9 +34,16 @@ from mcpkit.server._session_state import (
     encode_state,
     too_many_keys,
 )
+from mcpkit.server._eras.mrtr import (
+    InputRequired,
+    UnsupportedRequestError,
+    capability_for,
+    checked_answer,
+    round_inputs,
+)
 
 if TYPE_CHECKING:
-    from mcpkit.server._dispatcher import McpDispatcher
+    from mcpkit.server._engine.dispatcher import McpDispatcher
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from typing import Any, is_typeddict
 import msgspec
 
 from mcpkit.protocol._versions import V2025_11_25
-from mcpkit.server._mrtr import InvalidClientResultError, UnsupportedRequestError
-from mcpkit.server._schema_engines import _fix_enum_order
+from mcpkit.server._eras.mrtr import InvalidClientResultError, UnsupportedRequestError
+from mcpkit.server._schema.engines import _fix_enum_order
 
 _PRIMITIVES = frozenset({"string", "number", "integer", "boolean", "array"})
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._decorators import Pipeline
-from mcpkit.server._sync_calls import call_mode as _call_mode_of
+from mcpkit.server._engine.sync_calls import call_mode as _call_mode_of
 
 
 class _Callable:
@@ -46,7 +46,7 @@ class ToolEntry(_Callable):
     #: None passes them on unchecked (an entry made by hand, such as a proxy's).
     signature: Any = None
     injected: dict[str, type] = field(default_factory=dict)
-    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject.plan)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
@@ -93,7 +93,7 @@ class ResourceEntry(_Callable):
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     injected: dict[str, type] = field(default_factory=dict)
-    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject.plan)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
@@ -131,7 +131,7 @@ class ResourceTemplateEntry(_Callable):
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     injected: dict[str, type] = field(default_factory=dict)
-    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject.plan)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None
@@ -170,7 +170,7 @@ class PromptEntry(_Callable):
     meta: dict[str, Any] | None = None
     signature: Any = None
     injected: dict[str, type] = field(default_factory=dict)
-    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject)
+    injection: Any = None  # InjectionPlan of Header/State/Depends parameters (_inject.plan)
     pipeline: Pipeline = field(default_factory=Pipeline)
     method_name: str = ""
     server_class: type | None = None

@@ -27,14 +27,17 @@ from mcpkit.protocol._versions import (
     V2024_11_05,
     negotiate_version,
 )
-from mcpkit.server import _downgrade
-from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext, McpToolContext
-from mcpkit.server._inject import CallScope
-from mcpkit.server._mrtr import InputRequired
-from mcpkit.server._pagination import paginate
+from mcpkit.server._engine.binding import TransportBinding
+from mcpkit.server._engine.pagination import paginate
+from mcpkit.server._engine.request_scope import current_request_scope
+from mcpkit.server._engine.session import LOG_LEVELS
+from mcpkit.server._engine.sync_calls import ASYNC, call_entry
+from mcpkit.server._engine.unexpected import new_error_id
+from mcpkit.server._eras import downgrade as _downgrade
+from mcpkit.server._eras.mrtr import InputRequired
+from mcpkit.server._inject.plan import CallScope
 from mcpkit.server._pipeline import run_pipeline
-from mcpkit.server._request_scope import current_request_scope
 from mcpkit.server._results import (
     error_result,
     exception_text,
@@ -44,9 +47,6 @@ from mcpkit.server._results import (
     structured_tool_result,
     tool_result,
 )
-from mcpkit.server._session import LOG_LEVELS
-from mcpkit.server._sync_calls import ASYNC, call_entry
-from mcpkit.server._unexpected import new_error_id
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -84,7 +84,7 @@ def _params(request: JsonRpcRequest) -> dict[str, Any]:
 
 
 def _version(binding: TransportBinding) -> str | None:
-    """The protocol version results are shaped for (``_downgrade``)."""
+    """The protocol version results are shaped for (``_eras.downgrade``)."""
     session = binding.session
     return session.protocol_version if session is not None else None
 
@@ -207,7 +207,7 @@ class MethodHandlers:
     ) -> Any:
         """Call an entry's function with its injected context, through its pipeline."""
         plan = entry.injection
-        if plan is not None:  # Header / State / Depends: filled after the guards (_inject)
+        if plan is not None:  # Header / State / Depends: filled after the guards (_inject.plan)
             scope = CallScope(self.app, binding, request, plan.owner)
 
             async def call() -> Any:

@@ -13,8 +13,8 @@ from urllib.parse import quote
 import msgspec
 
 from mcpkit.protocol._jsonrpc import encode_json
-from mcpkit.server._downgrade import CONTENT_TYPES
-from mcpkit.server._file_contents import file_contents, guess_mime_type
+from mcpkit.server._eras.downgrade import CONTENT_TYPES
+from mcpkit.server._files.contents import file_contents, guess_mime_type
 
 Source = bytes | str | os.PathLike[str]
 

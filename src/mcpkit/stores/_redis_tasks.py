@@ -1,4 +1,4 @@
-"""Tasks (``TaskStore``, see ``_tasks.py``) in Redis: a task created by one instance is
+"""Tasks (``TaskStore``, see ``_tasks/manager.py``) in Redis: a task created by one instance is
 polled, updated, answered or cancelled through any other.
 
 One JSON record per task, and an index sorted by expiry (epoch seconds, ``inf`` for a task

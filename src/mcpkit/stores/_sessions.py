@@ -14,7 +14,7 @@ record expires ``idle_timeout`` seconds after it was last read, touched or saved
 (the HTTP transport passes its options), so several transports may share one store.
 
 It does not own the live side of a session (streams, waiting requests): that stays in the
-process serving it (``mcpkit.transports.http._sessions``).
+process serving it (``mcpkit.transports.http._streamable.sessions``).
 """
 
 from __future__ import annotations

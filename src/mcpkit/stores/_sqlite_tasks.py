@@ -1,4 +1,4 @@
-"""Tasks (``TaskStore``, see ``_tasks.py``) in one SQLite file: they and their results
+"""Tasks (``TaskStore``, see ``_tasks/manager.py``) in one SQLite file: they and their results
 survive a restart, and several processes of one machine may share the file.
 
 One row per task (the record as JSON, with its status and expiry beside it for the

@@ -64,7 +64,7 @@ async def serve_in_memory(app: Any, server_end: InMemoryTransport) -> Callable[[
     in-memory client's side of ``McpClient.in_memory``, which must not import the engine).
     An app it started is stopped again when the last such client closes (the app counts
     them: ``in_memory_clients``); an app someone else started is theirs to stop."""
-    from mcpkit.server._connection import serve_stream
+    from mcpkit.server._engine.connection import serve_stream
 
     ours = app.in_memory_clients > 0 or not app.started
     await app.start()

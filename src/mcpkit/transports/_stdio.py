@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._runtime import freeze_startup_objects
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_MESSAGE_DEPTH
-from mcpkit.server._shutdown import check_grace
+from mcpkit.server._engine.shutdown import check_grace
 from mcpkit.transports._pipes import FramedPipes
 from mcpkit.transports._starting import StartupAbandoned, start_unless_stopped
 
@@ -43,7 +43,7 @@ async def serve_stdio(
     app's ``shutdown_grace``) to finish and answer, less if a second signal comes; what
     still runs is cancelled, each request answered -32000 "Server shutting down"; the app
     stops, and what was written is flushed (for ``FLUSH_TIMEOUT`` seconds at most)."""
-    from mcpkit.server._connection import ServerConnection
+    from mcpkit.server._engine.connection import ServerConnection
 
     grace = app.shutdown_grace if shutdown_grace is None else check_grace(shutdown_grace)
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)

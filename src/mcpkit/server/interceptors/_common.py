@@ -10,7 +10,7 @@ from typing import Any
 from mcpkit._exceptions import ProtocolError
 from mcpkit.auth._types import session_owner
 from mcpkit.server._context import McpExecutionContext, McpToolContext
-from mcpkit.server._mrtr import InputRequired
+from mcpkit.server._eras.mrtr import InputRequired
 from mcpkit.server._results import _builtins
 
 #: The request method behind each kind of call an interceptor sees.

@@ -30,17 +30,15 @@ import contextlib
 import logging
 import math
 import signal
-import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import MCPError
-from mcpkit._runtime import freeze_startup_objects
 from mcpkit.protocol._jsonrpc import error_response
-from mcpkit.server._request_scope import CURRENT_REQUEST_SCOPE
-from mcpkit.server._shutdown import ABORT_SETTLE, shutting_down_error
-from mcpkit.server._unexpected import internal_error
+from mcpkit.server._engine.request_scope import CURRENT_REQUEST_SCOPE
+from mcpkit.server._engine.shutdown import shutting_down_error
+from mcpkit.server._engine.unexpected import internal_error
 from mcpkit.transports._starting import StartupAbandoned, start_unless_stopped
 from mcpkit.transports.http._asgi import (
     BodyTimeout,
@@ -53,10 +51,9 @@ from mcpkit.transports.http._asgi import (
 )
 from mcpkit.transports.http._connection_guards import ConnectionGate
 from mcpkit.transports.http._endpoint import HEADERS_SCOPE_KEY, AsgiApp
-from mcpkit.transports.http._http_protocol import uvicorn_http_protocol
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._security import TransportSecurityGuard
-from mcpkit.transports.http._streamable import StreamableHttpHandler
+from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
@@ -466,213 +463,5 @@ def create_asgi_app(
     return McpAsgiApp(app, options)
 
 
-#: uvicorn options with which uvicorn binds (a Unix socket, a descriptor, the reloader).
-_UVICORN_BINDS = frozenset({"uds", "fd", "reload"})
-
-
-def serve_http(
-    app: McpServerApp, options: StreamableHttpServerOptions | None = None, **uvicorn_options: Any
-) -> None:
-    """Serve ``app`` with uvicorn until interrupted (SIGTERM, SIGINT: a graceful shutdown).
-
-    The listening socket is bound first, so a taken port raises ``OSError``
-    (``errno.EADDRINUSE``) here, before the app starts, instead of uvicorn logging it and
-    exiting. ``workers=N`` serves with N processes (``run_http_server``). With ``uds``,
-    ``fd`` or ``reload`` among ``uvicorn_options``, uvicorn binds."""
-    options = options or StreamableHttpServerOptions()
-    # several workers: run_http_server binds a socket for each
-    if _UVICORN_BINDS.isdisjoint(uvicorn_options) and uvicorn_options.get("workers", 1) == 1:
-        host = uvicorn_options.get("host", options.host or "0.0.0.0")
-        sock = bind_http_socket(host, uvicorn_options.get("port", options.port))
-        run_http_server(app, options, sock=sock, **uvicorn_options)
-    else:
-        run_http_server(app, options, **uvicorn_options)
-
-
 #: Seconds between the checks of a shutdown in progress (grace over, calls ended).
 _SHUTDOWN_POLL = 0.05
-
-
-def _logs_info(level: str | int | None) -> bool:
-    """Whether uvicorn's ``log_level`` shows INFO lines, its access log's (read with
-    uvicorn's own table of level names, "trace" among them)."""
-    from uvicorn.config import LOG_LEVELS
-
-    if isinstance(level, str):
-        level = LOG_LEVELS.get(level)
-    return isinstance(level, int) and level <= logging.INFO
-
-
-def _backstop(grace: float) -> float | None:
-    """uvicorn's ``timeout_graceful_shutdown`` for a grace: the calls are answered at the
-    grace, and their answers get ``ABORT_SETTLE`` seconds to go out."""
-    return None if math.isinf(grace) else grace + ABORT_SETTLE
-
-
-#: uvicorn options under which uvicorn opens the socket itself
-
-
-def bind_http_socket(host: str, port: int) -> Any:
-    """A TCP socket (``socket.socket``) bound to ``host:port``, IPv6 when ``host`` holds a
-    colon; ``OSError`` when the port is taken or the address is not this machine's."""
-    import socket
-
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
-def run_http_server(
-    app: McpServerApp,
-    options: StreamableHttpServerOptions | None = None,
-    *,
-    sock: Any = None,
-    on_started: Any = None,
-    workers: int = 1,
-    **uvicorn_options: Any,
-) -> None:
-    """uvicorn serving ``McpAsgiApp(app, options)`` until interrupted: on ``sock`` (from
-    ``bind_http_socket``) when given, else where ``uvicorn_options`` say. ``on_started()``
-    (no arguments) is called once the app has started and connections are accepted.
-
-    SIGTERM or SIGINT shuts it down gracefully: uvicorn stops listening; open SSE streams
-    end; calls still running get ``app.shutdown_grace`` seconds to finish (a second signal
-    ends the grace), then are cancelled, each answered with a -32000 error; the lifespan
-    shutdown closes the sessions and stops the app (its stores); it returns (exit code 0).
-    uvicorn's ``timeout_graceful_shutdown`` (default: the grace plus ``ABORT_SETTLE``)
-    bounds whatever still holds a connection open after that.
-
-    Request headers are bounded in time and size (``header_read_timeout``,
-    ``max_header_bytes``) unless ``uvicorn_options`` name their own ``http`` protocol.
-
-    ``workers=N`` (N > 1) serves with N processes on one port (``_workers.py``), each
-    importing the app (a module-level name) and running the above: ``ValueError``
-    (``WorkersNeedSharedStateError``) first when sessions would each live in one worker
-    (docs/deployment.md), ``TypeError`` when the app or options cannot reach the workers."""
-    options = options or StreamableHttpServerOptions()
-    if workers != 1:
-        from mcpkit.transports.http._workers import (
-            WorkerSupervisor,
-            bind_worker_sockets,
-            check_workers,
-            module_app,
-        )
-
-        check_workers(options, workers)
-    if workers > 1:
-        build = module_app(app, options)
-        if sock is not None:
-            sockets = [sock]
-        else:
-            sockets = bind_worker_sockets(
-                uvicorn_options.pop("host", options.host or "0.0.0.0"),
-                uvicorn_options.pop("port", options.port),
-                workers,
-            )
-        supervisor = WorkerSupervisor(
-            build,
-            workers,
-            sockets,
-            on_started=on_started,
-            shutdown_grace=app.shutdown_grace,
-            uvicorn_options=uvicorn_options,
-        )
-        supervisor.run()
-        return
-    try:
-        import uvicorn
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("serving HTTP needs uvicorn: pip install 'mcpkit[http]'") from exc
-    config: dict[str, Any] = {
-        "host": options.host or "0.0.0.0",
-        "port": options.port,
-        "log_level": "warning",
-        "lifespan": "on",
-        "timeout_graceful_shutdown": _backstop(app.shutdown_grace),
-        # No "server: uvicorn" on every answer: it names the stack to whoever asks, and
-        # uvicorn checks and writes it per response.
-        "server_header": False,
-        **uvicorn_http_protocol(options),
-    }
-    config.update(uvicorn_options)
-    if "access_log" not in uvicorn_options:
-        # uvicorn builds each request's access line arguments even when its log level hides
-        # the line: at "warning" that is work for nothing on every request.
-        config["access_log"] = _logs_info(config["log_level"])
-    asgi_app = McpAsgiApp(app, options)
-    if "reload" in uvicorn_options:  # uvicorn refuses an app object there, and says why
-        uvicorn.run(asgi_app, **config)
-        return
-
-    grace = app.shutdown_grace
-    freeze_gc = options.freeze_gc_at_startup
-    hurry = asyncio.Event()  # a second signal: end the grace now (the calls still answered)
-
-    class Server(uvicorn.Server):
-        loop: asyncio.AbstractEventLoop | None = None
-
-        async def startup(self, sockets: Any = None) -> None:
-            self.loop = asyncio.get_running_loop()
-            try:
-                await super().startup(sockets=sockets)
-            except SystemExit:  # newer uvicorns exit when the lifespan start-up fails
-                if not asgi_app.startup_abandoned:
-                    raise
-                return  # a signal stopped it: handle_exit has set should_exit
-            if self.started and freeze_gc:
-                # This process is mcpkit's: what start-up made (modules, the catalog,
-                # schemas) is left out of the collector's full collections.
-                freeze_startup_objects()
-
-        async def main_loop(self) -> None:
-            # Announced here, once start-up is over: a signal that comes after the banner
-            # then always takes the way of a graceful shutdown (one during start-up makes
-            # uvicorn return without it).
-            if on_started is not None:
-                on_started()
-            await super().main_loop()
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            # mcpkit run is the program: SIGINT and SIGTERM shut it down gracefully, and it
-            # then exits 0 (uvicorn raises the signal again once it has shut down).
-            if threading.current_thread() is not threading.main_thread():
-                yield
-                return
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in _EXIT_SIGNALS}
-            try:
-                yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
-
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            if not self.started and self.loop is not None:  # a start-up may wait long
-                self.loop.call_soon_threadsafe(asgi_app.abandon_startup)
-            if self.should_exit and self.loop is not None and not self.force_exit:
-                if not hurry.is_set():  # the second signal; a third one forces the exit
-                    self.loop.call_soon_threadsafe(hurry.set)
-                    return
-            super().handle_exit(sig, frame)
-
-        async def shutdown(self, sockets: Any = None) -> None:
-            for listener in self.servers:  # stop accepting while the calls end
-                listener.close()
-            asgi_app.end_streams()  # else shutdown waits for every SSE client to leave
-            ending = asyncio.ensure_future(asgi_app.end_calls(grace, hurry))
-            try:
-                await asgi_app.answer_connections(grace, hurry)
-                asgi_app.end_legacy_streams()
-                await super().shutdown(sockets=sockets)
-            finally:
-                ending.cancel()
-
-    server = Server(uvicorn.Config(asgi_app, **config))
-    server.run(sockets=None if sock is None else [sock])
-    if not server.started and not asgi_app.startup_abandoned:
-        raise SystemExit(3)  # as uvicorn.run: the app's start-up failed

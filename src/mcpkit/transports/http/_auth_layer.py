@@ -62,7 +62,7 @@ def with_dpop_file(
     ``FileDPoPState`` as the config's ``dpop_store``, returned too for its owner to close),
     when DPoP is on and neither the config names a store nor the server has a Redis; else
     ``options`` as they are, and None. What a worker does with the file its supervisor
-    made for them all (``_workers.py``)."""
+    made for them all (``_server/workers.py``)."""
     config = options.bearer_auth
     if config is None or not config.enable_dpop or config.dpop_store is not None:
         return options, None

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 from mcpkit._exceptions import McpForbiddenError
 from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.protocol._jsonrpc import error_response
-from mcpkit.server._binding import TransportBinding
 from mcpkit.server._context import McpExecutionContext
 from mcpkit.server._decorators import GUARDS_ATTR, METADATA_ATTR
-from mcpkit.server._request_scope import request_scope_of
+from mcpkit.server._engine.binding import TransportBinding
+from mcpkit.server._engine.request_scope import request_scope_of
 from mcpkit.transports.http._asgi import Receive, Send, send_json
 from mcpkit.transports.http._endpoint import AsgiApp, request_headers
 

@@ -47,7 +47,7 @@ from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ConnectionClosedError, StoreUnavailableError
 from mcpkit.auth._types import CURRENT_AUTH, AuthInfo, session_owner
 from mcpkit.protocol._sse import encode_comment, encode_event, encode_json_event
-from mcpkit.server._connection import ServerConnection
+from mcpkit.server._engine.connection import ServerConnection
 from mcpkit.transports.http._asgi import (
     BodyTooLarge,
     Receive,
@@ -59,15 +59,15 @@ from mcpkit.transports.http._asgi import (
     send_response,
     start_sse,
 )
-from mcpkit.transports.http._cluster import SessionCluster, instance_channel
 from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._request_watch import RequestWatch
-from mcpkit.transports.http._sessions import StreamableSessionStore
+from mcpkit.transports.http._streamable.cluster import SessionCluster, instance_channel
+from mcpkit.transports.http._streamable.sessions import StreamableSessionStore
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
-    from mcpkit.transports.http._local_cluster import LocalCluster
+    from mcpkit.transports.http._streamable.local_cluster import LocalCluster
 
 logger = logging.getLogger("mcpkit.http")
 

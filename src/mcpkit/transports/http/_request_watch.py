@@ -34,7 +34,7 @@ from mcpkit.transports.http._asgi import (
 from mcpkit.transports.http._per_loop import PerLoop
 
 if TYPE_CHECKING:
-    from mcpkit.transports.http._calls import PostCall
+    from mcpkit.transports.http._streamable.calls import PostCall
 
 
 #: Seconds a call runs before we start watching for its client to disconnect; also the

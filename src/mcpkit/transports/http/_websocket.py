@@ -44,14 +44,14 @@ from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.protocol._jsonrpc import encode_json
-from mcpkit.server._connection import ServerConnection
+from mcpkit.server._engine.connection import ServerConnection
 from mcpkit.transports.http._asgi import Receive, Send, error_body
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 if TYPE_CHECKING:
     from mcpkit.server._app import McpServerApp
     from mcpkit.transports.http._connection_guards import ConnectionGate
-    from mcpkit.transports.http._sessions import StreamableSessionStore
+    from mcpkit.transports.http._streamable.sessions import StreamableSessionStore
 
 logger = logging.getLogger("mcpkit.http")
 

@@ -10,7 +10,7 @@ protocol and a warning says why. Importing this module makes the class;
 ``uvicorn_http_protocol(options)`` makes one with other bounds.
 """
 
-from mcpkit.transports.http._http_protocol import default_http_protocol
+from mcpkit.transports.http._server.protocol import default_http_protocol
 
 McpHttpProtocol = default_http_protocol()
 

@@ -1,0 +1,181 @@
+"""``subscriptions/listen`` (2026-07-28): one long-lived request whose response stream
+carries the change notifications the client opted in to, each tagged with the
+subscription's id (the request's JSON-RPC id).
+
+A handshake-era session has no such method (it has ``resources/subscribe`` and the
+list-changed notifications every session gets): its ``subscriptions/listen`` is answered
+-32601 at once, not held open unanswered until its client gives up.
+
+Its params are checked field by field (-32602 naming the field), and a connection holds at
+most ``max_listens_per_connection`` open at once (``OpenListens``): each one is a request
+in flight until it ends, and listens alone must never fill the connection's
+``max_in_flight_per_connection``, or nothing else it sends would be served."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from mcpkit._exceptions import InternalError, InvalidParamsError, MethodNotFoundError
+from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
+from mcpkit.server._eras.mrtr import json_type
+
+if TYPE_CHECKING:
+    from mcpkit.protocol._jsonrpc import JsonRpcRequest
+    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.binding import TransportBinding
+    from mcpkit.server._engine.dispatcher import McpDispatcher
+
+_LIST_CHANGED = {
+    "toolsListChanged": "notifications/tools/list_changed",
+    "promptsListChanged": "notifications/prompts/list_changed",
+    "resourcesListChanged": "notifications/resources/list_changed",
+}
+#: Resource URIs one subscription may watch.
+DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 1000
+#: ``subscriptions/listen`` requests one connection may hold open at once; past it -32603.
+#: Well under the dispatcher's 128 requests in flight per connection, which they count in.
+DEFAULT_MAX_LISTENS_PER_CONNECTION = 16
+
+
+class OpenListens:
+    """The ``subscriptions/listen`` requests open on each connection of one app, at most
+    ``max_per_connection`` each, and always fewer than the dispatcher's
+    ``max_in_flight_per_connection``: a connection keeps room for its other requests."""
+
+    def __init__(self, max_per_connection: int, dispatcher: McpDispatcher) -> None:
+        if max_per_connection < 0:
+            raise ValueError("max_listens_per_connection must not be negative")
+        self.max_per_connection = max_per_connection
+        self._dispatcher = dispatcher
+        self._open: dict[str, int] = {}
+
+    @property
+    def limit(self) -> int:
+        """The bound in force (the dispatcher's may be changed after the app is made)."""
+        return min(self.max_per_connection, self._dispatcher.max_in_flight_per_connection - 1)
+
+    def count(self, connection_key: str) -> int:
+        """The listens open on a connection now."""
+        return self._open.get(connection_key, 0)
+
+    @contextlib.contextmanager
+    def hold(self, connection_key: str) -> Iterator[None]:
+        """One more listen open on the connection while inside; ``InternalError`` (-32603)
+        when it has as many as it may."""
+        count = self._open.get(connection_key, 0)
+        limit = self.limit
+        if count >= limit:
+            raise InternalError(
+                f"Too many subscriptions/listen open on this connection (at most {limit}): "
+                "cancel one, or open one listen naming everything wanted",
+                {"maxListens": limit},
+            )
+        self._open[connection_key] = count + 1
+        try:
+            yield
+        finally:
+            remaining = self._open[connection_key] - 1
+            if remaining:
+                self._open[connection_key] = remaining
+            else:
+                del self._open[connection_key]
+
+
+def listen_filter(params: Any) -> dict[str, Any]:
+    """The ``notifications`` object of a ``subscriptions/listen``'s params, each field the
+    spec defines checked for its type (``InvalidParamsError`` naming the one that is not);
+    an absent one is an empty filter. Other fields are left to their readers."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise _wrong_type("params", "an object", params)
+    if "notifications" not in params:
+        return {}
+    wanted = params["notifications"]
+    if not isinstance(wanted, dict):
+        raise _wrong_type("notifications", "an object", wanted)
+    for flag in _LIST_CHANGED:
+        if flag in wanted and not isinstance(wanted[flag], bool):
+            raise _wrong_type(f"notifications.{flag}", "a boolean", wanted[flag])
+    if "resourceSubscriptions" in wanted:
+        uris = wanted["resourceSubscriptions"]
+        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
+            raise _wrong_type("notifications.resourceSubscriptions", "a list of URIs", uris)
+    return wanted
+
+
+def _wrong_type(field: str, expected: str, value: Any) -> InvalidParamsError:
+    return InvalidParamsError(
+        f'subscriptions/listen: "{field}" must be {expected}, not {json_type(value)}',
+        {"field": field},
+    )
+
+
+def handshake_era_listen(binding: TransportBinding) -> MethodNotFoundError:
+    """The refusal of a ``subscriptions/listen`` outside the 2026-07-28 era."""
+    session = binding.session
+    version = session.protocol_version if session is not None else None
+    return MethodNotFoundError(
+        "Method not found: subscriptions/listen is a 2026-07-28 request, and this session "
+        f"speaks {version or 'a handshake-era version'}: use resources/subscribe (the "
+        "list_changed notifications come without asking)"
+    )
+
+
+class Subscription:
+    """One ``subscriptions/listen`` request while it is open."""
+
+    def __init__(
+        self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding
+    ) -> None:
+        if not binding.modern:
+            raise handshake_era_listen(binding)
+        self.app = app
+        self.id = request.id
+        self.binding = binding
+        self.key = f"{binding.connection_key}/listen/{request.id}"
+        #: The request's ``notifications`` (its spec fields' types checked).
+        self.filter = wanted = listen_filter(request.params)
+        self.methods = {
+            method for flag, method in _LIST_CHANGED.items() if wanted.get(flag) is True
+        }
+        uris: list[str] = wanted.get("resourceSubscriptions", [])
+        if len(uris) > DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParamsError(
+                f"at most {DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions"
+            )
+        self.uris = list(dict.fromkeys(uris))
+        self.acknowledged: dict[str, Any] = {
+            flag: True for flag, m in _LIST_CHANGED.items() if m in self.methods
+        }
+        if self.uris:
+            self.acknowledged["resourceSubscriptions"] = self.uris
+
+    def _tagged(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        params = dict(params or {})
+        params["_meta"] = {**(params.get("_meta") or {}), SUBSCRIPTION_ID_KEY: self.id}
+        return {"jsonrpc": "2.0", "method": method, "params": params}
+
+    async def _deliver(self, payload: dict[str, Any]) -> None:
+        method = payload.get("method")
+        if method in self.methods or (method == "notifications/resources/updated" and self.uris):
+            await self.binding.send_notification(
+                method, self._tagged(method, payload.get("params"))["params"]
+            )
+
+    async def run(self) -> dict[str, Any]:
+        await self.binding.send_notification(
+            "notifications/subscriptions/acknowledged",
+            {"_meta": {SUBSCRIPTION_ID_KEY: self.id}, "notifications": self.acknowledged},
+        )
+        self.app.connections.register(self._deliver, self.key)
+        for uri in self.uris:
+            self.app.subscriptions.subscribe(uri, self.key, self._deliver)
+        try:
+            await self.app.shutting_down.wait()
+        finally:
+            self.app.connections.unregister(self.key)
+            self.app.subscriptions.unsubscribe_all(self.key)
+        return {"_meta": {SUBSCRIPTION_ID_KEY: self.id}}
