@@ -202,7 +202,7 @@ class FakeStdin(io.StringIO):
 def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The apps ``mcpkit run`` went on to serve (on stdio or HTTP), served by no one."""
     import mcpkit.transports._stdio
-    import mcpkit.transports.http._app
+    import mcpkit.transports.http._server.serve
 
     apps: list[Any] = []
 
@@ -213,7 +213,7 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         apps.append(app)
 
     monkeypatch.setattr(mcpkit.transports._stdio, "serve_stdio", serve_stdio)
-    monkeypatch.setattr(mcpkit.transports.http._app, "run_http_server", run_http_server)
+    monkeypatch.setattr(mcpkit.transports.http._server.serve, "run_http_server", run_http_server)
     return apps
 
 
