@@ -62,6 +62,8 @@ def remote(uri: str) -> Any:
 
 
 class Mcpkit:
+    """mcpkit's own: ``arguments_validator``, as a tool's input schema gets it."""
+
     name = "mcpkit"
     package = "mcpkit"
 
@@ -89,6 +91,8 @@ class Mcpkit:
 
 
 class JsonschemaRs:
+    """jsonschema-rs (Rust): its draft chosen by ``$schema``, 2020-12 without one."""
+
     name = "jsonschema-rs"
     package = "jsonschema-rs"
 
@@ -108,6 +112,8 @@ class JsonschemaRs:
 
 
 class Fastjsonschema:
+    """fastjsonschema (generated Python): drafts 4, 6, 7 and a "2019" it gives any other."""
+
     name = "fastjsonschema"
     package = "fastjsonschema"
 
@@ -146,6 +152,8 @@ class Fastjsonschema:
 
 
 class Jsonschema:
+    """python-jsonschema: its draft chosen by ``$schema``, 2020-12 without one."""
+
     name = "jsonschema"
     package = "jsonschema"
 
