@@ -20,6 +20,7 @@ from mcpkit.server._elicitation import ElicitResult
 from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._engine.connection import ServerConnection, serve_stream
 from mcpkit.server._engine.dispatcher import McpDispatcher
+from mcpkit.server._engine.engine import McpEngine
 from mcpkit.server._engine.registry import McpConnectionRegistry
 from mcpkit.server._engine.request_scope import McpRequestScope
 from mcpkit.server._engine.session import McpSession
@@ -46,6 +47,7 @@ __all__ = [
     "McpCatalogManager",
     "McpConnectionRegistry",
     "McpDispatcher",
+    "McpEngine",
     "McpExecutionContext",
     "McpRequestScope",
     "McpServerApp",

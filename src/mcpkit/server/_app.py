@@ -1,5 +1,7 @@
-"""``McpServerApp``: the engine's singletons, the server classes built on them, and the
-handlers that serve them. Transports take an app and feed it messages."""
+"""``McpServerApp``: the programming model. The server classes and functions it serves,
+their registration (decorators, constructor injection, mounts), and the handlers that
+serve its catalog, over an engine it holds (``app.engine``, ``McpEngine``): transports
+take the app or its engine and feed the engine messages."""
 
 from __future__ import annotations
 
@@ -37,14 +39,14 @@ from mcpkit.server._decorators import (
     mcp_tool,
 )
 from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
-from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
+from mcpkit.server._engine.engine import McpEngine
+from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
 from mcpkit.server._engine.pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._engine.registry import McpConnectionRegistry
 from mcpkit.server._engine.request_scope import McpRequestScope
-from mcpkit.server._engine.session_state import SessionStates
 from mcpkit.server._engine.shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
-from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
+from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._entries import CompletionEntry
 from mcpkit.server._eras import downgrade as _downgrade
 from mcpkit.server._eras.modern import ModernEra
@@ -206,7 +208,7 @@ _HOW_TO_SERVE = (
 
 
 class McpServerApp:
-    """The server engine.
+    """An MCP server: what it serves, and the engine serving it (``app.engine``).
 
     ``McpServerApp(MyServer, OtherServer, providers=[db])`` instantiates each ``@mcp_server``
     class, giving its constructor the engine's singletons and the providers by type, and
@@ -264,18 +266,23 @@ class McpServerApp:
         lifespan: Callable[..., Any] | None = None,
     ) -> None:
         self.catalog = McpCatalogManager()
-        #: The worker threads of sync functions (made on first use, closed when the app stops).
-        self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
-        #: Every open connection (``_engine.lifecycle`` opens and closes them), frame ones included.
-        self.connections = McpConnectionRegistry()
-        self.subscriptions = ResourceSubscriptionManager()
-        self.dispatcher = McpDispatcher(
+        #: What serves this app over any transport: the dispatcher, the connections, the
+        #: subscriptions, per-session state, the worker threads, start and stop. Its parts
+        #: are read through the app too (``app.dispatcher`` is ``app.engine.dispatcher``).
+        self.engine = engine = McpEngine(
             max_in_flight_per_connection=max_in_flight_per_connection,
+            max_listens_per_connection=max_listens_per_connection,
+            max_sync_workers=max_sync_workers,
+            shutdown_grace=shutdown_grace,
             expose_internal_errors=expose_internal_errors,
+            on_loop=self.catalog.bind_loop,
         )
-        #: The ``subscriptions/listen`` requests open on each connection, and their bound
-        #: (always below ``max_in_flight_per_connection``: other requests keep room).
-        self.listens = OpenListens(max_listens_per_connection, self.dispatcher)
+        self.sync_workers = engine.sync_workers
+        self.connections = engine.connections
+        self.subscriptions = engine.subscriptions
+        self.dispatcher = engine.dispatcher
+        self.listens = engine.listens
+        self.session_state = engine.session_state
         if max_concurrent_file_reads < 1:
             raise ValueError("max_concurrent_file_reads must be at least 1")
         #: Files the app's ``FileResource``/``DirectoryResource`` read at once (each read
@@ -283,19 +290,10 @@ class McpServerApp:
         #: threading semaphore: reads run in worker threads, whatever loop serves the call.
         self.max_concurrent_file_reads = max_concurrent_file_reads
         self.file_reads = threading.BoundedSemaphore(max_concurrent_file_reads)
-        #: What ``ctx.set_state`` keeps, per session, in this process; its bounds
-        #: (``max_keys``, ``max_bytes``). A session's state goes when the session ends.
-        self.session_state = SessionStates()
-        self.dispatcher.session_state = self.session_state
         self.page_size = page_size
         #: A tool's exception (but a ``ToolError``) reaches the model as an error id, not its
         #: text: read only when a tool raised.
         self.mask_error_details = mask_error_details
-        #: Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get to
-        #: finish; then they are cancelled, each answered -32000 "Server shutting down".
-        self.shutdown_grace = check_grace(shutdown_grace)
-        #: The in-memory clients open that started this app: the last to close stops it.
-        self.in_memory_clients = 0
         #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
         #: at most ``max_running_tasks`` run at once.
         self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)
@@ -308,6 +306,7 @@ class McpServerApp:
             McpConnectionRegistry: self.connections,
             ResourceSubscriptionManager: self.subscriptions,
             McpDispatcher: self.dispatcher,
+            McpEngine: engine,
             TaskManager: self.tasks,
             McpServerApp: self,
         }
@@ -317,7 +316,6 @@ class McpServerApp:
         self._lifespans: list[Callable[..., Any]] = []
         if lifespan is not None:  # FastMCP's and the mcp SDK's spelling of @app.lifespan
             self._lifespans.append(lifespan)
-        self._exit_stack: contextlib.AsyncExitStack | None = None
         #: The apps mounted or imported into this one (``mount``, ``import_app``).
         self.mounts: list[Mount] = []
         if servers and type(servers[0]) is str:  # McpServerApp("weather"): its name
@@ -353,7 +351,8 @@ class McpServerApp:
                 max_used=max_used_request_states,
             ),
         )
-        self._shutting_down: asyncio.Event | None = None
+        engine.on_start(self._life)
+        engine.before_stop(self.tasks.stop)
 
     # construction -----------------------------------------------------------------------
 
@@ -635,23 +634,31 @@ class McpServerApp:
     # life -------------------------------------------------------------------------------
 
     @property
+    def shutdown_grace(self) -> float:
+        """Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get
+        to finish; then they are cancelled, each answered -32000 "Server shutting down"."""
+        return self.engine.shutdown_grace
+
+    @shutdown_grace.setter
+    def shutdown_grace(self, grace: float) -> None:
+        self.engine.shutdown_grace = check_grace(grace)
+
+    @property
     def open_connections(self) -> set[ServerConnection]:
         """The frame connections being served (stdio, WebSocket, legacy SSE), as the
         registry holds them: a graceful shutdown answers their calls before their sockets
         close."""
-        return set(self.connections.served())
+        return self.engine.open_connections
 
     @property
     def shutting_down(self) -> asyncio.Event:
         """Set when the app stops: long-lived requests (subscriptions) end gracefully."""
-        if self._shutting_down is None:
-            self._shutting_down = asyncio.Event()
-        return self._shutting_down
+        return self.engine.shutting_down
 
     @property
     def started(self) -> bool:
         """True between ``start()`` and ``stop()``."""
-        return self._exit_stack is not None
+        return self.engine.started
 
     @property
     def needs_startup(self) -> bool:
@@ -660,10 +667,23 @@ class McpServerApp:
         return bool(self._lifespans) or any(m.app.needs_startup for m in self.mounts)
 
     async def start(self) -> None:
-        """Run the lifespans' start-up halves (idempotent)."""
-        if self._exit_stack is not None:
-            return
-        self._shutting_down = None
+        """Start the engine, and with it the lifespans' start-up halves (idempotent)."""
+        await self.engine.start()
+
+    async def stop(self) -> None:
+        """Stop the engine: its running tasks, then the lifespans' shutdown halves."""
+        await self.engine.stop()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[McpServerApp]:
+        """``async with app.running():`` starts the app (its lifespans) and stops it on exit."""
+        async with self.engine.running():
+            yield self
+
+    @contextlib.asynccontextmanager
+    async def _life(self) -> AsyncIterator[None]:
+        """The app's part of the engine's life: its lifespans, then its mounts' (stopped
+        in reverse), then what they registered announced."""
         stack = contextlib.AsyncExitStack()
         contexts = []
         try:
@@ -675,29 +695,12 @@ class McpServerApp:
             # no connection exists, not into a transport's first one before it is open.
             await self.catalog.announced()
         except BaseException:
-            # Stop what did start (in reverse), or it runs on with nobody to stop it.
+            # What did start stops (in reverse) as at a plain stop: it runs on otherwise.
             await stack.aclose()
             raise
         self.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
-        self._exit_stack = stack
-
-    async def stop(self) -> None:
-        """Run the lifespans' shutdown halves."""
-        self.shutting_down.set()
-        await self.tasks.stop()
-        stack, self._exit_stack = self._exit_stack, None
-        if stack is not None:
-            await stack.aclose()
-        self.sync_workers.close()
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[McpServerApp]:
-        """``async with app.running():`` starts the app (its lifespans) and stops it on exit."""
-        await self.start()
-        try:
-            yield self
-        finally:
-            await self.stop()
+        async with stack:  # exited as at a plain stop, whatever stops the engine
+            yield
 
     # composition (docs/composition.md) ------------------------------------------------
 

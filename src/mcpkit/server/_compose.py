@@ -410,7 +410,7 @@ def mount_app(
             f"cannot mount {other.name!r} into {parent.name!r}: "
             f"{other.name!r} already serves {parent.name!r} (a mount cycle)"
         )
-    stack = parent._exit_stack  # set while the parent runs
+    stack = parent.engine.life  # set while the parent runs
     loop = None
     if stack is not None and not other.started:
         try:

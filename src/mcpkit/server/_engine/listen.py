@@ -23,9 +23,9 @@ from mcpkit.server._eras.mrtr import json_type
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
-    from mcpkit.server._app import McpServerApp
     from mcpkit.server._engine.binding import TransportBinding
     from mcpkit.server._engine.dispatcher import McpDispatcher
+    from mcpkit.server._engine.engine import McpEngine
 
 _LIST_CHANGED = {
     "toolsListChanged": "notifications/tools/list_changed",
@@ -128,11 +128,11 @@ class Subscription:
     """One ``subscriptions/listen`` request while it is open."""
 
     def __init__(
-        self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding
+        self, engine: McpEngine, request: JsonRpcRequest, binding: TransportBinding
     ) -> None:
         if not binding.modern:
             raise handshake_era_listen(binding)
-        self.app = app
+        self.engine = engine
         self.id = request.id
         self.binding = binding
         self.key = f"{binding.connection_key}/listen/{request.id}"
@@ -170,12 +170,12 @@ class Subscription:
             "notifications/subscriptions/acknowledged",
             {"_meta": {SUBSCRIPTION_ID_KEY: self.id}, "notifications": self.acknowledged},
         )
-        self.app.connections.register(self._deliver, self.key)
+        self.engine.connections.register(self._deliver, self.key)
         for uri in self.uris:
-            self.app.subscriptions.subscribe(uri, self.key, self._deliver)
+            self.engine.subscriptions.subscribe(uri, self.key, self._deliver)
         try:
-            await self.app.shutting_down.wait()
+            await self.engine.shutting_down.wait()
         finally:
-            self.app.connections.unregister(self.key)
-            self.app.subscriptions.unsubscribe_all(self.key)
+            self.engine.connections.unregister(self.key)
+            self.engine.subscriptions.unsubscribe_all(self.key)
         return {"_meta": {SUBSCRIPTION_ID_KEY: self.id}}

@@ -241,7 +241,7 @@ class TaskManager:
 
     def subscription(self, request: JsonRpcRequest, binding: TransportBinding) -> TaskSubscription:
         """A ``subscriptions/listen`` that also honours ``notifications.taskIds``."""
-        return TaskSubscription(self.app, request, binding, self)
+        return TaskSubscription(self.app.engine, request, binding, self)
 
     async def sweep(self) -> list[str]:
         """Delete the tasks past their TTL (stopping any still running); returns their ids."""

@@ -19,8 +19,8 @@ from mcpkit.server._tasks.wire import MissingTasksExtensionError, declares_tasks
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
-    from mcpkit.server._app import McpServerApp
     from mcpkit.server._engine.binding import TransportBinding
+    from mcpkit.server._engine.engine import McpEngine
     from mcpkit.server._tasks.manager import TaskManager
     from mcpkit.stores._tasks import TaskRecord
 
@@ -86,12 +86,12 @@ class TaskSubscription(Subscription):
 
     def __init__(
         self,
-        app: McpServerApp,
+        engine: McpEngine,
         request: JsonRpcRequest,
         binding: TransportBinding,
         manager: TaskManager,
     ) -> None:
-        super().__init__(app, request, binding)
+        super().__init__(engine, request, binding)
         self.manager = manager
         self.requested_ids: list[str] = []
         self.task_ids: list[str] = []
@@ -125,9 +125,9 @@ class TaskSubscription(Subscription):
             "notifications/subscriptions/acknowledged",
             {"_meta": {SUBSCRIPTION_ID_KEY: self.id}, "notifications": self.acknowledged},
         )
-        self.app.connections.register(self._deliver, self.key)
+        self.engine.connections.register(self._deliver, self.key)
         for uri in self.uris:
-            self.app.subscriptions.subscribe(uri, self.key, self._deliver)
+            self.engine.subscriptions.subscribe(uri, self.key, self._deliver)
         for task_id in self.task_ids:
             self.manager.watch(task_id, self.key, self._deliver_task)
         try:
@@ -135,9 +135,9 @@ class TaskSubscription(Subscription):
                 record = await self.manager.lookup(task_id, self.binding)
                 if record is not None:
                     await self._deliver_task(detailed_task(record))
-            await self.app.shutting_down.wait()
+            await self.engine.shutting_down.wait()
         finally:
-            self.app.connections.unregister(self.key)
-            self.app.subscriptions.unsubscribe_all(self.key)
+            self.engine.connections.unregister(self.key)
+            self.engine.subscriptions.unsubscribe_all(self.key)
             self.manager.unwatch(self.key, self.task_ids)
         return {"_meta": {SUBSCRIPTION_ID_KEY: self.id}}

@@ -308,7 +308,7 @@ class McpAsgiApp:
         event does; nothing of the process is changed (``run_http_server``, which runs the
         process, may freeze the collector after it). ``abandon_startup()`` stops it at
         once (``StartupAbandoned``)."""
-        await start_unless_stopped(self.app, self._startup_abandoned)
+        await start_unless_stopped(self.app.engine, self._startup_abandoned)
         if self.guard.unchecked_host_warning is not None:
             logger.warning(self.guard.unchecked_host_warning)
         self._stopped = False

@@ -131,7 +131,7 @@ class SessionCluster:
 
     def _adopted(self, session: StreamableSession, record: SessionRecord) -> None:
         """A session adopted from its record: reachable by broadcasts and its subscriptions."""
-        open_connection(self.app, session.mcp, session.standalone.write)
+        open_connection(self.app.engine, session.mcp, session.standalone.write)
         self._sync_subscriptions(session, record.subscriptions)
 
     def _sync_subscriptions(self, session: StreamableSession, uris: list[str]) -> None:

@@ -325,7 +325,7 @@ class StreamableHttpHandler:
                     503,
                     error_body(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"),
                 )
-            open_connection(self.app, session.mcp, session.standalone.write)
+            open_connection(self.app.engine, session.mcp, session.standalone.write)
             return session, None
         session_id = headers.get("mcp-session-id")
         if session_id is None:
@@ -716,7 +716,7 @@ class StreamableHttpHandler:
     def _forget(self, session: StreamableSession, ended: bool = True) -> None:
         """Tear a session down here; ``ended``: it is over everywhere (not only this
         instance's replica of a shared session), so its events go too."""
-        close_connection(self.app, session.mcp.key)
+        close_connection(self.app.engine, session.mcp.key)
         for stream in list(session.streams.values()):
             stream.close()
         if not ended or (self.sessions.shared and session.saved is None):

@@ -1,0 +1,122 @@
+"""``McpEngine`` on its own: a server with no ``McpServerApp``, served by a transport that
+takes the engine; its life (start hooks in order, stopped in reverse, a failed start
+undone); and an app's parts are its engine's."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from mcpkit import McpServerApp
+from mcpkit.client import McpClient, StdioClientTransportOptions
+from mcpkit.server import McpEngine
+
+#: A server written against the engine alone: its own initialize and one method.
+ENGINE_ONLY = textwrap.dedent(
+    """
+    import asyncio
+    from mcpkit.server import McpEngine
+    from mcpkit.transports import serve_stdio
+
+    engine = McpEngine()
+
+    async def initialize(request, binding):
+        binding.session.protocol_version = request.params["protocolVersion"]
+        binding.session.initialize_seen = True
+        return {
+            "protocolVersion": request.params["protocolVersion"],
+            "capabilities": {},
+            "serverInfo": {"name": "engine-only", "version": "1"},
+        }
+
+    async def shout(request, binding):
+        return {"text": request.params["text"].upper()}
+
+    async def initialized(note, binding):
+        binding.session.initialized = True
+
+    engine.dispatcher.register("initialize", initialize)
+    engine.dispatcher.on_notification("notifications/initialized", initialized)
+    engine.dispatcher.register("example/shout", shout)
+    asyncio.run(serve_stdio(engine))
+    """
+)
+
+
+async def test_a_server_of_the_engine_alone_is_served_over_stdio():
+    options = StdioClientTransportOptions(command=sys.executable, arguments=["-c", ENGINE_ONLY])
+    async with asyncio.timeout(30), McpClient.stdio(options, protocol_mode="legacy") as client:
+        assert client.server_info is not None
+        assert client.server_info.server_info.name == "engine-only"
+        answer = await client.request("example/shout", {"text": "hello"})
+        assert answer == {"text": "HELLO"}
+
+
+def life(name: str, events: list[str], fail: bool = False) -> Any:
+    @contextlib.asynccontextmanager
+    async def hook() -> AsyncIterator[None]:
+        if fail:
+            raise RuntimeError(f"{name} failed")
+        events.append(f"start {name}")
+        try:
+            yield
+        finally:
+            events.append(f"stop {name}")
+
+    return hook
+
+
+async def test_start_hooks_run_in_order_and_stop_in_reverse_after_the_stop_hooks():
+    events: list[str] = []
+    engine = McpEngine()
+    engine.on_start(life("a", events))
+    engine.on_start(life("b", events))
+
+    async def before_stop() -> None:
+        events.append(f"before stop, shutting down: {engine.shutting_down.is_set()}")
+
+    engine.before_stop(before_stop)
+    async with engine.running():
+        assert engine.started and engine.life is not None
+        await engine.start()  # idempotent
+    assert events == [
+        "start a",
+        "start b",
+        "before stop, shutting down: True",
+        "stop b",
+        "stop a",
+    ]
+    assert not engine.started and engine.life is None
+
+
+async def test_a_failed_start_stops_what_had_started():
+    events: list[str] = []
+    engine = McpEngine()
+    engine.on_start(life("a", events))
+    engine.on_start(life("b", events, fail=True))
+    with pytest.raises(RuntimeError, match="b failed"):
+        await engine.start()
+    assert events == ["start a", "stop a"]
+    assert not engine.started
+
+
+async def test_an_apps_parts_are_its_engines():
+    app = McpServerApp("parts", shutdown_grace=3)
+    engine = app.engine
+    assert app.dispatcher is engine.dispatcher
+    assert app.connections is engine.connections
+    assert app.subscriptions is engine.subscriptions
+    assert app.session_state is engine.session_state
+    assert app.shutdown_grace == engine.shutdown_grace == 3
+    app.shutdown_grace = 5
+    assert engine.shutdown_grace == 5
+    async with app.running():
+        assert engine.started and app.started
+    assert not engine.started
+    assert app.resolve(McpEngine) is engine
