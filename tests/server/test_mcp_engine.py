@@ -1,5 +1,5 @@
-"""``McpEngine`` on its own: a server with no ``McpServerApp``, served by a transport that
-takes the engine; its life (start hooks in order, stopped in reverse, a failed start
+"""``McpEngine`` on its own: a server with no ``McpServerApp``, served by the transports that
+take an engine (stdio, HTTP); its life (start hooks in order, stopped in reverse, a failed start
 undone); and an app's parts are its engine's."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import textwrap
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,17 +16,17 @@ import pytest
 from mcpkit import McpServerApp
 from mcpkit.client import McpClient, StdioClientTransportOptions
 from mcpkit.server import McpEngine
+from mcpkit.transports.http import StreamableHttpServerOptions
+from tests.http_server import serving
 
-#: A server written against the engine alone: its own initialize and one method.
-ENGINE_ONLY = textwrap.dedent(
-    """
-    import asyncio
-    from mcpkit.server import McpEngine
-    from mcpkit.transports import serve_stdio
+ROOT = Path(__file__).resolve().parents[2]
 
+
+def shouting_engine() -> McpEngine:
+    """A server written against the engine alone: its own initialize and one method."""
     engine = McpEngine()
 
-    async def initialize(request, binding):
+    async def initialize(request: Any, binding: Any) -> dict[str, Any]:
         binding.session.protocol_version = request.params["protocolVersion"]
         binding.session.initialize_seen = True
         return {
@@ -35,27 +35,53 @@ ENGINE_ONLY = textwrap.dedent(
             "serverInfo": {"name": "engine-only", "version": "1"},
         }
 
-    async def shout(request, binding):
-        return {"text": request.params["text"].upper()}
-
-    async def initialized(note, binding):
+    async def initialized(note: Any, binding: Any) -> None:
         binding.session.initialized = True
+
+    async def shout(request: Any, binding: Any) -> dict[str, Any]:
+        return {"text": request.params["text"].upper()}
 
     engine.dispatcher.register("initialize", initialize)
     engine.dispatcher.on_notification("notifications/initialized", initialized)
     engine.dispatcher.register("example/shout", shout)
-    asyncio.run(serve_stdio(engine))
-    """
-)
+    return engine
+
+
+async def shouted(client: McpClient) -> Any:
+    assert client.server_info is not None
+    assert client.server_info.server_info.name == "engine-only"
+    return await client.request("example/shout", {"text": "hello"})
 
 
 async def test_a_server_of_the_engine_alone_is_served_over_stdio():
-    options = StdioClientTransportOptions(command=sys.executable, arguments=["-c", ENGINE_ONLY])
+    script = (
+        "import asyncio\n"
+        "from mcpkit.transports import serve_stdio\n"
+        "from tests.server.test_mcp_engine import shouting_engine\n"
+        "asyncio.run(serve_stdio(shouting_engine()))\n"
+    )
+    options = StdioClientTransportOptions(
+        command=sys.executable, arguments=["-c", script], working_directory=str(ROOT)
+    )
     async with asyncio.timeout(30), McpClient.stdio(options, protocol_mode="legacy") as client:
-        assert client.server_info is not None
-        assert client.server_info.server_info.name == "engine-only"
-        answer = await client.request("example/shout", {"text": "hello"})
-        assert answer == {"text": "HELLO"}
+        assert await shouted(client) == {"text": "HELLO"}
+
+
+async def test_a_server_of_the_engine_alone_is_served_over_http():
+    async with asyncio.timeout(30), serving(shouting_engine()) as (url, _):
+        async with McpClient.http(url, protocol_mode="legacy") as client:
+            assert await shouted(client) == {"text": "HELLO"}
+
+
+async def test_the_name_the_http_options_announce_replaces_the_apps_in_what_clients_see():
+    app = McpServerApp("own-name", version="1.0")
+    options = StreamableHttpServerOptions(server_name="renamed", server_version="2.0")
+    async with asyncio.timeout(30), serving(app, options) as (url, _):
+        async with McpClient.http(url, protocol_mode="legacy") as client:
+            assert client.server_info is not None
+            info = client.server_info.server_info
+            assert (info.name, info.version) == ("renamed", "2.0")
+    assert (app.name, app.version) == ("own-name", "1.0")
 
 
 def life(name: str, events: list[str], fail: bool = False) -> Any:

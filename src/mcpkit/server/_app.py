@@ -351,8 +351,11 @@ class McpServerApp:
                 max_used=max_used_request_states,
             ),
         )
-        engine.on_start(self._life)
+        engine.on_start(self._life, needed=lambda: self.needs_startup)
         engine.before_stop(self.tasks.stop)
+        engine.tool_header_params = self.catalog.header_params_of
+        engine.connection_guards = self._connection_guards()
+        engine.mounted = lambda: [mount.app.engine for mount in self.mounts]
 
     # construction -----------------------------------------------------------------------
 
@@ -428,6 +431,18 @@ class McpServerApp:
         instance = target(**kwargs)
         self._providers.setdefault(target, instance)
         return instance
+
+    def _connection_guards(self) -> list[tuple[Any, Callable[..., Any], type | None]]:
+        """The guards of the served classes that check connections (``can_connect``), made
+        once, as ``(guard, check, server_class)``."""
+        guards: list[tuple[Any, Callable[..., Any], type | None]] = []
+        for instance in self.instances:
+            server_class = type(instance)
+            for declared in vars(server_class).get(GUARDS_ATTR, ()):
+                if getattr(declared, "can_connect", None) is not None:
+                    guard = self._instantiate(declared)
+                    guards.append((guard, guard.can_connect, server_class))
+        return guards
 
     def _pipeline(self, cls: type | None, fn: Any) -> Pipeline:
         """What is in force for ``fn``: its server class's guards, interceptors, exception
@@ -603,7 +618,11 @@ class McpServerApp:
     def server_info(self, version: str | None = None) -> dict[str, Any]:
         """``serverInfo`` as ``version`` has it (``title`` from 2025-06-18; ``websiteUrl``
         and ``icons`` from 2025-11-25); every member for None (the latest)."""
-        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        engine = self.engine
+        info: dict[str, Any] = {
+            "name": engine.announced_name or self.name,
+            "version": engine.announced_version or self.version,
+        }
         if self.title:
             info["title"] = self.title
         if self.website_url:

@@ -64,15 +64,35 @@ class McpEngine:
         self.shutdown_grace = check_grace(shutdown_grace)
         #: The in-memory clients open that started this engine: the last to close stops it.
         self.in_memory_clients = 0
-        self._on_start: list[LifeHook] = []
+        #: The name and version a transport announces instead of the served app's
+        #: (``StreamableHttpServerOptions.server_name``/``server_version``); None: the app's.
+        self.announced_name: str | None = None
+        self.announced_version: str | None = None
+        #: The ``x-mcp-header`` parameters of a tool, by name, for the HTTP transport to
+        #: compare a 2026-07-28 call's headers with (the served app sets it).
+        self.tool_header_params: Callable[[str], Any] = _no_header_params
+        #: ``(guard, check, server_class)`` of the guards the served classes declare for
+        #: connections (``can_connect``), checked by the HTTP transports on each one.
+        self.connection_guards: list[tuple[Any, Callable[..., Any], type | None]] = []
+        #: The engines of what the served app mounts: they share its ``requestState``
+        #: secret across workers.
+        self.mounted: Callable[[], list[McpEngine]] = list
+        self._on_start: list[tuple[LifeHook, Callable[[], bool] | None]] = []
         self._before_stop: list[Callable[[], Awaitable[None]]] = []
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._shutting_down: asyncio.Event | None = None
 
-    def on_start(self, hook: LifeHook) -> None:
+    def on_start(self, hook: LifeHook, needed: Callable[[], bool] | None = None) -> None:
         """Run ``hook()`` (an async context manager) around the engine's life: entered at
-        each ``start()``, in the order given, exited in reverse at ``stop()``."""
-        self._on_start.append(hook)
+        each ``start()``, in the order given, exited in reverse at ``stop()``. ``needed()``
+        says whether it has work to do now (None: always), for ``needs_startup``."""
+        self._on_start.append((hook, needed))
+
+    @property
+    def needs_startup(self) -> bool:
+        """True when ``start()`` has work to do: a transport must then not serve requests
+        before it (one with nothing to do is started by the first request)."""
+        return any(needed is None or needed() for _, needed in self._on_start)
 
     def before_stop(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Await ``hook()`` at each ``stop()``, once the shutdown signal is set and before
@@ -111,7 +131,7 @@ class McpEngine:
         self._shutting_down = None
         stack = contextlib.AsyncExitStack()
         try:
-            for hook in self._on_start:
+            for hook, _ in self._on_start:
                 await stack.enter_async_context(hook())
         except BaseException:
             await stack.aclose()
@@ -137,6 +157,17 @@ class McpEngine:
             yield self
         finally:
             await self.stop()
+
+    def share_request_state_secret(self, secret: bytes) -> None:
+        """Verify and sign ``requestState`` with ``secret`` (unless one was chosen), here
+        and in the mounted engines: workers must accept each other's states."""
+        self.dispatcher.modern.codec.share(secret)
+        for engine in self.mounted():
+            engine.share_request_state_secret(secret)
+
+
+def _no_header_params(name: str) -> tuple[()]:
+    return ()
 
 
 class ServesAnEngine(Protocol):

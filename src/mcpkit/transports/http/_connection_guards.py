@@ -27,14 +27,14 @@ from mcpkit._exceptions import McpForbiddenError
 from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.protocol._jsonrpc import error_response
 from mcpkit.server._context import McpExecutionContext
-from mcpkit.server._decorators import GUARDS_ATTR, METADATA_ATTR
+from mcpkit.server._decorators import METADATA_ATTR
 from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.server._engine.request_scope import request_scope_of
 from mcpkit.transports.http._asgi import Receive, Send, send_json
 from mcpkit.transports.http._endpoint import AsgiApp, request_headers
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
     from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 logger = logging.getLogger("mcpkit.http")
@@ -56,21 +56,16 @@ class ConnectionGate:
         self.guards = guards
 
     @classmethod
-    def for_app(
-        cls, app: McpServerApp, options: StreamableHttpServerOptions
+    def for_engine(
+        cls, engine: McpEngine, options: StreamableHttpServerOptions
     ) -> ConnectionGate | None:
-        """The gate for ``app`` served with ``options``; None when there is no guard."""
+        """The gate for ``engine`` served with ``options``: the options' guards, then those
+        the served classes declare (``engine.connection_guards``); None when there is none."""
         guards: list[tuple[Any, Callable[..., Any], type | None]] = []
         for guard in options.connection_guards:
             check = getattr(guard, "can_connect", None) or getattr(guard, "can_activate", guard)
             guards.append((guard, check, None))
-        for instance in app.instances:
-            server_class = type(instance)
-            for declared in vars(server_class).get(GUARDS_ATTR, ()):
-                if getattr(declared, "can_connect", None) is None:
-                    continue
-                guard = app._instantiate(declared)
-                guards.append((guard, guard.can_connect, server_class))
+        guards.extend(engine.connection_guards)
         return cls(guards) if guards else None
 
     def context(

@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._runtime import freeze_startup_objects
+from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.shutdown import ABORT_SETTLE
 from mcpkit.transports.http._app import McpAsgiApp
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._server.protocol import uvicorn_http_protocol
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine, ServesAnEngine
 
 #: The signals ``mcpkit run`` shuts down on, gracefully (a second one ends the grace).
 _EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -31,7 +32,9 @@ _UVICORN_BINDS = frozenset({"uds", "fd", "reload"})
 
 
 def serve_http(
-    app: McpServerApp, options: StreamableHttpServerOptions | None = None, **uvicorn_options: Any
+    app: McpEngine | ServesAnEngine,
+    options: StreamableHttpServerOptions | None = None,
+    **uvicorn_options: Any,
 ) -> None:
     """Serve ``app`` with uvicorn until interrupted (SIGTERM, SIGINT: a graceful shutdown).
 
@@ -84,7 +87,7 @@ def bind_http_socket(host: str, port: int) -> Any:
 
 
 def run_http_server(
-    app: McpServerApp,
+    app: McpEngine | ServesAnEngine,
     options: StreamableHttpServerOptions | None = None,
     *,
     sock: Any = None,
@@ -135,7 +138,7 @@ def run_http_server(
             workers,
             sockets,
             on_started=on_started,
-            shutdown_grace=app.shutdown_grace,
+            shutdown_grace=engine_of(app).shutdown_grace,
             uvicorn_options=uvicorn_options,
         )
         supervisor.run()
@@ -149,7 +152,7 @@ def run_http_server(
         "port": options.port,
         "log_level": "warning",
         "lifespan": "on",
-        "timeout_graceful_shutdown": _backstop(app.shutdown_grace),
+        "timeout_graceful_shutdown": _backstop(engine_of(app).shutdown_grace),
         # No "server: uvicorn" on every answer: it names the stack to whoever asks, and
         # uvicorn checks and writes it per response.
         "server_header": False,
@@ -165,7 +168,7 @@ def run_http_server(
         uvicorn.run(asgi_app, **config)
         return
 
-    grace = app.shutdown_grace
+    grace = asgi_app.engine.shutdown_grace
     freeze_gc = options.freeze_gc_at_startup
     hurry = asyncio.Event()  # a second signal: end the grace now (the calls still answered)
 

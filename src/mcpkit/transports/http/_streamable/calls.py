@@ -142,7 +142,7 @@ class PostCall(msgspec.Struct, eq=False):
             self.cancel()
 
     def cancel(self) -> None:
-        self.handler.app.dispatcher.cancel(self.connection_key, self.request_id)
+        self.handler.engine.dispatcher.cancel(self.connection_key, self.request_id)
 
     def cancel_later(self) -> None:
         """A dropped resumable stream: cancel the call unless the client resumes in time."""

@@ -77,7 +77,7 @@ class SessionCluster:
 
     def __init__(self, handler: StreamableHttpHandler) -> None:
         self.handler = handler
-        self.app = handler.app
+        self.engine = handler.engine
         self.options = handler.options
         self.sessions = handler.sessions
         self.event_store = handler.event_store
@@ -95,8 +95,8 @@ class SessionCluster:
                     "gets what the instance holding it sends (use RedisEventStore)"
                 )
         if self.bus is not None:
-            self.app.connections.set_bus(self.bus)
-            self.app.subscriptions.set_bus(self.bus)
+            self.engine.connections.set_bus(self.bus)
+            self.engine.subscriptions.set_bus(self.bus)
             self.bus.subscribe(SESSION_CHANNEL, self._on_session_message)
             self.bus.subscribe(instance_channel(self.instance_id), self._on_instance_message)
 
@@ -127,16 +127,16 @@ class SessionCluster:
     # session state ------------------------------------------------------------------------
 
     def _subscriptions(self, session: StreamableSession) -> set[str]:
-        return self.app.subscriptions.subscriptions_of(session.mcp.key)
+        return self.engine.subscriptions.subscriptions_of(session.mcp.key)
 
     def _adopted(self, session: StreamableSession, record: SessionRecord) -> None:
         """A session adopted from its record: reachable by broadcasts and its subscriptions."""
-        open_connection(self.app.engine, session.mcp, session.standalone.write)
+        open_connection(self.engine, session.mcp, session.standalone.write)
         self._sync_subscriptions(session, record.subscriptions)
 
     def _sync_subscriptions(self, session: StreamableSession, uris: list[str]) -> None:
         key, wanted = session.mcp.key, set(uris)
-        subscriptions = self.app.subscriptions
+        subscriptions = self.engine.subscriptions
         held = subscriptions.subscriptions_of(key)
         for uri in held - wanted:
             subscriptions.unsubscribe(uri, key)
@@ -153,7 +153,7 @@ class SessionCluster:
     ) -> None:
         """``initialize`` on a new shared session: stored before it is answered, so the cap
         holds across instances and any instance can serve the next request."""
-        response = await self.app.dispatcher.dispatch(request, binding)
+        response = await self.engine.dispatcher.dispatch(request, binding)
         if response is None:
             self.sessions.remove(session.session_id)
             await send_response(send, 202, b"", headers)
@@ -224,7 +224,7 @@ class SessionCluster:
         request_id = params.get("requestId", params.get("id"))
         if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
             return
-        if not self.app.dispatcher.is_cancel_requested(session.mcp.key, request_id):
+        if not self.engine.dispatcher.is_cancel_requested(session.mcp.key, request_id):
             await self.publish(
                 SESSION_CHANNEL,
                 {"op": "cancel", "session_id": session.session_id, "request_id": request_id},
@@ -257,7 +257,7 @@ class SessionCluster:
             if listener is not None and listener.token != message.get("token"):
                 listener.close()  # the client's standalone stream moved to another instance
         elif op == "cancel":
-            self.app.dispatcher.cancel(session.mcp.key, message.get("request_id"))  # type: ignore[arg-type]
+            self.engine.dispatcher.cancel(session.mcp.key, message.get("request_id"))  # type: ignore[arg-type]
         elif op == "attached":
             stream = session.streams.get(message.get("stream_id", ""))
             if stream is not None:

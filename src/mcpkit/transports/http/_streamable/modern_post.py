@@ -121,7 +121,7 @@ class ModernPosts:
     """Admits the POSTs of the 2026-07-28 era for a ``StreamableHttpHandler``."""
 
     def __init__(self, handler: StreamableHttpHandler) -> None:
-        self.catalog = handler.app.catalog
+        self.tool_header_params = handler.engine.tool_header_params
         self._ids = itertools.count(1)
         self.response_headers = ResponseHeaders()
 
@@ -211,9 +211,7 @@ class ModernPosts:
                 if type(name) is not str:
                     return InvalidParamsError(f'"{field}" must be a string', {"field": field})
                 if method == "tools/call":
-                    tool = self.catalog.get_tool(name)
-                    if tool is not None:
-                        annotations = tool.header_params
+                    annotations = self.tool_header_params(name)
                 # The usual request: both headers sent verbatim and nothing more to compare
                 # (what check_request_headers concludes first, without its call).
                 if (
