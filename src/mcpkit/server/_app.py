@@ -39,7 +39,7 @@ from mcpkit.server._decorators import (
     mcp_tool,
 )
 from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
-from mcpkit.server._engine.engine import McpEngine
+from mcpkit.server._engine.engine import ConnectionGuard, McpEngine
 from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
 from mcpkit.server._engine.pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._engine.registry import McpConnectionRegistry
@@ -50,8 +50,8 @@ from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._entries import CompletionEntry
 from mcpkit.server._eras import downgrade as _downgrade
 from mcpkit.server._eras.modern import ModernEra
-from mcpkit.server._eras.mrtr import RequestStateCodec
 from mcpkit.server._eras.state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
+from mcpkit.server._eras.state_codec import RequestStateCodec
 from mcpkit.server._eras.used_states import DEFAULT_MAX_USED_REQUEST_STATES
 from mcpkit.server._files.contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.server._handlers import MethodHandlers
@@ -207,6 +207,41 @@ _HOW_TO_SERVE = (
 )
 
 
+class _AppLife:
+    """The app's part of the engine's life: its lifespans, then its mounts' (stopped in
+    reverse), then what they registered announced. A class, not an async generator: a
+    generator made on an event loop keeps that loop alive as long as it lives (its
+    finalizer is the loop's), and the engine may be started from any loop."""
+
+    def __init__(self, app: McpServerApp) -> None:
+        self.app = app
+        self.stack: contextlib.AsyncExitStack | None = None
+
+    async def __aenter__(self) -> None:
+        app = self.app
+        stack = contextlib.AsyncExitStack()
+        contexts = []
+        try:
+            for lifespan in app._lifespans:
+                contexts.append(await stack.enter_async_context(lifespan_manager(lifespan, app)))
+            for mount in app.mounts:  # after this app's own; stopped before them
+                await stack.enter_async_context(mount.running())
+            # What the lifespans registered is announced by tasks: let them run now, while
+            # no connection exists, not into a transport's first one before it is open.
+            await app.catalog.announced()
+        except BaseException:
+            # What did start stops (in reverse) as at a plain stop: it runs on otherwise.
+            await stack.aclose()
+            raise
+        app.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
+        self.stack = stack
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        stack, self.stack = self.stack, None
+        if stack is not None:  # exited as at a plain stop, whatever stops the engine
+            await stack.aclose()
+
+
 class McpServerApp:
     """An MCP server: what it serves, and the engine serving it (``app.engine``).
 
@@ -351,7 +386,7 @@ class McpServerApp:
                 max_used=max_used_request_states,
             ),
         )
-        engine.on_start(self._life, needed=lambda: self.needs_startup)
+        engine.on_start(lambda: _AppLife(self), needed=lambda: self.needs_startup)
         engine.before_stop(self.tasks.stop)
         engine.tool_header_params = self.catalog.header_params_of
         engine.connection_guards = self._connection_guards()
@@ -432,16 +467,17 @@ class McpServerApp:
         self._providers.setdefault(target, instance)
         return instance
 
-    def _connection_guards(self) -> list[tuple[Any, Callable[..., Any], type | None]]:
-        """The guards of the served classes that check connections (``can_connect``), made
-        once, as ``(guard, check, server_class)``."""
-        guards: list[tuple[Any, Callable[..., Any], type | None]] = []
+    def _connection_guards(self) -> list[ConnectionGuard]:
+        """The guards of the served classes that check connections (``can_connect``),
+        made once."""
+        guards = []
         for instance in self.instances:
             server_class = type(instance)
+            metadata = dict(vars(server_class).get(METADATA_ATTR) or {})
             for declared in vars(server_class).get(GUARDS_ATTR, ()):
                 if getattr(declared, "can_connect", None) is not None:
                     guard = self._instantiate(declared)
-                    guards.append((guard, guard.can_connect, server_class))
+                    guards.append(ConnectionGuard(guard, guard.can_connect, server_class, metadata))
         return guards
 
     def _pipeline(self, cls: type | None, fn: Any) -> Pipeline:
@@ -699,28 +735,6 @@ class McpServerApp:
         async with self.engine.running():
             yield self
 
-    @contextlib.asynccontextmanager
-    async def _life(self) -> AsyncIterator[None]:
-        """The app's part of the engine's life: its lifespans, then its mounts' (stopped
-        in reverse), then what they registered announced."""
-        stack = contextlib.AsyncExitStack()
-        contexts = []
-        try:
-            for lifespan in self._lifespans:
-                contexts.append(await stack.enter_async_context(lifespan_manager(lifespan, self)))
-            for mount in self.mounts:  # after this app's own; stopped before them
-                await stack.enter_async_context(mount.running())
-            # What the lifespans registered is announced by tasks: let them run now, while
-            # no connection exists, not into a transport's first one before it is open.
-            await self.catalog.announced()
-        except BaseException:
-            # What did start stops (in reverse) as at a plain stop: it runs on otherwise.
-            await stack.aclose()
-            raise
-        self.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
-        async with stack:  # exited as at a plain stop, whatever stops the engine
-            yield
-
     # composition (docs/composition.md) ------------------------------------------------
 
     def mount(
@@ -901,7 +915,9 @@ if TYPE_CHECKING:
 
     import httpx
 
-    from mcpkit.openapi import AsgiApp, OpenApiDocument, OpenApiOptions, OpenApiSource
+    from mcpkit.openapi._asgi import AsgiApp
+    from mcpkit.openapi._bridge import OpenApiOptions
+    from mcpkit.openapi._document import OpenApiDocument, OpenApiSource
     from mcpkit.server._catalog import OnConflict
     from mcpkit.server._compose import Mount
     from mcpkit.server._engine.connection import ServerConnection

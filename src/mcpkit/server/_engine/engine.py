@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
 from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
@@ -25,6 +25,17 @@ from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorke
 
 #: What runs around the engine's life: entered at start, exited (in reverse) at stop.
 LifeHook = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
+
+
+class ConnectionGuard(NamedTuple):
+    """A guard that checks connections: ``check(ctx)`` returns (or awaits) a bool; the
+    class that declared it (None for one given to the transport) and that class's
+    ``set_metadata`` values, which its context carries."""
+
+    guard: Any
+    check: Callable[..., Any]
+    server_class: type | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class McpEngine:
@@ -71,9 +82,9 @@ class McpEngine:
         #: The ``x-mcp-header`` parameters of a tool, by name, for the HTTP transport to
         #: compare a 2026-07-28 call's headers with (the served app sets it).
         self.tool_header_params: Callable[[str], Any] = _no_header_params
-        #: ``(guard, check, server_class)`` of the guards the served classes declare for
-        #: connections (``can_connect``), checked by the HTTP transports on each one.
-        self.connection_guards: list[tuple[Any, Callable[..., Any], type | None]] = []
+        #: The guards the served classes declare for connections (``can_connect``), checked
+        #: by the HTTP transports on each one.
+        self.connection_guards: list[ConnectionGuard] = []
         #: The engines of what the served app mounts: they share its ``requestState``
         #: secret across workers.
         self.mounted: Callable[[], list[McpEngine]] = list
@@ -182,4 +193,4 @@ def engine_of(served: McpEngine | ServesAnEngine) -> McpEngine:
     return served if isinstance(served, McpEngine) else served.engine
 
 
-__all__ = ["LifeHook", "McpEngine", "ServesAnEngine", "engine_of"]
+__all__ = ["ConnectionGuard", "LifeHook", "McpEngine", "ServesAnEngine", "engine_of"]

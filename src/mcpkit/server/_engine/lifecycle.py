@@ -18,9 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcpkit.server._engine.connection import ServerConnection
     from mcpkit.server._engine.engine import McpEngine
-    from mcpkit.server._engine.registry import SendFn
+    from mcpkit.server._engine.registry import DrainedConnection, SendFn
     from mcpkit.server._engine.session import McpSession
 
 
@@ -28,7 +27,7 @@ def open_connection(
     engine: McpEngine,
     session: McpSession,
     send: SendFn,
-    served: ServerConnection | None = None,
+    served: DrainedConnection | None = None,
 ) -> str:
     """Make ``session``'s connection reachable through ``send`` (broadcasts, resource
     updates); ``served``: the frame connection serving it, drained at shutdown. Returns

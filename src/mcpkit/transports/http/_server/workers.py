@@ -207,7 +207,7 @@ def bind_worker_sockets(host: str, port: int, count: int) -> list[socket.socket]
     on Linux ``count`` sockets sharing the port (``SO_REUSEPORT``), else one. ``OSError`` when
     the port is taken, by any process (a plain bind is tried first: a socket with
     ``SO_REUSEPORT`` alone would join another server's group of the same user)."""
-    from mcpkit.transports.http._server.serve import bind_http_socket
+    from mcpkit.transports.http._server.process import bind_http_socket
 
     probe = bind_http_socket(host, port)
     if count == 1 or not (sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")):
@@ -247,7 +247,7 @@ def _worker_main(
     import threading
 
     from mcpkit.transports.http._auth_layer import with_dpop_file
-    from mcpkit.transports.http._server.serve import run_http_server
+    from mcpkit.transports.http._server.process import serve_in_this_process
 
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)
@@ -256,7 +256,7 @@ def _worker_main(
     engine_of(app).share_request_state_secret(state_secret)
     options, dpop_file = with_dpop_file(options, dpop_path)
     try:
-        run_http_server(
+        serve_in_this_process(
             app, options, sock=sock, on_started=lambda: conn.send_bytes(_READY), **uvicorn_options
         )
     finally:

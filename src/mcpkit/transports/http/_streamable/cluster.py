@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,7 @@ from mcpkit.transports.http._streamable.streams import Replayer, StreamRelay
 
 if TYPE_CHECKING:
     from mcpkit.server._engine.binding import TransportBinding
-    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
+    from mcpkit.transports.http._streamable.endpoint import StreamableEndpoint
     from mcpkit.transports.http._streamable.sessions import StreamableSession
 
 logger = logging.getLogger("mcpkit.http")
@@ -73,9 +74,9 @@ def instance_channel(instance_id: str) -> str:
 
 
 class SessionCluster:
-    """The shared-session side of one ``StreamableHttpHandler``."""
+    """The shared-session side of one ``StreamableEndpoint``."""
 
-    def __init__(self, handler: StreamableHttpHandler) -> None:
+    def __init__(self, handler: StreamableEndpoint) -> None:
         self.handler = handler
         self.engine = handler.engine
         self.options = handler.options
@@ -289,6 +290,7 @@ class SessionCluster:
             max_queued=self.options.max_queued_messages,
             write_timeout=self.options.sse_write_timeout,
         )
+        stop: Callable[[], Awaitable[None]] | None
         try:
             stop = await self.event_store.listen(session.session_id, relay.feed)
         except StoreUnavailableError as exc:
@@ -298,7 +300,7 @@ class SessionCluster:
         try:
             await start_sse(send, handler.response_headers(session, version))
             local = await self._open(session, relay, version, last_event_id)
-            if local is not None:  # the call runs here: serve its stream directly
+            if local is not None and stop is not None:  # the call runs here: serve it directly
                 await stop()
                 stop = None
                 session.discard_relay(relay)

@@ -118,7 +118,7 @@ class StreamableHttpHandler:
         self._background: set[asyncio.Task[Any]] = set()
         #: This endpoint's POSTs while served: body deadlines, clients gone, quiet calls.
         self.requests = RequestWatch(quiet_open=options.sse_keep_alive_ms / 1000)
-        self.modern = ModernPosts(self)
+        self.modern = ModernPosts(self.engine)
         #: The GET endpoint: a session's standalone stream, or one resumed.
         self.listen = ListenStreams(self)
         #: Shared sessions and/or a message bus; else ``LocalCluster``, which does nothing.

@@ -44,7 +44,7 @@ from mcpkit.server._eras.modern import (
 from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES, error_body
 
 if TYPE_CHECKING:
-    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
+    from mcpkit.server._engine.engine import McpEngine
 
 #: HTTP statuses of 2026-07-28 errors (Streamable HTTP, "Protocol Version Header").
 MODERN_ERROR_STATUS = {
@@ -118,10 +118,10 @@ class ResponseHeaders:
 
 
 class ModernPosts:
-    """Admits the POSTs of the 2026-07-28 era for a ``StreamableHttpHandler``."""
+    """Admits the POSTs of the 2026-07-28 era to an engine's Streamable HTTP endpoint."""
 
-    def __init__(self, handler: StreamableHttpHandler) -> None:
-        self.tool_header_params = handler.engine.tool_header_params
+    def __init__(self, engine: McpEngine) -> None:
+        self.tool_header_params = engine.tool_header_params
         self._ids = itertools.count(1)
         self.response_headers = ResponseHeaders()
 
