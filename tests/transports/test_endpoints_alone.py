@@ -66,7 +66,7 @@ def test_request_headers_are_made_once_per_scope() -> None:
 async def test_the_streamable_endpoint_serves_a_session_as_the_whole_server() -> None:
     app = McpServerApp(LifecycleTools)
     await app.start()
-    endpoint = StreamableHttpHandler(app, StreamableHttpServerOptions())
+    endpoint = StreamableHttpHandler(app.engine, StreamableHttpServerOptions())
     try:
         async with serve_asgi(endpoint) as url, httpx.AsyncClient(timeout=WAIT) as http:
             opened = await http.post(url, json=INIT, headers=ACCEPT)
@@ -122,8 +122,8 @@ async def test_connection_guards_wrap_any_asgi_app() -> None:
         return bool(ctx.headers.get("x-probe") == "open")
 
     app = McpServerApp(CancellableTools)
-    gate = ConnectionGate.for_app(
-        app, StreamableHttpServerOptions(connection_guards=(probe_is_open,))
+    gate = ConnectionGate.for_engine(
+        app.engine, StreamableHttpServerOptions(connection_guards=(probe_is_open,))
     )
     assert gate is not None
     async with serve_asgi(gate.wrap(echo)) as url, httpx.AsyncClient(timeout=WAIT) as http:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -318,7 +319,7 @@ def _unserved_function(name: str, fn: Any) -> list[Unserved]:
     return []
 
 
-def _serves_class(apps: list[McpServerApp], cls: type) -> bool:
+def _serves_class(apps: Sequence[Any], cls: type) -> bool:
     """Whether an instance of ``cls`` is served by one of ``apps`` or the apps mounted in them."""
     return any(
         any(isinstance(instance, cls) for instance in app.instances)

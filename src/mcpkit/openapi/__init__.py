@@ -11,15 +11,9 @@ docs/openapi.md.
 from __future__ import annotations
 
 from mcpkit.openapi._asgi import AsgiApp
+from mcpkit.openapi._bridge import METHOD_ANNOTATIONS, BridgedRoute, OpenApiOptions
 from mcpkit.openapi._document import OpenApiDocument, OpenApiSource, load_document
-from mcpkit.openapi._factory import (
-    METHOD_ANNOTATIONS,
-    BridgedRoute,
-    OpenApiOptions,
-    app_from_asgi,
-    app_from_openapi,
-    register_openapi,
-)
+from mcpkit.openapi._factory import app_from_asgi, app_from_openapi, register_openapi
 from mcpkit.openapi._operations import OpenApiOperation, OpenApiParameter, read_operations
 from mcpkit.openapi._plans import BODY_ARGUMENT, OperationPlan, UnsupportedOperation, plan_operation
 from mcpkit.openapi._responses import DEFAULT_MAX_RESPONSE_BYTES

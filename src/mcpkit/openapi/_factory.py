@@ -1,30 +1,30 @@
-"""Putting an OpenAPI document's operations on an ``McpServerApp``: ``register_openapi``
-(onto an app you have), and what ``McpServerApp.from_openapi`` / ``from_asgi`` call."""
+"""Putting an OpenAPI document's operations on an app: ``register_openapi`` (onto an app
+you have), and what ``McpServerApp.from_openapi`` / ``from_asgi`` call. What an operation
+becomes and how it is called is ``_bridge``'s."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Protocol, TypeVar, Unpack
 
 import httpx
 
-from mcpkit._exceptions import InternalError, InvalidParamsError
 from mcpkit.openapi._asgi import AsgiApp, InProcessApp, fetch_document
-from mcpkit.openapi._document import OpenApiDocument, OpenApiSource, load_document
-from mcpkit.openapi._operations import OpenApiOperation, read_operations
-from mcpkit.openapi._plans import OperationPlan, UnsupportedOperation, plan_operation
-from mcpkit.openapi._requests import build_request
-from mcpkit.openapi._responses import (
-    DEFAULT_MAX_RESPONSE_BYTES,
-    network_error_result,
-    resource_value,
-    send,
-    tool_result,
+from mcpkit.openapi._bridge import (
+    METHOD_ANNOTATIONS,
+    BridgedRoute,
+    OpenApiOptions,
+    OperationCaller,
+    api_base_url,
+    first_rule_excludes,
+    operation_description,
 )
+from mcpkit.openapi._document import OpenApiDocument, OpenApiSource, load_document
+from mcpkit.openapi._operations import read_operations
+from mcpkit.openapi._plans import UnsupportedOperation, plan_operation
+from mcpkit.openapi._responses import DEFAULT_MAX_RESPONSE_BYTES
 from mcpkit.openapi._routes import (
-    RouteMap,
     choose_route,
     default_prefix,
     resource_uri,
@@ -34,131 +34,34 @@ from mcpkit.openapi._routes import (
 )
 from mcpkit.openapi._schemas import DEFAULT_MAX_SCHEMA_NODES
 from mcpkit.server._context import McpToolContext
-from mcpkit.server._results import error_result
-
-if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
 
 logger = logging.getLogger("mcpkit.openapi")
 
-AppT = TypeVar("AppT", bound="McpServerApp")
 
-#: Tool annotations by HTTP method (RFC 9110: GET, HEAD and OPTIONS are safe; PUT and
-#: DELETE idempotent).
-METHOD_ANNOTATIONS: dict[str, dict[str, Any]] = {
-    "GET": {"readOnlyHint": True},
-    "HEAD": {"readOnlyHint": True},
-    "OPTIONS": {"readOnlyHint": True},
-    "PUT": {"idempotentHint": True},
-    "DELETE": {"destructiveHint": True, "idempotentHint": True},
-}
+class OpenApiTarget(Protocol):
+    """What the bridge registers onto: an ``McpServerApp`` (its name, catalog, entry
+    builder, resource decorator and lifespans). The app's class sits above this package
+    (its ``from_openapi`` calls here), so the bridge names only what it uses."""
 
-
-class OpenApiOptions(TypedDict, total=False):
-    """Options of the OpenAPI bridge, the same for ``register_openapi``,
-    ``McpServerApp.from_openapi`` and ``McpServerApp.from_asgi``.
-
-    * ``route_maps``: the rules deciding what each operation becomes (``RouteMap``); none:
-      every operation is a tool.
-    * ``names``: MCP names by ``operationId`` (or ``"GET /pets/{petId}"``); they win over
-      the route maps' ``name``.
-    * ``forward_headers``: names of headers of the incoming MCP HTTP request to send on to
-      the API (``["authorization"]``); case-insensitive; ignored on stdio.
-    * ``resource_prefix``: what resource URIs start with (default ``openapi://<app name>``).
-    * ``max_response_bytes``: the largest API response body read
-      (``DEFAULT_MAX_RESPONSE_BYTES``, 16 MiB).
-    * ``max_schema_nodes``: the schema objects a tool's input schema (and its output
-      schema) holds before further ``$ref``s are shared through ``$defs`` instead of
-      inlined (``DEFAULT_MAX_SCHEMA_NODES``, 2000).
-    """
-
-    route_maps: Sequence[RouteMap]
-    names: Mapping[str, str]
-    forward_headers: Iterable[str]
-    resource_prefix: str
-    max_response_bytes: int
-    max_schema_nodes: int
-
-
-@dataclass(frozen=True, slots=True)
-class BridgedRoute:
-    """What one operation became: its kind, its MCP name, and for a resource its URI (for
-    a template, the URI template)."""
-
-    operation: OpenApiOperation
-    kind: Literal["tool", "resource", "resource_template"]
     name: str
-    uri: str | None = None
-
-
-class OperationCaller:
-    """Makes the HTTP requests of one operation, for its tool or resource."""
+    catalog: Any
+    builder: Any
 
     def __init__(
         self,
-        client: httpx.AsyncClient,
-        plan: OperationPlan,
         *,
-        base_url: str | None,
-        forward_headers: frozenset[str],
-        max_response_bytes: int,
-    ) -> None:
-        self.client = client
-        self.plan = plan
-        self.base_url = base_url
-        self.forward_headers = forward_headers
-        self.max_response_bytes = max_response_bytes
+        name: str | None = ...,
+        version: str | None = ...,
+        title: str | None = ...,
+        instructions: str | None = ...,
+    ) -> None: ...
 
-    def _headers(self, ctx: McpToolContext | None) -> list[tuple[str, str]]:
-        """The forwarded headers of the MCP request ``ctx`` serves (none off HTTP)."""
-        incoming = ctx.headers if ctx is not None else None
-        if not incoming or not self.forward_headers:
-            return []
-        lowered = {name.lower(): value for name, value in incoming.items()}
-        return [(name, lowered[name]) for name in sorted(self.forward_headers) if name in lowered]
+    def resource(self, uri: str, /, **options: Any) -> Any: ...
 
-    def request(self, arguments: Mapping[str, Any], ctx: McpToolContext | None) -> httpx.Request:
-        """The request for ``arguments``; ``InvalidParamsError`` when one is missing."""
-        return build_request(
-            self.client,
-            self.plan,
-            arguments,
-            base_url=self.base_url,
-            headers=self._headers(ctx),
-        )
-
-    async def call_tool(
-        self, arguments: Mapping[str, Any], ctx: McpToolContext | None
-    ) -> dict[str, Any]:
-        """The ``CallToolResult`` of calling the operation with ``arguments``."""
-        try:
-            request = self.request(arguments, ctx)
-        except InvalidParamsError as exc:
-            # As for any tool: arguments its input schema refuses are the tool's error, which
-            # the model reads and can correct (tools, "Error Handling").
-            return error_result(exc.message)
-        try:
-            api = await send(self.client, request, self.max_response_bytes)
-        except httpx.HTTPError as exc:
-            return network_error_result(request, exc)
-        return tool_result(self.plan, api)
-
-    async def read_resource(
-        self, uri: str, arguments: Mapping[str, Any], ctx: McpToolContext | None
-    ) -> dict[str, Any]:
-        """The contents of resource ``uri`` (text or blob, with its mime type)."""
-        request = self.request(arguments, ctx)
-        try:
-            api = await send(self.client, request, self.max_response_bytes)
-        except httpx.HTTPError as exc:
-            raise InternalError(
-                f"{request.method} {request.url.path} failed: {type(exc).__name__}: {exc}"
-            ) from None
-        return resource_value(uri, api)
+    def lifespan(self, fn: Any) -> Any: ...
 
 
-def _description(operation: OpenApiOperation) -> str | None:
-    return operation.description or operation.summary
+AppT = TypeVar("AppT", bound=OpenApiTarget)
 
 
 def _tool_function(caller: OperationCaller, name: str) -> Any:
@@ -186,31 +89,8 @@ def _template_function(caller: OperationCaller, variables: Mapping[str, str], na
     return read_operation
 
 
-def _base_url(
-    client: httpx.AsyncClient, document: OpenApiDocument, given: str | None
-) -> str | None:
-    """What request paths are put after: ``given``; else nothing (the client's
-    ``base_url`` applies); else the document's first absolute ``servers`` URL."""
-    if given:
-        return given
-    if str(client.base_url):
-        return None
-    server = document.server_url()
-    if server and server.startswith(("http://", "https://")):
-        return server
-    raise ValueError(
-        "no base URL for the API: give the httpx client a base_url, pass base_url=..., "
-        "or list an absolute URL in the document's servers"
-    )
-
-
-def _first_rule_excludes(operation: OpenApiOperation, route_maps: Sequence[RouteMap]) -> bool:
-    rule = next((rule for rule in route_maps if rule.matches(operation)), None)
-    return rule is not None and rule.kind == "exclude"
-
-
 def register_openapi(
-    app: McpServerApp,
+    app: OpenApiTarget,
     spec: OpenApiSource | OpenApiDocument,
     *,
     client: httpx.AsyncClient,
@@ -233,7 +113,7 @@ def register_openapi(
     prefix = options.get("resource_prefix") or default_prefix(app.name)
     max_bytes = options.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)
     max_nodes = options.get("max_schema_nodes", DEFAULT_MAX_SCHEMA_NODES)
-    api_base = _base_url(client, document, base_url)
+    api_base = api_base_url(client, document, base_url)
     tool_names = {entry.name for entry in app.catalog.list_tools()}
     resource_names: set[str] = set()
     routes: list[BridgedRoute] = []
@@ -241,7 +121,7 @@ def register_openapi(
         try:
             plan = plan_operation(document, operation, max_schema_nodes=max_nodes)
         except UnsupportedOperation as exc:
-            if not _first_rule_excludes(operation, route_maps):
+            if not first_rule_excludes(operation, route_maps):
                 logger.warning("OpenAPI %s %s left out: %s", operation.method, operation.path, exc)
             continue
         kind, rule = choose_route(plan, route_maps)
@@ -257,7 +137,7 @@ def register_openapi(
                 _tool_function(caller, name),
                 name=name,
                 title=operation.summary,
-                description=_description(operation),
+                description=operation_description(operation),
                 input_schema=plan.input_schema,
                 output_schema=plan.output_schema,
                 structured_output=plan.output_schema is not None,
@@ -280,7 +160,7 @@ def register_openapi(
             uri,
             name=name,
             title=operation.summary,
-            description=_description(operation),
+            description=operation_description(operation),
             mime_type=plan.response_media_type,
         )(fn)
         routes.append(BridgedRoute(operation, kind, name, uri))
@@ -371,3 +251,6 @@ def app_from_asgi(
 
         app.lifespan(asgi_lifespan)
     return app
+
+
+__all__ = ["app_from_asgi", "app_from_openapi", "register_openapi"]

@@ -3,7 +3,7 @@ messages with a ``TransportBinding``."""
 
 from mcpkit.server._app import McpServerApp
 from mcpkit.server._catalog import McpCatalogManager
-from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._context import McpToolContext
 from mcpkit.server._decorators import (
     mcp_completion,
     mcp_lifespan,
@@ -20,6 +20,8 @@ from mcpkit.server._elicitation import ElicitResult
 from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._engine.connection import ServerConnection, serve_stream
 from mcpkit.server._engine.dispatcher import McpDispatcher
+from mcpkit.server._engine.engine import McpEngine
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._engine.registry import McpConnectionRegistry
 from mcpkit.server._engine.request_scope import McpRequestScope
 from mcpkit.server._engine.session import McpSession
@@ -46,6 +48,7 @@ __all__ = [
     "McpCatalogManager",
     "McpConnectionRegistry",
     "McpDispatcher",
+    "McpEngine",
     "McpExecutionContext",
     "McpRequestScope",
     "McpServerApp",

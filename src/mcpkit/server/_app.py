@@ -1,5 +1,7 @@
-"""``McpServerApp``: the engine's singletons, the server classes built on them, and the
-handlers that serve them. Transports take an app and feed it messages."""
+"""``McpServerApp``: the programming model. The server classes and functions it serves,
+their registration (decorators, constructor injection, mounts), and the handlers that
+serve its catalog, over an engine it holds (``app.engine``, ``McpEngine``): transports
+take the app or its engine and feed the engine messages."""
 
 from __future__ import annotations
 
@@ -37,19 +39,19 @@ from mcpkit.server._decorators import (
     mcp_tool,
 )
 from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
-from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
+from mcpkit.server._engine.engine import ConnectionGuard, McpEngine
+from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
 from mcpkit.server._engine.pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._engine.registry import McpConnectionRegistry
 from mcpkit.server._engine.request_scope import McpRequestScope
-from mcpkit.server._engine.session_state import SessionStates
 from mcpkit.server._engine.shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
-from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS, SyncWorkers
+from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._entries import CompletionEntry
 from mcpkit.server._eras import downgrade as _downgrade
 from mcpkit.server._eras.modern import ModernEra
-from mcpkit.server._eras.mrtr import RequestStateCodec
 from mcpkit.server._eras.state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
+from mcpkit.server._eras.state_codec import RequestStateCodec
 from mcpkit.server._eras.used_states import DEFAULT_MAX_USED_REQUEST_STATES
 from mcpkit.server._files.contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.server._handlers import MethodHandlers
@@ -205,8 +207,43 @@ _HOW_TO_SERVE = (
 )
 
 
+class _AppLife:
+    """The app's part of the engine's life: its lifespans, then its mounts' (stopped in
+    reverse), then what they registered announced. A class, not an async generator: a
+    generator made on an event loop keeps that loop alive as long as it lives (its
+    finalizer is the loop's), and the engine may be started from any loop."""
+
+    def __init__(self, app: McpServerApp) -> None:
+        self.app = app
+        self.stack: contextlib.AsyncExitStack | None = None
+
+    async def __aenter__(self) -> None:
+        app = self.app
+        stack = contextlib.AsyncExitStack()
+        contexts = []
+        try:
+            for lifespan in app._lifespans:
+                contexts.append(await stack.enter_async_context(lifespan_manager(lifespan, app)))
+            for mount in app.mounts:  # after this app's own; stopped before them
+                await stack.enter_async_context(mount.running())
+            # What the lifespans registered is announced by tasks: let them run now, while
+            # no connection exists, not into a transport's first one before it is open.
+            await app.catalog.announced()
+        except BaseException:
+            # What did start stops (in reverse) as at a plain stop: it runs on otherwise.
+            await stack.aclose()
+            raise
+        app.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
+        self.stack = stack
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        stack, self.stack = self.stack, None
+        if stack is not None:  # exited as at a plain stop, whatever stops the engine
+            await stack.aclose()
+
+
 class McpServerApp:
-    """The server engine.
+    """An MCP server: what it serves, and the engine serving it (``app.engine``).
 
     ``McpServerApp(MyServer, OtherServer, providers=[db])`` instantiates each ``@mcp_server``
     class, giving its constructor the engine's singletons and the providers by type, and
@@ -264,18 +301,23 @@ class McpServerApp:
         lifespan: Callable[..., Any] | None = None,
     ) -> None:
         self.catalog = McpCatalogManager()
-        #: The worker threads of sync functions (made on first use, closed when the app stops).
-        self.sync_workers = SyncWorkers(max_sync_workers, on_loop=self.catalog.bind_loop)
-        #: Every open connection (``_engine.lifecycle`` opens and closes them), frame ones included.
-        self.connections = McpConnectionRegistry()
-        self.subscriptions = ResourceSubscriptionManager()
-        self.dispatcher = McpDispatcher(
+        #: What serves this app over any transport: the dispatcher, the connections, the
+        #: subscriptions, per-session state, the worker threads, start and stop. Its parts
+        #: are read through the app too (``app.dispatcher`` is ``app.engine.dispatcher``).
+        self.engine = engine = McpEngine(
             max_in_flight_per_connection=max_in_flight_per_connection,
+            max_listens_per_connection=max_listens_per_connection,
+            max_sync_workers=max_sync_workers,
+            shutdown_grace=shutdown_grace,
             expose_internal_errors=expose_internal_errors,
+            on_loop=self.catalog.bind_loop,
         )
-        #: The ``subscriptions/listen`` requests open on each connection, and their bound
-        #: (always below ``max_in_flight_per_connection``: other requests keep room).
-        self.listens = OpenListens(max_listens_per_connection, self.dispatcher)
+        self.sync_workers = engine.sync_workers
+        self.connections = engine.connections
+        self.subscriptions = engine.subscriptions
+        self.dispatcher = engine.dispatcher
+        self.listens = engine.listens
+        self.session_state = engine.session_state
         if max_concurrent_file_reads < 1:
             raise ValueError("max_concurrent_file_reads must be at least 1")
         #: Files the app's ``FileResource``/``DirectoryResource`` read at once (each read
@@ -283,19 +325,10 @@ class McpServerApp:
         #: threading semaphore: reads run in worker threads, whatever loop serves the call.
         self.max_concurrent_file_reads = max_concurrent_file_reads
         self.file_reads = threading.BoundedSemaphore(max_concurrent_file_reads)
-        #: What ``ctx.set_state`` keeps, per session, in this process; its bounds
-        #: (``max_keys``, ``max_bytes``). A session's state goes when the session ends.
-        self.session_state = SessionStates()
-        self.dispatcher.session_state = self.session_state
         self.page_size = page_size
         #: A tool's exception (but a ``ToolError``) reaches the model as an error id, not its
         #: text: read only when a tool raised.
         self.mask_error_details = mask_error_details
-        #: Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get to
-        #: finish; then they are cancelled, each answered -32000 "Server shutting down".
-        self.shutdown_grace = check_grace(shutdown_grace)
-        #: The in-memory clients open that started this app: the last to close stops it.
-        self.in_memory_clients = 0
         #: The tasks extension (SEP-2663): ``task_store`` keeps tasks (memory by default);
         #: at most ``max_running_tasks`` run at once.
         self.tasks = TaskManager(self, task_store, max_running=max_running_tasks)
@@ -308,6 +341,7 @@ class McpServerApp:
             McpConnectionRegistry: self.connections,
             ResourceSubscriptionManager: self.subscriptions,
             McpDispatcher: self.dispatcher,
+            McpEngine: engine,
             TaskManager: self.tasks,
             McpServerApp: self,
         }
@@ -317,7 +351,6 @@ class McpServerApp:
         self._lifespans: list[Callable[..., Any]] = []
         if lifespan is not None:  # FastMCP's and the mcp SDK's spelling of @app.lifespan
             self._lifespans.append(lifespan)
-        self._exit_stack: contextlib.AsyncExitStack | None = None
         #: The apps mounted or imported into this one (``mount``, ``import_app``).
         self.mounts: list[Mount] = []
         if servers and type(servers[0]) is str:  # McpServerApp("weather"): its name
@@ -353,7 +386,11 @@ class McpServerApp:
                 max_used=max_used_request_states,
             ),
         )
-        self._shutting_down: asyncio.Event | None = None
+        engine.on_start(lambda: _AppLife(self), needed=lambda: self.needs_startup)
+        engine.before_stop(self.tasks.stop)
+        engine.tool_header_params = self.catalog.header_params_of
+        engine.connection_guards = self._connection_guards()
+        engine.mounted = lambda: [mount.app.engine for mount in self.mounts]
 
     # construction -----------------------------------------------------------------------
 
@@ -429,6 +466,19 @@ class McpServerApp:
         instance = target(**kwargs)
         self._providers.setdefault(target, instance)
         return instance
+
+    def _connection_guards(self) -> list[ConnectionGuard]:
+        """The guards of the served classes that check connections (``can_connect``),
+        made once."""
+        guards = []
+        for instance in self.instances:
+            server_class = type(instance)
+            metadata = dict(vars(server_class).get(METADATA_ATTR) or {})
+            for declared in vars(server_class).get(GUARDS_ATTR, ()):
+                if getattr(declared, "can_connect", None) is not None:
+                    guard = self._instantiate(declared)
+                    guards.append(ConnectionGuard(guard, guard.can_connect, server_class, metadata))
+        return guards
 
     def _pipeline(self, cls: type | None, fn: Any) -> Pipeline:
         """What is in force for ``fn``: its server class's guards, interceptors, exception
@@ -604,7 +654,11 @@ class McpServerApp:
     def server_info(self, version: str | None = None) -> dict[str, Any]:
         """``serverInfo`` as ``version`` has it (``title`` from 2025-06-18; ``websiteUrl``
         and ``icons`` from 2025-11-25); every member for None (the latest)."""
-        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        engine = self.engine
+        info: dict[str, Any] = {
+            "name": engine.announced_name or self.name,
+            "version": engine.announced_version or self.version,
+        }
         if self.title:
             info["title"] = self.title
         if self.website_url:
@@ -635,23 +689,31 @@ class McpServerApp:
     # life -------------------------------------------------------------------------------
 
     @property
+    def shutdown_grace(self) -> float:
+        """Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get
+        to finish; then they are cancelled, each answered -32000 "Server shutting down"."""
+        return self.engine.shutdown_grace
+
+    @shutdown_grace.setter
+    def shutdown_grace(self, grace: float) -> None:
+        self.engine.shutdown_grace = check_grace(grace)
+
+    @property
     def open_connections(self) -> set[ServerConnection]:
         """The frame connections being served (stdio, WebSocket, legacy SSE), as the
         registry holds them: a graceful shutdown answers their calls before their sockets
         close."""
-        return set(self.connections.served())
+        return self.engine.open_connections
 
     @property
     def shutting_down(self) -> asyncio.Event:
         """Set when the app stops: long-lived requests (subscriptions) end gracefully."""
-        if self._shutting_down is None:
-            self._shutting_down = asyncio.Event()
-        return self._shutting_down
+        return self.engine.shutting_down
 
     @property
     def started(self) -> bool:
         """True between ``start()`` and ``stop()``."""
-        return self._exit_stack is not None
+        return self.engine.started
 
     @property
     def needs_startup(self) -> bool:
@@ -660,44 +722,18 @@ class McpServerApp:
         return bool(self._lifespans) or any(m.app.needs_startup for m in self.mounts)
 
     async def start(self) -> None:
-        """Run the lifespans' start-up halves (idempotent)."""
-        if self._exit_stack is not None:
-            return
-        self._shutting_down = None
-        stack = contextlib.AsyncExitStack()
-        contexts = []
-        try:
-            for lifespan in self._lifespans:
-                contexts.append(await stack.enter_async_context(lifespan_manager(lifespan, self)))
-            for mount in self.mounts:  # after this app's own; stopped before them
-                await stack.enter_async_context(mount.running())
-            # What the lifespans registered is announced by tasks: let them run now, while
-            # no connection exists, not into a transport's first one before it is open.
-            await self.catalog.announced()
-        except BaseException:
-            # Stop what did start (in reverse), or it runs on with nobody to stop it.
-            await stack.aclose()
-            raise
-        self.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
-        self._exit_stack = stack
+        """Start the engine, and with it the lifespans' start-up halves (idempotent)."""
+        await self.engine.start()
 
     async def stop(self) -> None:
-        """Run the lifespans' shutdown halves."""
-        self.shutting_down.set()
-        await self.tasks.stop()
-        stack, self._exit_stack = self._exit_stack, None
-        if stack is not None:
-            await stack.aclose()
-        self.sync_workers.close()
+        """Stop the engine: its running tasks, then the lifespans' shutdown halves."""
+        await self.engine.stop()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[McpServerApp]:
         """``async with app.running():`` starts the app (its lifespans) and stops it on exit."""
-        await self.start()
-        try:
+        async with self.engine.running():
             yield self
-        finally:
-            await self.stop()
 
     # composition (docs/composition.md) ------------------------------------------------
 
@@ -879,7 +915,9 @@ if TYPE_CHECKING:
 
     import httpx
 
-    from mcpkit.openapi import AsgiApp, OpenApiDocument, OpenApiOptions, OpenApiSource
+    from mcpkit.openapi._asgi import AsgiApp
+    from mcpkit.openapi._bridge import OpenApiOptions
+    from mcpkit.openapi._document import OpenApiDocument, OpenApiSource
     from mcpkit.server._catalog import OnConflict
     from mcpkit.server._compose import Mount
     from mcpkit.server._engine.connection import ServerConnection

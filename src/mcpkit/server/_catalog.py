@@ -147,6 +147,11 @@ class McpCatalogManager:
         """The tool of that name, if any."""
         return self._tools.get(name)
 
+    def header_params_of(self, name: str) -> Any:
+        """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown one)."""
+        tool = self._tools.get(name)
+        return tool.header_params if tool is not None else ()
+
     def list_tools(self) -> list[ToolEntry]:
         """Every tool, in registration order."""
         return list(self._tools.values())

@@ -21,12 +21,13 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._catalog import COMPLETIONS_CHANGED, McpCatalogManager, OnConflict
-from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._context import McpToolContext
 from mcpkit.server._decorators import SERVER_ATTR, Pipeline
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._entries import (
     ResourceTemplateEntry,
 )
@@ -34,9 +35,36 @@ from mcpkit.server._pipeline import Call, run_pipeline
 from mcpkit.server._prefixing import check_prefix, prefix_name, prefix_uri, unprefix_uri
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._catalog import McpCatalogManager
+    from mcpkit.server._engine.engine import McpEngine
+    from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
 
 logger = logging.getLogger("mcpkit.server")
+
+
+@runtime_checkable
+class MountedApp(Protocol):
+    """What composition reads of an app, the parent and the mounted one alike (an
+    ``McpServerApp``, whose class makes the mounts: this module names only this)."""
+
+    name: str
+    mounts: list[Mount]
+
+    @property
+    def catalog(self) -> McpCatalogManager: ...
+    @property
+    def engine(self) -> McpEngine: ...
+    @property
+    def subscriptions(self) -> ResourceSubscriptionManager: ...
+    @property
+    def started(self) -> bool: ...
+    @property
+    def needs_startup(self) -> bool: ...
+    @property
+    def lifespan_context(self) -> Any: ...
+
+    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
+
 
 _ON_CONFLICT = ("replace", "error", "ignore")
 
@@ -182,8 +210,8 @@ class Mount:
 
     def __init__(
         self,
-        parent: McpServerApp,
-        app: McpServerApp,
+        parent: MountedApp,
+        app: MountedApp,
         prefix: str | None,
         *,
         live: bool,
@@ -365,28 +393,26 @@ class Mount:
             await asyncio.shield(self._late_start)
 
 
-def _reaches(app: McpServerApp, target: McpServerApp) -> bool:
+def _reaches(app: MountedApp, target: MountedApp) -> bool:
     return app is target or any(_reaches(mount.app, target) for mount in app.mounts)
 
 
 def _not_an_app(other: Any, prefix: Any) -> str:
     """What to mount instead of ``other``: the app inside what users reach for first."""
-    from mcpkit.server._app import McpServerApp
-
     refused = f"only an McpServerApp can be mounted, not {type(other).__name__}"
     if isinstance(other, str) and prefix is not None:  # FastMCP 1's mount(prefix, server)
         return f"{refused}: the app comes first, mount(app, {other!r})"
     if isinstance(other, type) and hasattr(other, SERVER_ATTR):
         return f"{refused}: mount McpServerApp({other.__name__})"
-    if isinstance(getattr(other, "app", None), McpServerApp):
+    if isinstance(getattr(other, "app", None), MountedApp):
         # McpProxy, and create_asgi_app's McpAsgiApp: each serves an app of its own.
         return f"{refused}: mount its .app"
     return refused
 
 
 def mount_app(
-    parent: McpServerApp,
-    other: McpServerApp,
+    parent: MountedApp,
+    other: MountedApp,
     prefix: str | None,
     *,
     live: bool,
@@ -396,9 +422,7 @@ def mount_app(
     exception_handlers: Iterable[Any],
 ) -> Mount:
     """``parent.mount`` (``live``) and ``parent.import_app``: checks, then attaches."""
-    from mcpkit.server._app import McpServerApp
-
-    if not isinstance(other, McpServerApp):
+    if not isinstance(other, MountedApp):
         raise TypeError(_not_an_app(other, prefix))
     if on_conflict not in _ON_CONFLICT:
         raise ValueError(f"on_conflict must be one of {', '.join(_ON_CONFLICT)}")
@@ -410,7 +434,7 @@ def mount_app(
             f"cannot mount {other.name!r} into {parent.name!r}: "
             f"{other.name!r} already serves {parent.name!r} (a mount cycle)"
         )
-    stack = parent._exit_stack  # set while the parent runs
+    stack = parent.engine.life  # set while the parent runs
     loop = None
     if stack is not None and not other.started:
         try:

@@ -8,7 +8,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -27,8 +27,9 @@ from mcpkit.protocol._versions import (
     V2024_11_05,
     negotiate_version,
 )
-from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._context import McpToolContext
 from mcpkit.server._engine.binding import TransportBinding
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._engine.pagination import paginate
 from mcpkit.server._engine.request_scope import current_request_scope
 from mcpkit.server._engine.session import LOG_LEVELS
@@ -49,9 +50,48 @@ from mcpkit.server._results import (
 )
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._catalog import McpCatalogManager
+    from mcpkit.server._engine.dispatcher import McpDispatcher
+    from mcpkit.server._engine.engine import McpEngine
+    from mcpkit.server._engine.listen import OpenListens
+    from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
+    from mcpkit.server._engine.sync_calls import SyncWorkers
+    from mcpkit.server._tasks.manager import TaskManager
 
 logger = logging.getLogger("mcpkit.server")
+
+
+class HandledApp(Protocol):
+    """What the method handlers read of the app they serve: its catalog and description,
+    its engine's parts, its tasks. (The app's class makes them: they name only this.)"""
+
+    @property
+    def catalog(self) -> McpCatalogManager: ...
+    @property
+    def engine(self) -> McpEngine: ...
+    @property
+    def dispatcher(self) -> McpDispatcher: ...
+    @property
+    def subscriptions(self) -> ResourceSubscriptionManager: ...
+    @property
+    def listens(self) -> OpenListens: ...
+    @property
+    def sync_workers(self) -> SyncWorkers: ...
+    @property
+    def tasks(self) -> TaskManager: ...
+    @property
+    def instructions(self) -> str | None: ...
+    @property
+    def lifespan_context(self) -> Any: ...
+    @property
+    def page_size(self) -> int: ...
+    @property
+    def mask_error_details(self) -> bool: ...
+
+    def server_info(self, version: str | None = None) -> dict[str, Any]: ...
+
+    def capabilities(self, version: str | None = None) -> dict[str, Any]: ...
+
 
 #: Most values one completion/complete answer carries (spec: at most 100).
 MAX_COMPLETION_VALUES = 100
@@ -99,7 +139,7 @@ def _require_str(params: dict[str, Any], key: str) -> str:
 class MethodHandlers:
     """Binds every handshake-era method of the dispatcher to the app's catalog."""
 
-    def __init__(self, app: McpServerApp) -> None:
+    def __init__(self, app: HandledApp) -> None:
         self.app = app
         self.catalog = app.catalog
         self.workers = app.sync_workers

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit._exceptions import McpForbiddenError, ProtocolError
-from mcpkit.server._context import McpExecutionContext
 from mcpkit.server._decorators import Pipeline
+from mcpkit.server._engine.execution import McpExecutionContext
 
 Call = Callable[[], Awaitable[Any]]
 

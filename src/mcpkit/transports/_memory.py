@@ -62,24 +62,26 @@ class InMemoryTransport:
 async def serve_in_memory(app: Any, server_end: InMemoryTransport) -> Callable[[], Awaitable[None]]:
     """Start ``app`` and serve it on ``server_end`` in a task; returns what stops it (the
     in-memory client's side of ``McpClient.in_memory``, which must not import the engine).
-    An app it started is stopped again when the last such client closes (the app counts
-    them: ``in_memory_clients``); an app someone else started is theirs to stop."""
+    An app it started is stopped again when the last such client closes (its engine
+    counts them: ``in_memory_clients``); an app someone else started is theirs to stop."""
     from mcpkit.server._engine.connection import serve_stream
+    from mcpkit.server._engine.engine import engine_of
 
-    ours = app.in_memory_clients > 0 or not app.started
-    await app.start()
+    engine = engine_of(app)
+    ours = engine.in_memory_clients > 0 or not engine.started
+    await engine.start()
     if ours:
-        app.in_memory_clients += 1
-    task = asyncio.create_task(serve_stream(app, server_end))
+        engine.in_memory_clients += 1
+    task = asyncio.create_task(serve_stream(engine, server_end))
 
     async def stop() -> None:
         await server_end.aclose()
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         if ours:
-            app.in_memory_clients -= 1
-            if app.in_memory_clients <= 0:
-                app.in_memory_clients = 0
-                await app.stop()
+            engine.in_memory_clients -= 1
+            if engine.in_memory_clients <= 0:
+                engine.in_memory_clients = 0
+                await engine.stop()
 
     return stop

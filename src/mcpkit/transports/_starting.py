@@ -9,7 +9,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
 
 
 class StartupAbandoned(Exception):
@@ -19,10 +19,10 @@ class StartupAbandoned(Exception):
         super().__init__("start-up stopped: the server was told to stop while it started")
 
 
-async def start_unless_stopped(app: McpServerApp, stop: asyncio.Event) -> None:
-    """``app.start()``, cancelled (what it started stopped again) once ``stop`` is set;
+async def start_unless_stopped(engine: McpEngine, stop: asyncio.Event) -> None:
+    """``engine.start()``, cancelled (what it started stopped again) once ``stop`` is set;
     raises ``StartupAbandoned`` then."""
-    starting = asyncio.ensure_future(app.start())
+    starting = asyncio.ensure_future(engine.start())
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait((starting, stopping), return_when=asyncio.FIRST_COMPLETED)

@@ -17,7 +17,7 @@ from mcpkit.transports._pipes import FramedPipes
 from mcpkit.transports._starting import StartupAbandoned, start_unless_stopped
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine, ServesAnEngine
 
 
 #: Seconds what is written at shutdown gets to reach a client that reads slowly.
@@ -25,7 +25,7 @@ FLUSH_TIMEOUT = 2.0
 
 
 async def serve_stdio(
-    app: McpServerApp,
+    app: McpEngine | ServesAnEngine,
     *,
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     shutdown_grace: float | None = None,
@@ -44,8 +44,10 @@ async def serve_stdio(
     still runs is cancelled, each request answered -32000 "Server shutting down"; the app
     stops, and what was written is flushed (for ``FLUSH_TIMEOUT`` seconds at most)."""
     from mcpkit.server._engine.connection import ServerConnection
+    from mcpkit.server._engine.engine import engine_of
 
-    grace = app.shutdown_grace if shutdown_grace is None else check_grace(shutdown_grace)
+    engine = engine_of(app)
+    grace = engine.shutdown_grace if shutdown_grace is None else check_grace(shutdown_grace)
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
     stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     # Anything user code prints must not corrupt the protocol stream.
@@ -69,7 +71,7 @@ async def serve_stdio(
     restore_signals = _catch_signals(on_signal)
     try:
         try:
-            await start_unless_stopped(app, stop)
+            await start_unless_stopped(engine, stop)
         except BaseException as exc:
             stdin.close()
             stdout.close()
@@ -80,7 +82,7 @@ async def serve_stdio(
             if freeze_gc:
                 freeze_startup_objects()
             connection = ServerConnection(
-                app,
+                engine,
                 pipes.send,
                 max_message_bytes=max_message_bytes,
                 max_message_depth=max_message_depth,
@@ -90,7 +92,7 @@ async def serve_stdio(
                 pipes.closed.add_done_callback(lambda _: stop.set())
                 await stop.wait()
                 pipes.stop_reading()
-                app.shutting_down.set()  # long-lived requests (subscriptions) end now
+                engine.shutting_down.set()  # long-lived requests (subscriptions) end now
                 # No grace when the output is gone: no answer could reach the client.
                 await connection.drain(grace if pipes.can_write else 0, hurry)
                 await connection.abort()
@@ -98,7 +100,7 @@ async def serve_stdio(
                 await connection.close()
                 await pipes.aclose(FLUSH_TIMEOUT)
         finally:
-            await app.stop()
+            await engine.stop()
     finally:
         restore_signals()
 

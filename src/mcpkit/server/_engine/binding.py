@@ -15,10 +15,9 @@ import msgspec
 
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
-    from mcpkit.server._engine.session import McpSession
+    from mcpkit.server._engine.session import McpSession, SendMessage
 
 #: Sends one message dict to the client on the channel of the current call.
-SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
 SendNotification = Callable[[str, "dict[str, Any] | None"], Awaitable[None]]
 ClientRpc = Callable[..., Awaitable[Any]]
 #: Ends the SSE response a call is answering on (SEP-1699 polling).

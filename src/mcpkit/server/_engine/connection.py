@@ -27,6 +27,7 @@ from mcpkit.protocol._jsonrpc import (
 )
 from mcpkit.protocol._versions import allows_batches
 from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.lifecycle import close_connection, open_connection
 from mcpkit.server._engine.session import McpSession
 from mcpkit.server._engine.shutdown import ABORT_SETTLE, shutting_down_error
@@ -35,7 +36,7 @@ from mcpkit.server._engine.unexpected import internal_error
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
     from mcpkit.protocol._stream import MessageStream
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine, ServesAnEngine
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -50,12 +51,13 @@ WriteFrame = Callable[[bytes], Awaitable[None]]
 
 
 class ServerConnection:
-    """One client's connection to an app over a frame-oriented transport; ``auth``: the
-    identity the transport verified for it (None without bearer auth)."""
+    """One client's connection to an engine (or the app holding it) over a frame-oriented
+    transport; ``auth``: the identity the transport verified for it (None without bearer
+    auth)."""
 
     def __init__(
         self,
-        app: McpServerApp,
+        app: McpEngine | ServesAnEngine,
         write: WriteFrame,
         *,
         headers: Mapping[str, str] | None = None,
@@ -65,7 +67,7 @@ class ServerConnection:
         max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
         auth: AuthInfo | None = None,
     ) -> None:
-        self.app = app
+        self.engine = engine = engine_of(app)
         self._write = write
         self.max_message_bytes = max_message_bytes
         self.max_message_depth = max_message_depth
@@ -73,7 +75,7 @@ class ServerConnection:
         self.session = McpSession(self.send)
         self._tasks: set[asyncio.Task[None]] = set()
         self.closed = False
-        self.key = open_connection(app, self.session, self.send, self)
+        self.key = open_connection(engine, self.session, self.send, self)
         self.binding = TransportBinding(
             session=self.session,
             send=self.send,
@@ -118,7 +120,7 @@ class ServerConnection:
                 self._spawn(self._reply_error(decoded.id, error))
 
     def _unexpected(self, exc: Exception, what: str) -> ProtocolError:
-        return internal_error(exc, what, expose=self.app.dispatcher.expose_internal_errors)
+        return internal_error(exc, what, expose=self.engine.dispatcher.expose_internal_errors)
 
     def feed_oversized(self) -> None:
         """Answer a frame the transport dropped for its size."""
@@ -158,7 +160,7 @@ class ServerConnection:
             if message.method == "notifications/initialized":
                 # At once, not in the task: a request right behind it must see it.
                 self.session.initialized = True
-            self._spawn(self.app.dispatcher.notify(message, binding))
+            self._spawn(self.engine.dispatcher.notify(message, binding))
         elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
             if not self.session.resolve(message):
                 logger.debug("response %r matches no pending request", message.id)
@@ -166,7 +168,7 @@ class ServerConnection:
     async def _serve(self, request: JsonRpcRequest, binding: TransportBinding) -> None:
         CURRENT_BINDING.set(binding)
         try:  # _dispatch(), inline: every request
-            response = await self.app.dispatcher.dispatch(request, binding)
+            response = await self.engine.dispatcher.dispatch(request, binding)
         except Exception as exc:  # outside any handler: answered all the same
             error = self._unexpected(exc, f"request {request.method}")
             response = error_response(request.id, error)
@@ -180,7 +182,7 @@ class ServerConnection:
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any] | None:
         try:
-            return await self.app.dispatcher.dispatch(request, binding)
+            return await self.engine.dispatcher.dispatch(request, binding)
         except Exception as exc:  # outside any handler: answered all the same
             return error_response(request.id, self._unexpected(exc, f"request {request.method}"))
 
@@ -232,7 +234,7 @@ class ServerConnection:
     async def abort(self, settle: float = ABORT_SETTLE) -> None:
         """Cancel the requests still running, each answered -32000 "Server shutting down"
         (not left unanswered), and give those answers up to ``settle`` seconds to go out."""
-        self.app.dispatcher.abort(shutting_down_error(), self.key)
+        self.engine.dispatcher.abort(shutting_down_error(), self.key)
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=settle)
 
@@ -242,17 +244,17 @@ class ServerConnection:
             return
         self.closed = True
         # Before the await below: a close that is itself cancelled there still forgets us.
-        close_connection(self.app, self.key)
+        close_connection(self.engine, self.key)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-            self.app.session_state.forget(self.key)  # what they kept while being cancelled
+            self.engine.session_state.forget(self.key)  # what they kept while being cancelled
         self.session.close()  # from now on a call's state is its own (ctx.set_state)
 
 
 async def serve_stream(
-    app: McpServerApp,
+    app: McpEngine | ServesAnEngine,
     stream: MessageStream,
     *,
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,

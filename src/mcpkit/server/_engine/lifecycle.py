@@ -18,33 +18,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
-    from mcpkit.server._engine.connection import ServerConnection
-    from mcpkit.server._engine.registry import SendFn
+    from mcpkit.server._engine.engine import McpEngine
+    from mcpkit.server._engine.registry import DrainedConnection, SendFn
     from mcpkit.server._engine.session import McpSession
 
 
 def open_connection(
-    app: McpServerApp,
+    engine: McpEngine,
     session: McpSession,
     send: SendFn,
-    served: ServerConnection | None = None,
+    served: DrainedConnection | None = None,
 ) -> str:
     """Make ``session``'s connection reachable through ``send`` (broadcasts, resource
     updates); ``served``: the frame connection serving it, drained at shutdown. Returns
     the connection's key (the session's)."""
-    return app.connections.register(send, session.key, served)
+    return engine.connections.register(send, session.key, served)
 
 
-def close_connection(app: McpServerApp, key: str) -> None:
+def close_connection(engine: McpEngine, key: str) -> None:
     """Forget the connection ``key`` everywhere: its running requests are cancelled, it
     leaves the registry (and the frame connections a shutdown drains), its resource
     subscriptions are dropped and its state freed. Idempotent: closing twice does nothing
     more."""
-    app.dispatcher.cancel_connection(key)
-    app.connections.unregister(key)
-    app.subscriptions.unsubscribe_all(key)
-    app.session_state.forget(key)
+    engine.dispatcher.cancel_connection(key)
+    engine.connections.unregister(key)
+    engine.subscriptions.unsubscribe_all(key)
+    engine.session_state.forget(key)
 
 
 __all__ = ["close_connection", "open_connection"]

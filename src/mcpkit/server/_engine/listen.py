@@ -18,16 +18,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InternalError, InvalidParamsError, MethodNotFoundError
-from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
 from mcpkit.server._eras.mrtr import json_type
 
 if TYPE_CHECKING:
-    from mcpkit.protocol._jsonrpc import JsonRpcRequest
-    from mcpkit.server._app import McpServerApp
     from mcpkit.server._engine.binding import TransportBinding
     from mcpkit.server._engine.dispatcher import McpDispatcher
 
-_LIST_CHANGED = {
+LIST_CHANGED = {
     "toolsListChanged": "notifications/tools/list_changed",
     "promptsListChanged": "notifications/prompts/list_changed",
     "resourcesListChanged": "notifications/resources/list_changed",
@@ -96,7 +93,7 @@ def listen_filter(params: Any) -> dict[str, Any]:
     wanted = params["notifications"]
     if not isinstance(wanted, dict):
         raise _wrong_type("notifications", "an object", wanted)
-    for flag in _LIST_CHANGED:
+    for flag in LIST_CHANGED:
         if flag in wanted and not isinstance(wanted[flag], bool):
             raise _wrong_type(f"notifications.{flag}", "a boolean", wanted[flag])
     if "resourceSubscriptions" in wanted:
@@ -122,60 +119,3 @@ def handshake_era_listen(binding: TransportBinding) -> MethodNotFoundError:
         f"speaks {version or 'a handshake-era version'}: use resources/subscribe (the "
         "list_changed notifications come without asking)"
     )
-
-
-class Subscription:
-    """One ``subscriptions/listen`` request while it is open."""
-
-    def __init__(
-        self, app: McpServerApp, request: JsonRpcRequest, binding: TransportBinding
-    ) -> None:
-        if not binding.modern:
-            raise handshake_era_listen(binding)
-        self.app = app
-        self.id = request.id
-        self.binding = binding
-        self.key = f"{binding.connection_key}/listen/{request.id}"
-        #: The request's ``notifications`` (its spec fields' types checked).
-        self.filter = wanted = listen_filter(request.params)
-        self.methods = {
-            method for flag, method in _LIST_CHANGED.items() if wanted.get(flag) is True
-        }
-        uris: list[str] = wanted.get("resourceSubscriptions", [])
-        if len(uris) > DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS:
-            raise InvalidParamsError(
-                f"at most {DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions"
-            )
-        self.uris = list(dict.fromkeys(uris))
-        self.acknowledged: dict[str, Any] = {
-            flag: True for flag, m in _LIST_CHANGED.items() if m in self.methods
-        }
-        if self.uris:
-            self.acknowledged["resourceSubscriptions"] = self.uris
-
-    def _tagged(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-        params = dict(params or {})
-        params["_meta"] = {**(params.get("_meta") or {}), SUBSCRIPTION_ID_KEY: self.id}
-        return {"jsonrpc": "2.0", "method": method, "params": params}
-
-    async def _deliver(self, payload: dict[str, Any]) -> None:
-        method = payload.get("method")
-        if method in self.methods or (method == "notifications/resources/updated" and self.uris):
-            await self.binding.send_notification(
-                method, self._tagged(method, payload.get("params"))["params"]
-            )
-
-    async def run(self) -> dict[str, Any]:
-        await self.binding.send_notification(
-            "notifications/subscriptions/acknowledged",
-            {"_meta": {SUBSCRIPTION_ID_KEY: self.id}, "notifications": self.acknowledged},
-        )
-        self.app.connections.register(self._deliver, self.key)
-        for uri in self.uris:
-            self.app.subscriptions.subscribe(uri, self.key, self._deliver)
-        try:
-            await self.app.shutting_down.wait()
-        finally:
-            self.app.connections.unregister(self.key)
-            self.app.subscriptions.unsubscribe_all(self.key)
-        return {"_meta": {SUBSCRIPTION_ID_KEY: self.id}}

@@ -8,17 +8,26 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcpkit.stores._bus import DELIVERY_ID, new_delivery_id
 
 if TYPE_CHECKING:
-    from mcpkit.server._engine.connection import ServerConnection
     from mcpkit.stores._bus import MessageBus
 
 logger = logging.getLogger("mcpkit.server")
 
 SendFn = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class DrainedConnection(Protocol):
+    """A frame connection (``ServerConnection``) as a graceful shutdown drains it: its calls
+    get the grace to finish, then the rest are answered "Server shutting down"."""
+
+    async def drain(self, timeout: float, hurry: asyncio.Event | None = None) -> None: ...
+
+    async def abort(self) -> None: ...
+
 
 #: How long one connection may take to accept a broadcast before it is skipped.
 DEFAULT_BROADCAST_TIMEOUT = 5.0
@@ -32,7 +41,7 @@ class McpConnectionRegistry:
     def __init__(self, *, broadcast_timeout: float = DEFAULT_BROADCAST_TIMEOUT) -> None:
         self._connections: dict[str, SendFn] = {}
         #: The frame connections among them, by key: their calls are drained at shutdown.
-        self._served: dict[str, ServerConnection] = {}
+        self._served: dict[str, DrainedConnection] = {}
         self._ids = itertools.count(1)
         self.broadcast_timeout = broadcast_timeout
         self._bus: MessageBus | None = None
@@ -60,7 +69,7 @@ class McpConnectionRegistry:
         bus.subscribe(BROADCAST_CHANNEL, self._receive)
 
     def register(
-        self, send_fn: SendFn, key: str | None = None, served: ServerConnection | None = None
+        self, send_fn: SendFn, key: str | None = None, served: DrainedConnection | None = None
     ) -> str:
         """Add a connection (``served``: the frame connection it is); returns its opaque key."""
         key = key or f"c{next(self._ids)}"
@@ -78,7 +87,7 @@ class McpConnectionRegistry:
         if self._connections.pop(key, None) is not None and self._count_listeners:
             self._tell_count()
 
-    def served(self) -> list[ServerConnection]:
+    def served(self) -> list[DrainedConnection]:
         """The frame connections open now (stdio, WebSocket, legacy SSE)."""
         return list(self._served.values())
 

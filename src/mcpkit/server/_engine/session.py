@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
 
 from mcpkit._exceptions import ConnectionClosedError, McpCallError, RequestTimeoutError
 from mcpkit.protocol._jsonrpc import JsonRpcErrorResponse, JsonRpcResponse, RequestId
-from mcpkit.server._engine.binding import SendMessage
+
+#: Writes one message to the client of a connection.
+SendMessage = Callable[[dict[str, Any]], Awaitable[None]]
 
 #: How long a server-to-client request (sampling, elicitation, roots) may wait for its answer.
 DEFAULT_CLIENT_REQUEST_TIMEOUT = 300.0

@@ -24,7 +24,7 @@ from mcpkit.server._eras.used_states import DEFAULT_MAX_USED_REQUEST_STATES, Use
 
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
-    from mcpkit.server._eras.mrtr import RequestStateCodec
+    from mcpkit.server._eras.state_codec import RequestStateCodec
 
 
 class SharedUsedStates(Protocol):

@@ -16,7 +16,7 @@ import os
 import stat
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from mcpkit._exceptions import ProtocolError, ResourceNotFoundError
@@ -44,7 +44,8 @@ from mcpkit.server._files.watch import (
 )
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._catalog import McpCatalogManager
+    from mcpkit.server._engine.engine import McpEngine
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -70,6 +71,20 @@ def _check_limits(max_bytes: int) -> None:
 def _own_reads() -> threading.BoundedSemaphore:
     """The bound on reads of a resource no app serves yet; attached, it shares its app's."""
     return threading.BoundedSemaphore(DEFAULT_MAX_CONCURRENT_FILE_READS)
+
+
+class FileHost(Protocol):
+    """What a file resource reads of the app serving it: the catalog and engine, and the
+    semaphore bounding the files read at once."""
+
+    @property
+    def catalog(self) -> McpCatalogManager: ...
+
+    @property
+    def engine(self) -> McpEngine: ...
+
+    @property
+    def file_reads(self) -> threading.BoundedSemaphore: ...
 
 
 class FileResource:
@@ -115,7 +130,7 @@ class FileResource:
         self.encoding = encoding
         self.watch = watch
         self.poll_interval = poll_interval
-        self._app: McpServerApp | None = None
+        self._app: FileHost | None = None
         self._watch: PollingWatch | None = None
         self._reads = _own_reads()
 
@@ -126,7 +141,7 @@ class FileResource:
             fd = open_inside(self.path.parent, self.path, self.uri)
             return read_contents(fd, self.max_bytes, self.uri, self.mime_type, self.encoding)
 
-    def attach(self, app: McpServerApp) -> None:
+    def attach(self, app: FileHost) -> None:
         """Register with ``app`` (what ``app.add_resource`` calls)."""
         if self._app is not None:
             raise RuntimeError(f"{self.uri} is already served by an app")
@@ -145,7 +160,7 @@ class FileResource:
         )
         if self.watch:
             self._watch = PollingWatch(
-                app,
+                app.engine,
                 owns=lambda uri: uri == self.uri,
                 signature=lambda uri: signature_of(self.path),
                 poll_interval=self.poll_interval,
@@ -235,7 +250,7 @@ class DirectoryResource:
         self.truncated = False
         self._warned = False  # of the truncation, once
         self._listed: dict[str, ResourceEntry] = {}
-        self._app: McpServerApp | None = None
+        self._app: FileHost | None = None
         self._watch: PollingWatch | None = None
         self._reads = _own_reads()
 
@@ -363,7 +378,7 @@ class DirectoryResource:
         except ProtocolError:
             return None  # not (or no longer) a file served here: no change to report
 
-    def attach(self, app: McpServerApp) -> None:
+    def attach(self, app: FileHost) -> None:
         """Register with ``app`` (what ``app.add_resource`` calls): the listing, the
         template, and the watch."""
         if self._app is not None:
@@ -384,7 +399,7 @@ class DirectoryResource:
         )
         if self.watch:
             self._watch = PollingWatch(
-                app,
+                app.engine,
                 owns=lambda uri: self.relative_of(uri) is not None,
                 signature=self._signature,
                 rescan=self.scan,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -57,7 +57,7 @@ class PollingWatch:
 
     def __init__(
         self,
-        app: McpServerApp,
+        engine: McpEngine,
         *,
         owns: Callable[[str], bool],
         signature: Callable[[str], Signature],
@@ -70,7 +70,7 @@ class PollingWatch:
             raise ValueError("poll_interval must be a positive number of seconds")
         if max_watched < 1:
             raise ValueError("max_watched must be at least 1")
-        self.app = app
+        self.engine = engine
         self.poll_interval = poll_interval
         self.max_watched = max_watched
         self._signature = signature
@@ -91,16 +91,16 @@ class PollingWatch:
 
     def attach(self) -> None:
         """Start following the app's subscriptions (and connections, with a ``rescan``)."""
-        self.app.subscriptions.add_watch_listener(self._on_subscription)
+        self.engine.subscriptions.add_watch_listener(self._on_subscription)
         if self._rescan is not None:
-            self.app.connections.add_count_listener(self._on_connections)
-            self._listening = len(self.app.connections) > 0
+            self.engine.connections.add_count_listener(self._on_connections)
+            self._listening = len(self.engine.connections) > 0
         self._update()
 
     def detach(self) -> None:
         """Stop following the app and stop polling."""
-        self.app.subscriptions.remove_watch_listener(self._on_subscription)
-        self.app.connections.remove_count_listener(self._on_connections)
+        self.engine.subscriptions.remove_watch_listener(self._on_subscription)
+        self.engine.connections.remove_count_listener(self._on_connections)
         self._watched.clear()
         self._listening = False
         self._update()
@@ -140,7 +140,7 @@ class PollingWatch:
         try:
             while True:
                 await asyncio.sleep(self.poll_interval)
-                if self.app.shutting_down.is_set():
+                if self.engine.shutting_down.is_set():
                     return
                 await self.poll()
         except asyncio.CancelledError:
@@ -159,7 +159,7 @@ class PollingWatch:
                 if uri not in self._watched or self._watched[uri] == signature:
                     continue  # unsubscribed meanwhile, or unchanged
                 self._watched[uri] = signature
-                await self.app.subscriptions.notify_updated(uri)
+                await self.engine.subscriptions.notify_updated(uri)
         if self._listening and self._rescan is not None and self._apply is not None:
             found = await asyncio.to_thread(self._rescan)
             self._apply(found)

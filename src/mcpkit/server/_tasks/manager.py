@@ -65,8 +65,8 @@ from mcpkit.server._tasks.wire_2025 import HANDSHAKE_MODE, TASKS_CAPABILITY
 from mcpkit.stores._tasks import InMemoryTaskStore, TaskRecord, TaskStore
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
     from mcpkit.server._context import McpToolContext
+    from mcpkit.server._host import CatalogHost
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -122,7 +122,7 @@ class TaskManager:
 
     def __init__(
         self,
-        app: McpServerApp,
+        app: CatalogHost,
         store: TaskStore | None = None,
         *,
         max_running: int = DEFAULT_MAX_RUNNING_TASKS,
@@ -241,7 +241,7 @@ class TaskManager:
 
     def subscription(self, request: JsonRpcRequest, binding: TransportBinding) -> TaskSubscription:
         """A ``subscriptions/listen`` that also honours ``notifications.taskIds``."""
-        return TaskSubscription(self.app, request, binding, self)
+        return TaskSubscription(self.app.engine, request, binding, self.lookup, self._watchers)
 
     async def sweep(self) -> list[str]:
         """Delete the tasks past their TTL (stopping any still running); returns their ids."""

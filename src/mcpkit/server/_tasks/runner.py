@@ -191,7 +191,7 @@ class TaskRunner:
             error = internal_error(
                 exc,
                 f"task {task_id}",
-                expose=self._settings.app.dispatcher.expose_internal_errors,
+                expose=self._settings.app.engine.dispatcher.expose_internal_errors,
                 logger=logger,
             )
             await self._records.settle(

@@ -13,15 +13,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InvalidParamsError
-from mcpkit.protocol._modern import SUBSCRIPTION_ID_KEY
-from mcpkit.server._engine.listen import Subscription
+from mcpkit.server._engine.listen_request import Subscription
 from mcpkit.server._tasks.wire import MissingTasksExtensionError, declares_tasks, detailed_task
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import JsonRpcRequest
-    from mcpkit.server._app import McpServerApp
     from mcpkit.server._engine.binding import TransportBinding
-    from mcpkit.server._tasks.manager import TaskManager
+    from mcpkit.server._engine.engine import McpEngine
     from mcpkit.stores._tasks import TaskRecord
 
 logger = logging.getLogger("mcpkit.server.tasks")
@@ -86,13 +84,15 @@ class TaskSubscription(Subscription):
 
     def __init__(
         self,
-        app: McpServerApp,
+        engine: McpEngine,
         request: JsonRpcRequest,
         binding: TransportBinding,
-        manager: TaskManager,
+        lookup: Callable[[str, TransportBinding], Awaitable[TaskRecord | None]],
+        watchers: TaskWatchers,
     ) -> None:
-        super().__init__(app, request, binding)
-        self.manager = manager
+        super().__init__(engine, request, binding)
+        self.lookup = lookup
+        self.watchers = watchers
         self.requested_ids: list[str] = []
         self.task_ids: list[str] = []
         if "taskIds" not in self.filter:
@@ -113,31 +113,25 @@ class TaskSubscription(Subscription):
         tagged = self._tagged("notifications/tasks", payload)
         await self.binding.send_notification("notifications/tasks", tagged["params"])
 
-    async def run(self) -> dict[str, Any]:
-        """Serve the subscription until the app shuts down; its final result."""
+    async def prepare(self) -> None:
         if not self.requested_ids:
-            return await super().run()
+            return
         for task_id in self.requested_ids:
-            if await self.manager.lookup(task_id, self.binding) is not None:
+            if await self.lookup(task_id, self.binding) is not None:
                 self.task_ids.append(task_id)
         self.acknowledged["taskIds"] = list(self.task_ids)
-        await self.binding.send_notification(
-            "notifications/subscriptions/acknowledged",
-            {"_meta": {SUBSCRIPTION_ID_KEY: self.id}, "notifications": self.acknowledged},
-        )
-        self.app.connections.register(self._deliver, self.key)
-        for uri in self.uris:
-            self.app.subscriptions.subscribe(uri, self.key, self._deliver)
+
+    def attach(self) -> None:
+        super().attach()
         for task_id in self.task_ids:
-            self.manager.watch(task_id, self.key, self._deliver_task)
-        try:
-            for task_id in self.task_ids:  # where each task stands now
-                record = await self.manager.lookup(task_id, self.binding)
-                if record is not None:
-                    await self._deliver_task(detailed_task(record))
-            await self.app.shutting_down.wait()
-        finally:
-            self.app.connections.unregister(self.key)
-            self.app.subscriptions.unsubscribe_all(self.key)
-            self.manager.unwatch(self.key, self.task_ids)
-        return {"_meta": {SUBSCRIPTION_ID_KEY: self.id}}
+            self.watchers.watch(task_id, self.key, self._deliver_task)
+
+    async def started(self) -> None:
+        for task_id in self.task_ids:  # where each task stands now
+            record = await self.lookup(task_id, self.binding)
+            if record is not None:
+                await self._deliver_task(detailed_task(record))
+
+    def detach(self) -> None:
+        super().detach()
+        self.watchers.unwatch(self.key, self.task_ids)

@@ -17,7 +17,7 @@ from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.stores._tasks import TaskRecord, TaskStore
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._host import CatalogHost
 
 #: The 2026-07-28 tasks extension's identifier (SEP-2663), as clients declare it.
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -35,7 +35,7 @@ class TaskSettings(Protocol):
     """The ``TaskManager`` settings the parts read at each use, so that one changed on the
     manager (``app.tasks.ttl_ms = ...``, ``app.tasks.store = ...``) applies at once."""
 
-    app: McpServerApp
+    app: CatalogHost
     store: TaskStore
     max_running: int
     ttl_ms: int | None

@@ -11,12 +11,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcpkit.server._context import McpExecutionContext
 from mcpkit.server._decorators import set_metadata
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server.interceptors._common import canonical_arguments, identity_of, is_error_result
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._host import CatalogHost
 
 #: Seconds a cached answer is served.
 DEFAULT_CACHE_TTL = 60.0
@@ -106,21 +106,21 @@ class ResponseCache:
         self.misses = 0
         self._entries: OrderedDict[CacheKey, _Entry] = OrderedDict()
         self._lock = threading.Lock()
-        self._app: McpServerApp | None = None
+        self._app: CatalogHost | None = None
 
     def __len__(self) -> int:
         return len(self._entries)
 
     # following an app ------------------------------------------------------------------
 
-    def attach(self, app: McpServerApp) -> ResponseCache:
+    def attach(self, app: CatalogHost) -> ResponseCache:
         """Follow ``app``: forget answers its catalog changes and resource updates outdate,
         and read tool annotations (``read_only_tools``). Returns the cache."""
         if self._app is app:
             return self
         self._app = app
         app.catalog.add_change_listener(self._catalog_changed)
-        app.subscriptions.add_update_forwarder(self._resource_updated)
+        app.engine.subscriptions.add_update_forwarder(self._resource_updated)
         return self
 
     def detach(self) -> None:
@@ -128,7 +128,7 @@ class ResponseCache:
         app, self._app = self._app, None
         if app is not None:
             app.catalog.remove_change_listener(self._catalog_changed)
-            app.subscriptions.remove_update_forwarder(self._resource_updated)
+            app.engine.subscriptions.remove_update_forwarder(self._resource_updated)
 
     def _catalog_changed(self, method: str) -> None:
         kind = _KIND_OF_CHANGE.get(method)

@@ -9,7 +9,8 @@ from typing import Any
 
 from mcpkit._exceptions import ProtocolError
 from mcpkit.auth._types import session_owner
-from mcpkit.server._context import McpExecutionContext, McpToolContext
+from mcpkit.server._context import McpToolContext
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._eras.mrtr import InputRequired
 from mcpkit.server._results import _builtins
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcpkit.server._context import McpExecutionContext
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server.interceptors._common import (
     ERROR,
     OK,

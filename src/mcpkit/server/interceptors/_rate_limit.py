@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcpkit._exceptions import ProtocolError
-from mcpkit.server._context import McpExecutionContext
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server.interceptors._common import identity_of, method_of, session_of
 
 #: The JSON-RPC error code of a refused call. JSON-RPC leaves -32000…-32099 to servers;

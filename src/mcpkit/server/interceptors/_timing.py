@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mcpkit.server._context import McpExecutionContext
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server.interceptors._common import method_of, outcome_of
 
 logger = logging.getLogger("mcpkit.server")

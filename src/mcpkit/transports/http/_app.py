@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import MCPError
 from mcpkit.protocol._jsonrpc import error_response
+from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.request_scope import CURRENT_REQUEST_SCOPE
 from mcpkit.server._engine.shutdown import shutting_down_error
 from mcpkit.server._engine.unexpected import internal_error
@@ -56,7 +57,7 @@ from mcpkit.transports.http._security import TransportSecurityGuard
 from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine, ServesAnEngine
 
 #: The signals ``mcpkit run`` shuts down on, gracefully (a second one ends the grace).
 _EXIT_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -80,21 +81,22 @@ def relative_path(path: str, root: str) -> str:
 
 
 class McpAsgiApp:
-    """``McpAsgiApp(app, options)`` is a plain ASGI callable: mount it anywhere."""
+    """``McpAsgiApp(app, options)`` is a plain ASGI callable: mount it anywhere. ``app``:
+    an ``McpServerApp``, or an ``McpEngine`` of one's own."""
 
     def __init__(
-        self, app: McpServerApp, options: StreamableHttpServerOptions | None = None
+        self, app: McpEngine | ServesAnEngine, options: StreamableHttpServerOptions | None = None
     ) -> None:
+        #: What was given to serve (an app, or an engine).
         self.app = app
+        self.engine = engine = engine_of(app)
         self.options = options or StreamableHttpServerOptions()
-        #: This process is mcpkit's (``run_http_server`` serves the app): only then may
-        #: start-up change the interpreter's state (the GC freeze). A host's app is a guest.
         if self.options.server_name:
-            app.name = self.options.server_name
+            engine.announced_name = self.options.server_name
         if self.options.server_version:
-            app.version = self.options.server_version
+            engine.announced_version = self.options.server_version
         self.guard = TransportSecurityGuard(self.options.transport_security, self.options.host)
-        self.streamable = StreamableHttpHandler(app, self.options)
+        self.streamable = StreamableHttpHandler(engine, self.options)
         base = self.options.base_path
         self.endpoint = base or "/"
         #: Path -> the ASGI app serving it (the endpoint inside its layers).
@@ -104,7 +106,7 @@ class McpAsgiApp:
             from mcpkit.transports.http._legacy_sse import LegacySseHandler
 
             legacy = self.legacy = LegacySseHandler(
-                app,
+                engine,
                 self.options,
                 self.streamable.cluster,
                 session_table=self.streamable.sessions,  # one max_sessions for every kind
@@ -113,7 +115,7 @@ class McpAsgiApp:
             self.routes[f"{base}/messages"] = legacy.post
         self.websocket_path = f"{base}/ws"
         #: Connection guards (``_connection_guards``); None: no route is wrapped.
-        self.connection_gate = ConnectionGate.for_app(app, self.options)
+        self.connection_gate = ConnectionGate.for_engine(engine, self.options)
         if self.connection_gate is not None:
             gate = self.connection_gate
             self.routes = {path: gate.wrap(handler) for path, handler in self.routes.items()}
@@ -150,7 +152,7 @@ class McpAsgiApp:
                     internal_error(
                         exc,
                         "WebSocket connection",
-                        expose=self.app.dispatcher.expose_internal_errors,
+                        expose=self.engine.dispatcher.expose_internal_errors,
                         logger=logger,
                     )
                     with contextlib.suppress(Exception):
@@ -205,7 +207,7 @@ class McpAsgiApp:
         answered 500 with a -32603 JSON-RPC body when no answer had started, else the
         answer under way (an SSE stream) is ended. Never a bare 500 from the server."""
         error = internal_error(
-            exc, "HTTP request", expose=self.app.dispatcher.expose_internal_errors, logger=logger
+            exc, "HTTP request", expose=self.engine.dispatcher.expose_internal_errors, logger=logger
         )
         try:
             await send_json(send, 500, error_response(None, error))
@@ -244,7 +246,7 @@ class McpAsgiApp:
 
         if self.auth is None:
             await serve_websocket(
-                self.app,
+                self.engine,
                 scope,
                 receive,
                 send,
@@ -289,7 +291,7 @@ class McpAsgiApp:
         token = CURRENT_AUTH.set(outcome.auth)
         try:
             await serve_websocket(
-                self.app,
+                self.engine,
                 scope,
                 replay,
                 send,
@@ -308,7 +310,7 @@ class McpAsgiApp:
         event does; nothing of the process is changed (``run_http_server``, which runs the
         process, may freeze the collector after it). ``abandon_startup()`` stops it at
         once (``StartupAbandoned``)."""
-        await start_unless_stopped(self.app, self._startup_abandoned)
+        await start_unless_stopped(self.engine, self._startup_abandoned)
         if self.guard.unchecked_host_warning is not None:
             logger.warning(self.guard.unchecked_host_warning)
         self._stopped = False
@@ -332,7 +334,7 @@ class McpAsgiApp:
         self.streamable.close()
         if self.legacy is not None:
             self.legacy.close()
-        await self.app.stop()
+        await self.engine.stop()
 
     def end_streams(self) -> None:
         """End the Streamable HTTP GET streams, each with its end of body: what a server
@@ -351,7 +353,7 @@ class McpAsgiApp:
         ``grace`` seconds to finish (less once ``hurry`` is set), then each answered
         -32000 "Server shutting down", the answers given ``ABORT_SETTLE`` to go out. Runs
         before uvicorn's own shutdown, which closes every WebSocket at once."""
-        connections = list(self.app.open_connections)
+        connections = list(self.engine.open_connections)
         await asyncio.gather(*(c.drain(grace, hurry) for c in connections))
         await asyncio.gather(*(c.abort() for c in connections))
 
@@ -362,14 +364,14 @@ class McpAsgiApp:
         answered -32000 "Server shutting down" (as JSON, or as the last event of its SSE
         stream). Runs until cancelled, ending as well any call that starts later (its
         body was still arriving)."""
-        self.app.shutting_down.set()
+        self.engine.shutting_down.set()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(
                 (hurry or asyncio.Event()).wait(), None if math.isinf(grace) else grace
             )
         error = shutting_down_error()
         while True:
-            self.app.dispatcher.abort(error)
+            self.engine.dispatcher.abort(error)
             await asyncio.sleep(_SHUTDOWN_POLL)
 
     @contextlib.asynccontextmanager
@@ -394,15 +396,15 @@ class McpAsgiApp:
         """The slow path of the per-request check: the engine was started by someone else
         (``McpServerApp.start()`` or ``running()``), or needs nothing (start it now), or was
         not started (refuse, saying how to fix it). ``send=None``: the caller refuses."""
-        app = self.app
-        if app.started:
+        engine = self.engine
+        if engine.started:
             self._ready = True
             return True
         if not self._stopped:
-            if not app.needs_startup:
+            if not engine.needs_startup:
                 # No lifespans: start() awaits nothing, so concurrent first requests cannot
                 # interleave in it. No GC freeze: that belongs to start-up, not to a request.
-                await app.start()
+                await engine.start()
                 self._ready = True
                 return True
             if not self._refusal_logged:
@@ -457,7 +459,7 @@ class McpAsgiApp:
 
 
 def create_asgi_app(
-    app: McpServerApp, options: StreamableHttpServerOptions | None = None
+    app: McpEngine | ServesAnEngine, options: StreamableHttpServerOptions | None = None
 ) -> McpAsgiApp:
     """The ASGI app serving ``app`` over Streamable HTTP (and legacy SSE / WebSocket)."""
     return McpAsgiApp(app, options)

@@ -20,21 +20,20 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import McpForbiddenError
 from mcpkit.auth._types import CURRENT_AUTH
 from mcpkit.protocol._jsonrpc import error_response
-from mcpkit.server._context import McpExecutionContext
-from mcpkit.server._decorators import GUARDS_ATTR, METADATA_ATTR
 from mcpkit.server._engine.binding import TransportBinding
+from mcpkit.server._engine.engine import ConnectionGuard
+from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._engine.request_scope import request_scope_of
 from mcpkit.transports.http._asgi import Receive, Send, send_json
 from mcpkit.transports.http._endpoint import AsgiApp, request_headers
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
     from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 logger = logging.getLogger("mcpkit.http")
@@ -50,41 +49,35 @@ def _name_of(guard: Any) -> str:
 
 
 class ConnectionGate:
-    """The connection guards of one ASGI app, as ``(guard, check, server class)``."""
+    """The connection guards of one ASGI app."""
 
-    def __init__(self, guards: list[tuple[Any, Callable[..., Any], type | None]]) -> None:
+    def __init__(self, guards: list[ConnectionGuard]) -> None:
         self.guards = guards
 
     @classmethod
-    def for_app(
-        cls, app: McpServerApp, options: StreamableHttpServerOptions
+    def for_engine(
+        cls, engine: McpEngine, options: StreamableHttpServerOptions
     ) -> ConnectionGate | None:
-        """The gate for ``app`` served with ``options``; None when there is no guard."""
-        guards: list[tuple[Any, Callable[..., Any], type | None]] = []
+        """The gate for ``engine`` served with ``options``: the options' guards, then those
+        the served classes declare (``engine.connection_guards``); None when there is none."""
+        guards = []
         for guard in options.connection_guards:
             check = getattr(guard, "can_connect", None) or getattr(guard, "can_activate", guard)
-            guards.append((guard, check, None))
-        for instance in app.instances:
-            server_class = type(instance)
-            for declared in vars(server_class).get(GUARDS_ATTR, ()):
-                if getattr(declared, "can_connect", None) is None:
-                    continue
-                guard = app._instantiate(declared)
-                guards.append((guard, guard.can_connect, server_class))
+            guards.append(ConnectionGuard(guard, check))
+        guards.extend(engine.connection_guards)
         return cls(guards) if guards else None
 
     def context(
-        self, scope: dict[str, Any], headers: dict[str, str], server_class: type | None
+        self, scope: dict[str, Any], headers: dict[str, str], entry: ConnectionGuard
     ) -> McpExecutionContext:
-        metadata = dict(vars(server_class).get(METADATA_ATTR) or {}) if server_class else {}
         return McpExecutionContext(
             tool_name="",
             method_name="",
-            server_class=server_class,
+            server_class=entry.server_class,
             headers=headers,
             execution_context=None,
             session_id=headers.get("mcp-session-id"),
-            metadata=metadata,
+            metadata=dict(entry.metadata or {}),
             tool_use_id=None,
             kind="connection",
             binding=TransportBinding(headers=headers, auth=CURRENT_AUTH.get()),
@@ -93,9 +86,10 @@ class ConnectionGate:
 
     async def refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> str | None:
         """The name of the first guard that refuses this connection, else None."""
-        for guard, check, server_class in self.guards:
+        for entry in self.guards:
+            guard = entry.guard
             try:
-                verdict = check(self.context(scope, headers, server_class))
+                verdict = entry.check(self.context(scope, headers, entry))
                 if inspect.isawaitable(verdict):
                     verdict = await verdict
             except McpForbiddenError:

@@ -66,7 +66,7 @@ from mcpkit.transports.http._streamable.cluster import SessionCluster, instance_
 from mcpkit.transports.http._streamable.sessions import StreamableSessionStore
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
     from mcpkit.transports.http._streamable.local_cluster import LocalCluster
 
 logger = logging.getLogger("mcpkit.http")
@@ -271,7 +271,7 @@ class LegacySseHandler:
 
     def __init__(
         self,
-        app: McpServerApp,
+        engine: McpEngine,
         options: StreamableHttpServerOptions,
         cluster: SessionCluster | LocalCluster | None = None,
         *,
@@ -279,7 +279,7 @@ class LegacySseHandler:
         max_pending_forwards: int = DEFAULT_MAX_PENDING_FORWARDS,
         session_table: StreamableSessionStore | None = None,
     ) -> None:
-        self.app = app
+        self.engine = engine
         self.options = options
         self.sessions: dict[str, _LegacySession] = {}
         #: What counts the sessions against ``max_sessions``: the app's Streamable HTTP
@@ -339,7 +339,7 @@ class LegacySseHandler:
         auth = CURRENT_AUTH.get()
         session = _LegacySession(session_id, self.options.max_queued_messages, auth)
         connection = ServerConnection(
-            self.app,
+            self.engine,
             session.write,
             headers=headers,
             max_message_bytes=self.options.max_body_bytes,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from time import monotonic
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -33,8 +33,17 @@ from mcpkit.transports.http._asgi import (
 )
 from mcpkit.transports.http._per_loop import PerLoop
 
-if TYPE_CHECKING:
-    from mcpkit.transports.http._streamable.calls import PostCall
+
+class WatchedCall(Protocol):
+    """A POST's call as the watch sees it (``PostCall``): whether its answer is an SSE
+    stream and whether that was opened; opened quietly, or told its client is gone."""
+
+    sse: bool
+    opened: bool
+
+    async def open_quietly(self) -> None: ...
+
+    def client_gone(self) -> None: ...
 
 
 #: Seconds a call runs before we start watching for its client to disconnect; also the
@@ -58,7 +67,7 @@ class WatchedRequest(msgspec.Struct, eq=False):
     deadline: float | None
     #: Set by the sweep when it cancelled the body read (or answer write) for its deadline.
     expired: bool = False
-    call: PostCall | None = None
+    call: WatchedCall | None = None
 
 
 class RequestWatch:
@@ -173,7 +182,7 @@ class _LoopRequests:
                 opening.add_done_callback(self._opening.discard)
 
 
-async def _watch(receive: Receive, call: PostCall) -> None:
+async def _watch(receive: Receive, call: WatchedCall) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
     call.client_gone()

@@ -49,7 +49,7 @@ from mcpkit.transports.http._asgi import Receive, Send, error_body
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
     from mcpkit.transports.http._connection_guards import ConnectionGate
     from mcpkit.transports.http._streamable.sessions import StreamableSessionStore
 
@@ -107,7 +107,7 @@ def _too_large(data: str | bytes, limit: int | None) -> bool:
 
 
 async def serve_websocket(
-    app: McpServerApp,
+    engine: McpEngine,
     scope: dict[str, Any],
     receive: Receive,
     send: Send,
@@ -153,7 +153,7 @@ async def serve_websocket(
             await send({"type": "websocket.send", "text": frame.decode("utf-8")})
 
     connection = ServerConnection(
-        app,
+        engine,
         write,
         require_initialized=True,
         headers=headers,

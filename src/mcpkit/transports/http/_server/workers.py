@@ -27,7 +27,7 @@ needs a message bus linking the processes. Without them ``WorkersNeedSharedState
 raised before anything is served. A WebSocket connection lives in the worker that accepted
 it, and 2026-07-28 or ``stateless`` requests carry all they need: neither needs anything, but
 for the ``requestState`` secret a 2026-07-28 call asking for input is retried with, which
-the supervisor hands every worker (``share_request_state_secret``) when the app has none.
+the supervisor hands every worker (``McpEngine.share_request_state_secret``) when the app has none.
 Bearer auth with DPoP needs its nonce keys and record of accepted proofs shared too: on the
 server's Redis when it has one, else in a SQLite file (``FileDPoPState``) in a private
 directory the supervisor makes for its workers (mode 0700, removed when it exits), unless
@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MCPError
+from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.shutdown import ABORT_SETTLE
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.context import SpawnProcess
 
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine, ServesAnEngine
 
 #: Connections the kernel queues on the listening socket before a worker accepts them.
 DEFAULT_BACKLOG = 2048
@@ -78,7 +79,7 @@ STARTUP_FAILED = 3
 
 #: What each worker calls to get the app it serves and its options: a picklable callable
 #: (a module-level function, or a ``functools.partial`` of one) run in the worker.
-WorkerBuild = Callable[[], "tuple[McpServerApp, StreamableHttpServerOptions]"]
+WorkerBuild = Callable[[], "tuple[McpEngine | ServesAnEngine, StreamableHttpServerOptions]"]
 
 _READY = b"ready"
 #: The file, in the supervisor's runtime directory, where workers keep their DPoP state.
@@ -158,14 +159,14 @@ class ModuleApp:
     name: str
     options: StreamableHttpServerOptions = field(default_factory=StreamableHttpServerOptions)
 
-    def __call__(self) -> tuple[McpServerApp, StreamableHttpServerOptions]:
+    def __call__(self) -> tuple[McpEngine | ServesAnEngine, StreamableHttpServerOptions]:
         import importlib
 
         module = sys.modules.get(self.module) or importlib.import_module(self.module)
         return getattr(module, self.name), self.options
 
 
-def module_app(app: McpServerApp, options: StreamableHttpServerOptions) -> ModuleApp:
+def module_app(app: McpEngine | ServesAnEngine, options: StreamableHttpServerOptions) -> ModuleApp:
     """The ``ModuleApp`` that rebuilds ``app`` in each worker; ``TypeError`` saying what to do
     instead when ``app`` is no module's global or ``options`` cannot go to a worker."""
     import pickle
@@ -206,7 +207,7 @@ def bind_worker_sockets(host: str, port: int, count: int) -> list[socket.socket]
     on Linux ``count`` sockets sharing the port (``SO_REUSEPORT``), else one. ``OSError`` when
     the port is taken, by any process (a plain bind is tried first: a socket with
     ``SO_REUSEPORT`` alone would join another server's group of the same user)."""
-    from mcpkit.transports.http._server.serve import bind_http_socket
+    from mcpkit.transports.http._server.process import bind_http_socket
 
     probe = bind_http_socket(host, port)
     if count == 1 or not (sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")):
@@ -232,15 +233,6 @@ def bind_worker_sockets(host: str, port: int, count: int) -> list[socket.socket]
 # --- the worker --------------------------------------------------------------------------
 
 
-def share_request_state_secret(app: McpServerApp, secret: bytes) -> None:
-    """Give ``app`` and the apps mounted in it the supervisor's ``requestState`` secret,
-    unless one was chosen: a 2026-07-28 retry (multi round-trip input) may reach another
-    worker than the one that signed its state, which must verify it."""
-    app.dispatcher.modern.codec.share(secret)
-    for mount in app.mounts:
-        share_request_state_secret(mount.app, secret)
-
-
 def _worker_main(
     build: WorkerBuild,
     sock: socket.socket,
@@ -255,16 +247,16 @@ def _worker_main(
     import threading
 
     from mcpkit.transports.http._auth_layer import with_dpop_file
-    from mcpkit.transports.http._server.serve import run_http_server
+    from mcpkit.transports.http._server.process import serve_in_this_process
 
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)
     threading.Thread(target=_watch_supervisor, args=(conn,), daemon=True).start()
     app, options = build()
-    share_request_state_secret(app, state_secret)
+    engine_of(app).share_request_state_secret(state_secret)
     options, dpop_file = with_dpop_file(options, dpop_path)
     try:
-        run_http_server(
+        serve_in_this_process(
             app, options, sock=sock, on_started=lambda: conn.send_bytes(_READY), **uvicorn_options
         )
     finally:
@@ -524,7 +516,7 @@ def serve_workers(
         workers,
         sockets,
         on_started=on_started,
-        shutdown_grace=app.shutdown_grace,
+        shutdown_grace=engine_of(app).shutdown_grace,
         start_timeout=start_timeout,
         uvicorn_options=uvicorn_options,
     ).run()

@@ -16,7 +16,7 @@ from mcpkit.transports.http._streamable.streams import SseStream
 
 if TYPE_CHECKING:
     from mcpkit.protocol._jsonrpc import RequestId
-    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
+    from mcpkit.transports.http._streamable.endpoint import StreamableEndpoint
     from mcpkit.transports.http._streamable.sessions import StreamableSession
 
 logger = logging.getLogger("mcpkit.http")
@@ -33,7 +33,7 @@ class PostCall(msgspec.Struct, eq=False):
     call answered with plain JSON allocates nothing for it. A msgspec Struct for the cost
     of making one, in C (one per POST)."""
 
-    handler: StreamableHttpHandler
+    handler: StreamableEndpoint
     send: Send
     headers: list[tuple[bytes, bytes]]
     session: StreamableSession | None
@@ -142,7 +142,7 @@ class PostCall(msgspec.Struct, eq=False):
             self.cancel()
 
     def cancel(self) -> None:
-        self.handler.app.dispatcher.cancel(self.connection_key, self.request_id)
+        self.handler.engine.dispatcher.cancel(self.connection_key, self.request_id)
 
     def cancel_later(self) -> None:
         """A dropped resumable stream: cancel the call unless the client resumes in time."""

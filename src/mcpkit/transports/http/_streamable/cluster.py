@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,7 @@ from mcpkit.transports.http._streamable.streams import Replayer, StreamRelay
 
 if TYPE_CHECKING:
     from mcpkit.server._engine.binding import TransportBinding
-    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
+    from mcpkit.transports.http._streamable.endpoint import StreamableEndpoint
     from mcpkit.transports.http._streamable.sessions import StreamableSession
 
 logger = logging.getLogger("mcpkit.http")
@@ -73,11 +74,11 @@ def instance_channel(instance_id: str) -> str:
 
 
 class SessionCluster:
-    """The shared-session side of one ``StreamableHttpHandler``."""
+    """The shared-session side of one ``StreamableEndpoint``."""
 
-    def __init__(self, handler: StreamableHttpHandler) -> None:
+    def __init__(self, handler: StreamableEndpoint) -> None:
         self.handler = handler
-        self.app = handler.app
+        self.engine = handler.engine
         self.options = handler.options
         self.sessions = handler.sessions
         self.event_store = handler.event_store
@@ -95,8 +96,8 @@ class SessionCluster:
                     "gets what the instance holding it sends (use RedisEventStore)"
                 )
         if self.bus is not None:
-            self.app.connections.set_bus(self.bus)
-            self.app.subscriptions.set_bus(self.bus)
+            self.engine.connections.set_bus(self.bus)
+            self.engine.subscriptions.set_bus(self.bus)
             self.bus.subscribe(SESSION_CHANNEL, self._on_session_message)
             self.bus.subscribe(instance_channel(self.instance_id), self._on_instance_message)
 
@@ -127,16 +128,16 @@ class SessionCluster:
     # session state ------------------------------------------------------------------------
 
     def _subscriptions(self, session: StreamableSession) -> set[str]:
-        return self.app.subscriptions.subscriptions_of(session.mcp.key)
+        return self.engine.subscriptions.subscriptions_of(session.mcp.key)
 
     def _adopted(self, session: StreamableSession, record: SessionRecord) -> None:
         """A session adopted from its record: reachable by broadcasts and its subscriptions."""
-        open_connection(self.app, session.mcp, session.standalone.write)
+        open_connection(self.engine, session.mcp, session.standalone.write)
         self._sync_subscriptions(session, record.subscriptions)
 
     def _sync_subscriptions(self, session: StreamableSession, uris: list[str]) -> None:
         key, wanted = session.mcp.key, set(uris)
-        subscriptions = self.app.subscriptions
+        subscriptions = self.engine.subscriptions
         held = subscriptions.subscriptions_of(key)
         for uri in held - wanted:
             subscriptions.unsubscribe(uri, key)
@@ -153,7 +154,7 @@ class SessionCluster:
     ) -> None:
         """``initialize`` on a new shared session: stored before it is answered, so the cap
         holds across instances and any instance can serve the next request."""
-        response = await self.app.dispatcher.dispatch(request, binding)
+        response = await self.engine.dispatcher.dispatch(request, binding)
         if response is None:
             self.sessions.remove(session.session_id)
             await send_response(send, 202, b"", headers)
@@ -224,7 +225,7 @@ class SessionCluster:
         request_id = params.get("requestId", params.get("id"))
         if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
             return
-        if not self.app.dispatcher.is_cancel_requested(session.mcp.key, request_id):
+        if not self.engine.dispatcher.is_cancel_requested(session.mcp.key, request_id):
             await self.publish(
                 SESSION_CHANNEL,
                 {"op": "cancel", "session_id": session.session_id, "request_id": request_id},
@@ -257,7 +258,7 @@ class SessionCluster:
             if listener is not None and listener.token != message.get("token"):
                 listener.close()  # the client's standalone stream moved to another instance
         elif op == "cancel":
-            self.app.dispatcher.cancel(session.mcp.key, message.get("request_id"))  # type: ignore[arg-type]
+            self.engine.dispatcher.cancel(session.mcp.key, message.get("request_id"))  # type: ignore[arg-type]
         elif op == "attached":
             stream = session.streams.get(message.get("stream_id", ""))
             if stream is not None:
@@ -289,6 +290,7 @@ class SessionCluster:
             max_queued=self.options.max_queued_messages,
             write_timeout=self.options.sse_write_timeout,
         )
+        stop: Callable[[], Awaitable[None]] | None
         try:
             stop = await self.event_store.listen(session.session_id, relay.feed)
         except StoreUnavailableError as exc:
@@ -298,7 +300,7 @@ class SessionCluster:
         try:
             await start_sse(send, handler.response_headers(session, version))
             local = await self._open(session, relay, version, last_event_id)
-            if local is not None:  # the call runs here: serve its stream directly
+            if local is not None and stop is not None:  # the call runs here: serve it directly
                 await stop()
                 stop = None
                 session.discard_relay(relay)

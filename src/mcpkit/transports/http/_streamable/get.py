@@ -23,15 +23,15 @@ from mcpkit.transports.http._streamable.sessions import StreamableSession
 from mcpkit.transports.http._streamable.streams import Replayer, SseResponse, SseStream
 
 if TYPE_CHECKING:
-    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
+    from mcpkit.transports.http._streamable.endpoint import StreamableEndpoint
 
 logger = logging.getLogger("mcpkit.http")
 
 
 class ListenStreams:
-    """Serves the GETs of a ``StreamableHttpHandler`` (its options, sessions, event store)."""
+    """Serves the GETs of a ``StreamableEndpoint`` (its options, sessions, event store)."""
 
-    def __init__(self, handler: StreamableHttpHandler) -> None:
+    def __init__(self, handler: StreamableEndpoint) -> None:
         self.handler = handler
 
     async def get(self, receive: Receive, send: Send, headers: dict[str, str]) -> None:

@@ -86,7 +86,7 @@ from mcpkit.transports.http._streamable.sessions import (
 from mcpkit.transports.http._streamable.streams import SseResponse, SseStream
 
 if TYPE_CHECKING:
-    from mcpkit.server._app import McpServerApp
+    from mcpkit.server._engine.engine import McpEngine
 
 logger = logging.getLogger("mcpkit.http")
 
@@ -101,8 +101,8 @@ MAX_VERSION_HEADERS = 16
 class StreamableHttpHandler:
     """The Streamable HTTP endpoint, an ASGI app: ``await handler(scope, receive, send)``."""
 
-    def __init__(self, app: McpServerApp, options: StreamableHttpServerOptions) -> None:
-        self.app = app
+    def __init__(self, engine: McpEngine, options: StreamableHttpServerOptions) -> None:
+        self.engine = engine
         self.options = options
         # Not ``or``: an empty store is falsy (it has a length).
         self.event_store = (
@@ -118,7 +118,7 @@ class StreamableHttpHandler:
         self._background: set[asyncio.Task[Any]] = set()
         #: This endpoint's POSTs while served: body deadlines, clients gone, quiet calls.
         self.requests = RequestWatch(quiet_open=options.sse_keep_alive_ms / 1000)
-        self.modern = ModernPosts(self)
+        self.modern = ModernPosts(self.engine)
         #: The GET endpoint: a session's standalone stream, or one resumed.
         self.listen = ListenStreams(self)
         #: Shared sessions and/or a message bus; else ``LocalCluster``, which does nothing.
@@ -325,7 +325,7 @@ class StreamableHttpHandler:
                     503,
                     error_body(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"),
                 )
-            open_connection(self.app, session.mcp, session.standalone.write)
+            open_connection(self.engine, session.mcp, session.standalone.write)
             return session, None
         session_id = headers.get("mcp-session-id")
         if session_id is None:
@@ -453,7 +453,7 @@ class StreamableHttpHandler:
             if isinstance(message, JsonRpcRequest):
                 requests.append(message)
             elif isinstance(message, JsonRpcNotification):
-                await self.app.dispatcher.notify(message, binding)
+                await self.engine.dispatcher.notify(message, binding)
                 if session is not None and not self._local:
                     await self.cluster.after_notification(session, message)
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
@@ -477,7 +477,7 @@ class StreamableHttpHandler:
             await send(body)
             return
         results = await asyncio.gather(
-            *(self.app.dispatcher.dispatch(r, binding) for r in requests)
+            *(self.engine.dispatcher.dispatch(r, binding) for r in requests)
         )
         replies.extend(r for r in results if r is not None)
         await send_json(send, 200, replies if batch else replies[0], response_headers)
@@ -509,7 +509,7 @@ class StreamableHttpHandler:
             session.calls += 1
         watched.call = call  # a call that waits may outlive its client
         try:
-            response = await self.app.dispatcher.dispatch(request, binding)
+            response = await self.engine.dispatcher.dispatch(request, binding)
         except BaseException:
             call.end()
             if call.stream is not None:
@@ -716,7 +716,7 @@ class StreamableHttpHandler:
     def _forget(self, session: StreamableSession, ended: bool = True) -> None:
         """Tear a session down here; ``ended``: it is over everywhere (not only this
         instance's replica of a shared session), so its events go too."""
-        close_connection(self.app, session.mcp.key)
+        close_connection(self.engine, session.mcp.key)
         for stream in list(session.streams.values()):
             stream.close()
         if not ended or (self.sessions.shared and session.saved is None):

@@ -44,7 +44,7 @@ from mcpkit.server._eras.modern import (
 from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES, error_body
 
 if TYPE_CHECKING:
-    from mcpkit.transports.http._streamable.handler import StreamableHttpHandler
+    from mcpkit.server._engine.engine import McpEngine
 
 #: HTTP statuses of 2026-07-28 errors (Streamable HTTP, "Protocol Version Header").
 MODERN_ERROR_STATUS = {
@@ -118,10 +118,10 @@ class ResponseHeaders:
 
 
 class ModernPosts:
-    """Admits the POSTs of the 2026-07-28 era for a ``StreamableHttpHandler``."""
+    """Admits the POSTs of the 2026-07-28 era to an engine's Streamable HTTP endpoint."""
 
-    def __init__(self, handler: StreamableHttpHandler) -> None:
-        self.catalog = handler.app.catalog
+    def __init__(self, engine: McpEngine) -> None:
+        self.tool_header_params = engine.tool_header_params
         self._ids = itertools.count(1)
         self.response_headers = ResponseHeaders()
 
@@ -211,9 +211,7 @@ class ModernPosts:
                 if type(name) is not str:
                     return InvalidParamsError(f'"{field}" must be a string', {"field": field})
                 if method == "tools/call":
-                    tool = self.catalog.get_tool(name)
-                    if tool is not None:
-                        annotations = tool.header_params
+                    annotations = self.tool_header_params(name)
                 # The usual request: both headers sent verbatim and nothing more to compare
                 # (what check_request_headers concludes first, without its call).
                 if (
