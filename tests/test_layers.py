@@ -2,7 +2,9 @@
 too: an import deferred to first use is still an arrow) and fails on one against the rules:
 protocol (wire names, era rules, frames) ← stores and the message bus (interfaces below
 the engine, implementations beside them) ← server engine ← transports; the client uses the
-protocol and the transports, never the engine; bridges and tools sit on top."""
+protocol and the transports, never the engine; bridges and tools sit on top. And no
+module reaches itself again through its imports: the client, the CLI and the OAuth client
+hold no import cycle."""
 
 from __future__ import annotations
 
@@ -58,12 +60,14 @@ def _module_name(path: Path, root: Path = SRC) -> str:
     return ".".join(parts)
 
 
-def _imports(path: Path, module: str) -> set[str]:
-    found: set[str] = set()
+def _import_statements(path: Path, module: str) -> list[tuple[str, list[str]]]:
+    """Every import of an mcpkit module in the file, wherever it stands: the module named
+    (a relative one resolved) and the names taken from it (none for ``import x``)."""
+    found: list[tuple[str, list[str]]] = []
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.startswith("mcpkit"))
+            found.extend((a.name, []) for a in node.names if a.name.startswith("mcpkit"))
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against the importing package
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -71,8 +75,12 @@ def _imports(path: Path, module: str) -> set[str]:
             else:
                 target = node.module or ""
             if target.startswith("mcpkit"):
-                found.add(target)
+                found.append((target, [alias.name for alias in node.names]))
     return found
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    return {target for target, _ in _import_statements(path, module)}
 
 
 def _layer(module: str) -> str:
@@ -208,3 +216,99 @@ def test_the_protocol_layer_imports_no_engine_no_asyncio_no_http() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def _import_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """Each module under ``mcpkit`` and the modules it imports. ``from package import
+    name`` is an arrow to the module ``package.name`` when there is one, else to the
+    package."""
+    paths = {_module_name(path, root): path for path in (root / "mcpkit").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        arrows = graph.setdefault(module, set())
+        for target, names in _import_statements(path, module):
+            submodules = {f"{target}.{name}" for name in names} & paths.keys()
+            if submodules:
+                arrows.update(submodules)
+            if len(submodules) < len(names) or not names:
+                arrows.add(target)
+        arrows.discard(module)
+        arrows &= paths.keys()
+    return graph
+
+
+def _import_cycles(root: Path = SRC) -> list[list[str]]:
+    """The import cycles among mcpkit's modules: the strongly connected components of more
+    than one module (Tarjan), each sorted, in order of their first module."""
+    graph = _import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph)))
+    try:
+        for module in sorted(graph):
+            if module not in index:
+                visit(module)
+    finally:
+        sys.setrecursionlimit(limit)
+    return sorted(cycles)
+
+
+#: The packages whose modules are in no import cycle (the whole of mcpkit, once the
+#: engine, the transports and the OpenAPI bridge are done).
+ACYCLIC = ("mcpkit.client", "mcpkit.cli", "mcpkit.auth.client")
+
+
+def test_no_import_cycle_in_the_client_the_cli_and_the_auth_client() -> None:
+    assert [
+        cycle
+        for cycle in _import_cycles()
+        if any(_under(module, package) for module in cycle for package in ACYCLIC)
+    ] == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
+    """A cycle through a deferred import, one through a package's re-export of its own
+    module, and one under TYPE_CHECKING are found; an arrow that goes one way is not."""
+    files = {
+        "client/__init__.py": "from ._a import A\n",
+        "client/_a.py": "def f():\n    from ._b import B\n",
+        "client/_b.py": "from mcpkit.client import A\n",
+        "client/_c.py": "from . import _d\n",
+        "client/_d.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ._c import C\n"
+        ),
+        "client/_e.py": "from ._a import A\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "mcpkit" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "mcpkit" / name).write_text(text, encoding="utf-8")
+    assert _import_cycles(tmp_path) == [
+        ["mcpkit.client", "mcpkit.client._a", "mcpkit.client._b"],
+        ["mcpkit.client._c", "mcpkit.client._d"],
+    ]
