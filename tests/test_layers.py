@@ -5,7 +5,8 @@ bus (interfaces below the engine, implementations beside them) â† the engine â†
 the programming model's parts sit on the engine beside the transports, and the app class
 (``McpServerApp``) on top of both, so ``app.run()`` and ``from_openapi`` point down; the
 client uses the protocol and the transports, never the engine; bridges and tools sit on
-top. No exception list: a wrong arrow is fixed, not excused."""
+top. No exception list: a wrong arrow is fixed, not excused. And no module reaches itself
+again through its imports: there is no import cycle."""
 
 from __future__ import annotations
 
@@ -89,27 +90,34 @@ def _is_module(name: str, root: Path) -> bool:
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
-def _imports(path: Path, module: str, root: Path = SRC) -> set[str]:
-    """The modules ``path`` imports: ``from package import module`` names the module, not
-    the package (whose ``__init__`` any import of its modules runs anyway)."""
-    found: set[str] = set()
+def _import_statements(path: Path, module: str) -> list[tuple[str, list[str]]]:
+    """Every import of an mcpkit module in the file, wherever it stands: the module named
+    (a relative one resolved) and the names taken from it (none for ``import x``)."""
+    found: list[tuple[str, list[str]]] = []
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.startswith("mcpkit"))
+            found.extend((a.name, []) for a in node.names if a.name.startswith("mcpkit"))
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against the importing package
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 target = node.module or ""
-            if not target.startswith("mcpkit"):
-                continue
-            modules = [f"{target}.{alias.name}" for alias in node.names]
-            submodules = [name for name in modules if _is_module(name, root)]
-            found.update(submodules)
-            if len(submodules) < len(modules):  # names defined in ``target`` itself
-                found.add(target)
+            if target.startswith("mcpkit"):
+                found.append((target, [alias.name for alias in node.names]))
+    return found
+
+
+def _imports(path: Path, module: str, root: Path = SRC) -> set[str]:
+    """The modules ``path`` imports: ``from package import module`` names the module, not
+    the package (whose ``__init__`` any import of its modules runs anyway)."""
+    found: set[str] = set()
+    for target, names in _import_statements(path, module):
+        submodules = {f"{target}.{name}" for name in names if _is_module(f"{target}.{name}", root)}
+        found |= submodules
+        if len(submodules) < len(names) or not names:  # names defined in ``target`` itself
+            found.add(target)
     return found
 
 
@@ -261,3 +269,87 @@ def test_the_protocol_layer_imports_no_engine_no_asyncio_no_http() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def _import_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """Each module under ``mcpkit`` and the modules it imports. ``from package import
+    name`` is an arrow to the module ``package.name`` when there is one, else to the
+    package."""
+    paths = {_module_name(path, root): path for path in (root / "mcpkit").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        arrows = _imports(path, module, root) & paths.keys()
+        arrows.discard(module)
+        graph[module] = arrows
+    return graph
+
+
+def _import_cycles(root: Path = SRC) -> list[list[str]]:
+    """The import cycles among mcpkit's modules: the strongly connected components of more
+    than one module (Tarjan), each sorted, in order of their first module."""
+    graph = _import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph)))
+    try:
+        for module in sorted(graph):
+            if module not in index:
+                visit(module)
+    finally:
+        sys.setrecursionlimit(limit)
+    return sorted(cycles)
+
+
+def test_no_import_cycle() -> None:
+    """No module of mcpkit imports itself again through others, counting every import:
+    module-level, deferred, and under ``TYPE_CHECKING`` (a part that names its owner's
+    class closes a cycle too; it names an interface of what it uses instead)."""
+    assert _import_cycles() == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
+    """A cycle through a deferred import, one through a package's re-export of its own
+    module, and one under TYPE_CHECKING are found; an arrow that goes one way is not."""
+    files = {
+        "client/__init__.py": "from ._a import A\n",
+        "client/_a.py": "def f():\n    from ._b import B\n",
+        "client/_b.py": "from mcpkit.client import A\n",
+        "client/_c.py": "from . import _d\n",
+        "client/_d.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ._c import C\n"
+        ),
+        "client/_e.py": "from ._a import A\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "mcpkit" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "mcpkit" / name).write_text(text, encoding="utf-8")
+    assert _import_cycles(tmp_path) == [
+        ["mcpkit.client", "mcpkit.client._a", "mcpkit.client._b"],
+        ["mcpkit.client._c", "mcpkit.client._d"],
+    ]

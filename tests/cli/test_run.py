@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from mcpkit.cli._errors import CliError
-from mcpkit.cli._run import DEFAULTS, FLAGS, VALUE_OPTIONS, parse_fast, run_server
+from mcpkit.cli._run import parse_fast, run_server
+from mcpkit.cli._run_options import DEFAULTS, FLAGS, VALUE_OPTIONS
 from tests.http_server import past_the_gate_warning
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _dispatch(args: list[str]) -> int:
-    from mcpkit.cli._run import GLOBAL_FLAGS, parse_fast, run_server
+    from mcpkit.cli._run import parse_fast, run_server
+    from mcpkit.cli._run_options import GLOBAL_FLAGS
 
     leading = 0
     while leading < len(args) and args[leading] in (*GLOBAL_FLAGS, "--version"):

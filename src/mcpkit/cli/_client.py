@@ -10,7 +10,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from mcpkit.cli import _errors
+import mcpkit.cli._errors as _errors
 from mcpkit.cli._errors import (
     EXIT_USAGE,
     CliError,

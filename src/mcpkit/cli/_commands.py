@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from mcpkit.cli._errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError
-from mcpkit.cli._run import DEFAULTS
+from mcpkit.cli._run_options import DEFAULTS
 
 try:  # typer carrying its own copy of click (0.2x)
     from typer._click.exceptions import ClickException

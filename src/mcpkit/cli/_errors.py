@@ -129,13 +129,13 @@ def describe(exc: BaseException) -> CliError:
     """The ``CliError`` for anything raised while the command ran."""
     if isinstance(exc, CliError):
         return exc
-    from mcpkit.cli import _loader
+    from mcpkit.cli._loader import AppNotFoundError, TargetNotFoundError, UserCodeError
 
-    if isinstance(exc, _loader.TargetNotFoundError):
+    if isinstance(exc, TargetNotFoundError):
         return CliError(str(exc), f"looked for {exc.tried}")
-    if isinstance(exc, _loader.AppNotFoundError):
+    if isinstance(exc, AppNotFoundError):
         return app_not_found(exc)
-    if isinstance(exc, _loader.UserCodeError):
+    if isinstance(exc, UserCodeError):
         return user_code_error(exc.path, exc.error)
     if isinstance(exc, ImportError) and "pip install" in str(exc):
         # mcpkit's own "this needs an extra" errors: "... needs X: pip install 'mcpkit[x]'"

@@ -4,8 +4,9 @@
 each well formed) without building the typer app, whose import and build cost more than
 the rest of start-up; anything else (``--help``, an unknown option, a value it does not
 take as is) returns None, and the typer app parses it and reports what is wrong. The
-options' names and defaults live here once; the typer command is built from them
-(``mcpkit.cli._commands.run``), and a test checks that the two accept the same options.
+options' names and defaults live once in ``mcpkit.cli._run_options``; the typer command is
+built from them (``mcpkit.cli._commands.run``), and a test checks that the two accept the
+same options.
 """
 
 from __future__ import annotations
@@ -17,40 +18,7 @@ import sys
 from typing import Any
 
 from mcpkit._runtime import run_async
-
-TRANSPORTS = ("stdio", "http", "sse", "ws")
-
-DEFAULTS: dict[str, Any] = {
-    "transport": "stdio",
-    "host": "127.0.0.1",
-    "port": 3001,
-    "endpoint": "/mcp",
-    "stateless": False,
-    "redis_url": None,
-    "shutdown_grace": None,
-    "workers": 1,
-    "json_output": False,
-}
-
-#: option -> parameter, for the options that take a value
-VALUE_OPTIONS = {
-    "--transport": "transport",
-    "-t": "transport",
-    "--host": "host",
-    "--port": "port",
-    "--endpoint": "endpoint",
-    "--redis-url": "redis_url",
-    "--shutdown-grace": "shutdown_grace",
-    "--workers": "workers",
-}
-#: flag -> (parameter, value)
-FLAGS = {
-    "--stateless": ("stateless", True),
-    "--no-stateless": ("stateless", False),
-    "--json": ("json_output", True),
-}
-#: the global options that may stand before the command name
-GLOBAL_FLAGS = ("--debug",)
+from mcpkit.cli._run_options import DEFAULTS, FLAGS, GLOBAL_FLAGS, TRANSPORTS, VALUE_OPTIONS
 
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:

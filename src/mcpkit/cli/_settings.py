@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpkit.cli._errors import EXIT_USAGE, CliError
+from mcpkit.cli._run_options import DEFAULTS, FLAGS, VALUE_OPTIONS
 from mcpkit.transports.http._options import StreamableHttpServerOptions, TransportSecuritySettings
 
 PREFIX = "MCPKIT_"
@@ -291,8 +292,6 @@ def _default_of(item: dataclasses.Field[Any]) -> Any:
 
 
 def _build() -> tuple[Setting, ...]:
-    from mcpkit.cli._run import DEFAULTS, FLAGS, VALUE_OPTIONS
-
     flags: dict[str, str] = {}
     for option, name in VALUE_OPTIONS.items():
         if option.startswith("--"):

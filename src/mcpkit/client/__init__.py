@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mcpkit.client._auth_hooks import HttpRequestHeaderContext, HttpResponseChallengeContext
-    from mcpkit.client._client import McpClient, ServerDiscovery
+    from mcpkit.client._client import McpClient, ServerDiscovery, connect_http, connect_websocket
     from mcpkit.client._endpoint_memory import EndpointMemory
     from mcpkit.client._errors import (
         InputRequestError,
@@ -23,25 +23,25 @@ if TYPE_CHECKING:
         TaskCancelledError,
         TasksNotSupportedError,
     )
-    from mcpkit.client._http_factory import connect_http, connect_websocket
     from mcpkit.client._http_options import (
         HttpClientTransportOptions,
         HttpRedirectPolicy,
         HttpStatusError,
-        HttpTransportMode,
     )
     from mcpkit.client._legacy_sse import LegacySseClientTransport
     from mcpkit.client._session import ClientSession
     from mcpkit.client._stdio import StdioClientTransport, StdioClientTransportOptions
     from mcpkit.client._streamable_http import StreamableHttpClientTransport
     from mcpkit.client._subscriptions import ListenStream, ServerNotification
-    from mcpkit.client._tasks import TaskState, ToolTask
+    from mcpkit.client._task_state import TaskState
+    from mcpkit.client._tasks import ToolTask
+    from mcpkit.client._transport_mode import HttpTransportMode
     from mcpkit.client._websocket import WebSocketClientTransportOptions
 
 # Where each public name lives: the module imported the first time the name is read.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "mcpkit.client._auth_hooks": ("HttpRequestHeaderContext", "HttpResponseChallengeContext"),
-    "mcpkit.client._client": ("McpClient", "ServerDiscovery"),
+    "mcpkit.client._client": ("McpClient", "ServerDiscovery", "connect_http", "connect_websocket"),
     "mcpkit.client._endpoint_memory": ("EndpointMemory",),
     "mcpkit.client._errors": (
         "InputRequestError",
@@ -50,19 +50,19 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "TaskCancelledError",
         "TasksNotSupportedError",
     ),
-    "mcpkit.client._http_factory": ("connect_http", "connect_websocket"),
     "mcpkit.client._http_options": (
         "HttpClientTransportOptions",
         "HttpRedirectPolicy",
         "HttpStatusError",
-        "HttpTransportMode",
     ),
     "mcpkit.client._legacy_sse": ("LegacySseClientTransport",),
     "mcpkit.client._session": ("ClientSession",),
     "mcpkit.client._stdio": ("StdioClientTransport", "StdioClientTransportOptions"),
     "mcpkit.client._streamable_http": ("StreamableHttpClientTransport",),
     "mcpkit.client._subscriptions": ("ListenStream", "ServerNotification"),
-    "mcpkit.client._tasks": ("TaskState", "ToolTask"),
+    "mcpkit.client._task_state": ("TaskState",),
+    "mcpkit.client._tasks": ("ToolTask",),
+    "mcpkit.client._transport_mode": ("HttpTransportMode",),
     "mcpkit.client._websocket": ("WebSocketClientTransportOptions",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}

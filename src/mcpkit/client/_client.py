@@ -36,16 +36,18 @@ from mcpkit.client._server_messages import (
 from mcpkit.client._session import DEFAULT_REQUEST_TIMEOUT, ClientSession, ProgressCallback
 from mcpkit.client._state import ClientState, Forwarded
 from mcpkit.client._subscriptions import Listening, NotificationListeners
-from mcpkit.client._tasks import StatusCallback, TaskClient, TaskState, TaskWatchers, ToolTask
+from mcpkit.client._task_state import TaskState
+from mcpkit.client._tasks import StatusCallback, TaskClient, TaskWatchers, ToolTask
 from mcpkit.client._tool_headers import ToolHeaderMirror
 from mcpkit.protocol import types as t
 from mcpkit.protocol._stream import MessageStream
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
 
 if TYPE_CHECKING:
+    from mcpkit.client._http_options import HttpClientTransportOptions
     from mcpkit.client._websocket import WebSocketClientTransportOptions
 
-__all__ = ["McpClient", "ServerDiscovery"]
+__all__ = ["McpClient", "ServerDiscovery", "connect_http", "connect_websocket"]
 
 #: Pages fetched by one auto-paginating list call before it stops (a server looping its cursor).
 DEFAULT_MAX_PAGES = 1000
@@ -221,16 +223,12 @@ class McpClient:
     @classmethod
     def http(cls, options: Any, **kwargs: Any) -> McpClient:
         """A client for a server over HTTP (``HttpClientTransportOptions``, or a URL: auto-detect)."""
-        from mcpkit.client._http_factory import connect_http
-
         return connect_http(options, client_cls=cls, **kwargs)
 
     @classmethod
     def websocket(cls, url: str | WebSocketClientTransportOptions, **kwargs: Any) -> McpClient:
         """A client for a server at a ``ws://`` or ``wss://`` URL (subprotocol ``mcp``), or
         as ``WebSocketClientTransportOptions`` say (headers, authorization hooks)."""
-        from mcpkit.client._http_factory import connect_websocket
-
         return connect_websocket(url, client_cls=cls, **kwargs)
 
     # connecting -------------------------------------------------------------------------
@@ -531,3 +529,50 @@ class McpClient:
         return await self._tasks.wait_for_task(
             task_id, timeout=timeout, poll_interval=poll_interval, on_status=on_status
         )
+
+
+# The HTTP and WebSocket transports are imported when a client is made: ``import mcpkit.client``
+# loads no HTTP library.
+
+
+def connect_http(
+    options: HttpClientTransportOptions | str,
+    *,
+    client_cls: type[McpClient] = McpClient,
+    **client_kwargs: Any,
+) -> McpClient:
+    """A client for the MCP server at ``options.endpoint`` (a bare URL means AUTO_DETECT),
+    not connected yet (``async with`` it, or ``await client.connect()``).
+
+    ``client_kwargs`` go to ``client_cls`` (handlers, ``request_timeout``...);
+    ``protocol_mode`` defaults to ``"auto"`` (probe with ``server/discover``).
+    """
+    from mcpkit.client._http_factory import create_http_transport
+
+    transport = create_http_transport(options)
+    client_kwargs.setdefault("protocol_mode", "auto")
+    client = client_cls(transport, **client_kwargs)
+    client._starter = transport.start
+    return client
+
+
+def connect_websocket(
+    url: str | WebSocketClientTransportOptions,
+    *,
+    client_cls: type[McpClient] = McpClient,
+    **kwargs: Any,
+) -> McpClient:
+    """A client for the MCP server at the WebSocket ``url`` (``ws://`` or ``wss://``), or
+    as ``WebSocketClientTransportOptions`` describe it (with an ``OAuthClientProvider``
+    installed on them, say), not connected yet.
+
+    Keywords named like an options field (``additional_headers`` or ``headers``,
+    ``max_message_bytes``, ``open_timeout``, the auth hooks...) configure the transport
+    (replacing those of given options); the rest go to ``client_cls``.
+    """
+    from mcpkit.client._http_factory import create_websocket_transport
+
+    transport = create_websocket_transport(url, kwargs)
+    client = client_cls(transport, **kwargs)
+    client._starter = transport.start
+    return client

@@ -14,17 +14,19 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from mcpkit.protocol._versions import Era
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import httpx
 
-    from mcpkit.client._http_options import HttpClientTransportOptions, HttpTransportMode
+    from mcpkit.client._transport_mode import HttpTransportMode
 
-__all__ = ["MAX_CACHED_ERAS", "MAX_CACHED_MODES", "EndpointMemory"]
+__all__ = ["MAX_CACHED_ERAS", "MAX_CACHED_MODES", "EndpointMemory", "EndpointOptions"]
 
 #: Keys whose era is remembered (the least recently used is forgotten first).
 MAX_CACHED_ERAS = 256
@@ -32,6 +34,26 @@ MAX_CACHED_ERAS = 256
 MAX_CACHED_MODES = 256
 
 _V = TypeVar("_V")
+
+
+class EndpointOptions(Protocol):
+    """What ``EndpointMemory.key`` reads of a transport's options
+    (``HttpClientTransportOptions``): the endpoint and the credentials sent to it."""
+
+    @property
+    def endpoint(self) -> str: ...
+
+    @property
+    def additional_headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def apply_per_request_headers(self) -> object: ...
+
+    @property
+    def auth_challenge_handler(self) -> object: ...
+
+    @property
+    def observe_response_challenge(self) -> object: ...
 
 
 class _Lru(Generic[_V]):
@@ -86,9 +108,7 @@ class EndpointMemory:
         self._modes: _Lru[HttpTransportMode] = _Lru(max_modes)
 
     @staticmethod
-    def key(
-        options: HttpClientTransportOptions, http_client: httpx.AsyncClient | None = None
-    ) -> str:
+    def key(options: EndpointOptions, http_client: httpx.AsyncClient | None = None) -> str:
         """What ``options`` (and the ``httpx`` client handed to the transport, if any) are
         remembered under: a SHA-256 of the normalised endpoint, every ``additional_headers``
         entry, and the identity of the auth hooks' owner (an ``OAuthClientProvider``

@@ -21,13 +21,14 @@ no probe and no ``initialize``, the handshake era at the client's ``protocol_ver
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError, RequestTimeoutError, TransportError
 from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._errors import ProtocolEraError
 from mcpkit.client._results import ServerDiscovery, convert
+from mcpkit.client._version_choice import latest_common, supported_versions
 from mcpkit.protocol import types as t
 from mcpkit.protocol._versions import HANDSHAKE_VERSIONS, MODERN_VERSIONS, Era
 
@@ -44,8 +45,6 @@ __all__ = [
     "MODERN_ERROR_CODES",
     "PROTOCOL_MODES",
     "EraNegotiator",
-    "latest_common",
-    "supported_versions",
 ]
 
 PROTOCOL_MODES = ("auto", "legacy", "modern")
@@ -60,18 +59,6 @@ MODERN_ERROR_CODES = frozenset(
         ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
     }
 )
-
-
-def supported_versions(data: Any) -> list[str]:
-    """The ``supported`` list of an ``UnsupportedProtocolVersionError``'s data."""
-    supported = data.get("supported") if isinstance(data, dict) else None
-    return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
-
-
-def latest_common(ours: tuple[str, ...], theirs: list[str]) -> str | None:
-    """The latest of ``ours`` that ``theirs`` has too."""
-    common = [v for v in ours if v in theirs]
-    return common[-1] if common else None
 
 
 class EraNegotiator:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from mcpkit._exceptions import ConnectionClosedError, MCPError
 
 if TYPE_CHECKING:
-    from mcpkit.client._tasks import TaskState
+    from mcpkit.client._task_state import TaskState
 
 __all__ = [
     "STREAM_BROKEN",

@@ -1,7 +1,6 @@
-"""Building HTTP and WebSocket clients, and finding out which HTTP transport a server speaks.
-
-``connect_http(options)`` and ``connect_websocket(url)`` return an ``McpClient`` that is not
-connected yet (``async with`` it, or ``await client.connect()``), like ``McpClient.stdio``.
+"""Building HTTP and WebSocket transports, and finding out which HTTP transport a server
+speaks. ``connect_http`` and ``connect_websocket`` (``mcpkit.client._client``) make a client
+over them.
 
 ``AUTO_DETECT`` follows the spec's backwards-compatibility recipe: the client first probes
 with a 2026-07-28 ``server/discover`` POST (see ``McpClient``, ``protocol_mode="auto"``); a
@@ -24,7 +23,6 @@ from typing import Any
 import httpx
 
 from mcpkit._exceptions import ConnectionClosedError, TransportError
-from mcpkit.client._client import McpClient
 from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._frames import peek
 from mcpkit.client._http_options import (
@@ -40,12 +38,7 @@ from mcpkit.client._websocket import WebSocketClientTransport, WebSocketClientTr
 
 logger = logging.getLogger("mcpkit.client.http")
 
-__all__ = [
-    "AutoDetectHttpTransport",
-    "connect_http",
-    "connect_websocket",
-    "create_http_transport",
-]
+__all__ = ["AutoDetectHttpTransport", "create_http_transport", "create_websocket_transport"]
 
 #: Statuses of the initialize POST that mean "not a Streamable HTTP endpoint" (spec,
 #: transports, "Backwards Compatibility").
@@ -272,34 +265,17 @@ def _is_initialize(frame: bytes) -> bool:
 
 
 def create_http_transport(
-    options: HttpClientTransportOptions, *, http_client: httpx.AsyncClient | None = None
+    options: HttpClientTransportOptions | str, *, http_client: httpx.AsyncClient | None = None
 ) -> StreamableHttpClientTransport | LegacySseClientTransport | AutoDetectHttpTransport:
-    """The transport ``options.transport_mode`` asks for (not started)."""
+    """The transport ``options.transport_mode`` asks for (not started); a bare URL means
+    AUTO_DETECT."""
+    if isinstance(options, str):
+        options = HttpClientTransportOptions(endpoint=options)
     if options.transport_mode is HttpTransportMode.STREAMABLE_HTTP:
         return StreamableHttpClientTransport(options, http_client=http_client)
     if options.transport_mode is HttpTransportMode.SSE:
         return LegacySseClientTransport(options, http_client=http_client)
     return AutoDetectHttpTransport(options, http_client=http_client)
-
-
-def connect_http(
-    options: HttpClientTransportOptions | str,
-    *,
-    client_cls: type[McpClient] = McpClient,
-    **client_kwargs: Any,
-) -> McpClient:
-    """A client for the MCP server at ``options.endpoint`` (a bare URL means AUTO_DETECT).
-
-    ``client_kwargs`` go to ``client_cls`` (handlers, ``request_timeout``...);
-    ``protocol_mode`` defaults to ``"auto"`` (probe with ``server/discover``).
-    """
-    if isinstance(options, str):
-        options = HttpClientTransportOptions(endpoint=options)
-    transport = create_http_transport(options)
-    client_kwargs.setdefault("protocol_mode", "auto")
-    client = client_cls(transport, **client_kwargs)
-    client._starter = transport.start
-    return client
 
 
 #: Keywords of ``connect_websocket`` that configure the transport, not the client
@@ -309,22 +285,10 @@ _WEBSOCKET_OPTION_NAMES = frozenset(
 )
 
 
-def connect_websocket(
-    url: str | WebSocketClientTransportOptions,
-    *,
-    client_cls: type[McpClient] = McpClient,
-    **kwargs: Any,
-) -> McpClient:
-    """A client for the MCP server at the WebSocket ``url`` (``ws://`` or ``wss://``), or
-    as ``WebSocketClientTransportOptions`` describe it (with an ``OAuthClientProvider``
-    installed on them, say).
-
-    Keywords named like an options field (``additional_headers`` or ``headers``,
-    ``max_message_bytes``, ``open_timeout``, the auth hooks...) configure the transport
-    (replacing those of given options); the rest go to ``client_cls``.
-    """
-    fields = {name: kwargs.pop(name) for name in _WEBSOCKET_OPTION_NAMES & kwargs.keys()}
-    transport = WebSocketClientTransport(url, **fields)
-    client = client_cls(transport, **kwargs)
-    client._starter = transport.start
-    return client
+def create_websocket_transport(
+    url: str | WebSocketClientTransportOptions, keywords: dict[str, Any]
+) -> WebSocketClientTransport:
+    """The transport for ``url`` (not started), configured by the ``keywords`` named like an
+    options field, which are taken out of ``keywords`` (the rest are the client's)."""
+    fields = {name: keywords.pop(name) for name in _WEBSOCKET_OPTION_NAMES & keywords.keys()}
+    return WebSocketClientTransport(url, **fields)

@@ -27,6 +27,7 @@ from mcpkit.client._auth_hooks import (
 )
 from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._inbox import DEFAULT_MAX_QUEUED_FRAMES
+from mcpkit.client._transport_mode import HttpTransportMode
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 from mcpkit.protocol._sse import DEFAULT_MAX_SSE_EVENT_BYTES
 
@@ -57,17 +58,6 @@ DEFAULT_MAX_CONNECTIONS = 100
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 #: How much of an error body is kept for the error message.
 _ERROR_BODY_PREVIEW = 4096
-
-
-class HttpTransportMode(enum.Enum):
-    """Which HTTP transport a client speaks."""
-
-    #: Try Streamable HTTP (POST initialize); on 400/404/405 fall back to legacy HTTP+SSE.
-    AUTO_DETECT = "auto"
-    #: Streamable HTTP (2025-03-26 and later).
-    STREAMABLE_HTTP = "streamable-http"
-    #: The legacy HTTP+SSE transport of 2024-11-05 (GET an SSE stream, POST to its endpoint).
-    SSE = "sse"
 
 
 class HttpRedirectPolicy(enum.Enum):

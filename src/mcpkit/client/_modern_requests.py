@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError
-from mcpkit.client._era_negotiation import latest_common, supported_versions
 from mcpkit.client._errors import STREAM_BROKEN, InputRequestError, ProtocolEraError
+from mcpkit.client._version_choice import latest_common, supported_versions
 from mcpkit.protocol._modern import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcpkit._exceptions import InvalidRequestError, MethodNotFoundError
 from mcpkit.client._errors import InputRequestError
@@ -19,13 +19,13 @@ from mcpkit.protocol._versions import Era
 
 if TYPE_CHECKING:
     from mcpkit.client._state import ClientState
-    from mcpkit.client._subscriptions import NotificationListeners
 
 __all__ = [
     "INPUT_CAPABILITY",
     "Callback",
     "ElicitationHandler",
     "LoggingHandler",
+    "NotificationRouter",
     "RootsHandler",
     "SamplingHandler",
     "ServerMessageHandler",
@@ -56,6 +56,19 @@ _LIST_CHANGED = {
 }
 
 
+class NotificationRouter(Protocol):
+    """Where a notification goes first: the client's open ``listen()`` streams
+    (``NotificationListeners``, in ``_subscriptions``)."""
+
+    def __len__(self) -> int:
+        """How many streams are open (none: nothing to route)."""
+        ...
+
+    def route(self, method: str, params: dict[str, Any]) -> None:
+        """Hand the notification to the streams it is for."""
+        ...
+
+
 class ServerMessageHandler:
     """Answers what the server sends ``McpClient`` unasked: its requests with the handlers
     given (also what the client declares as its capabilities), its notifications by routing
@@ -64,7 +77,7 @@ class ServerMessageHandler:
     def __init__(
         self,
         state: ClientState,
-        listeners: NotificationListeners,
+        listeners: NotificationRouter,
         task_status_changed: TaskStatusCallback,
         *,
         sampling_handler: SamplingHandler | None = None,

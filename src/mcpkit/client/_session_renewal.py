@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -29,11 +29,13 @@ from mcpkit._exceptions import TransportError
 from mcpkit.client._frames import FramePeek, peek, raw_field
 
 if TYPE_CHECKING:
-    from mcpkit.client._streamable_http import StreamableHttpClientTransport
+    import httpx
+
+    from mcpkit.client._http_options import HttpClientTransportOptions
 
 logger = logging.getLogger("mcpkit.client.http")
 
-__all__ = ["MAX_RENEWALS", "RENEWAL_TIMEOUT", "SessionRenewal"]
+__all__ = ["MAX_RENEWALS", "RENEWAL_TIMEOUT", "RenewableTransport", "SessionRenewal"]
 
 #: Seconds the new session's requests (``initialize`` and the restored state) may take.
 RENEWAL_TIMEOUT = 30.0
@@ -44,11 +46,46 @@ MAX_RENEWALS = 100
 _OWN_ID = "mcpkit-renewal-"
 
 
+class RenewableTransport(Protocol):
+    """What a renewal does through its transport (``StreamableHttpClientTransport``)."""
+
+    #: The session spoken in (None: none yet, or the old one dropped for the new).
+    session_id: str | None
+
+    @property
+    def options(self) -> HttpClientTransportOptions: ...
+
+    @property
+    def resumed(self) -> bool:
+        """Whether the session is one opened elsewhere (``known_session_id``)."""
+        ...
+
+    @property
+    def protocol_version(self) -> str | None: ...
+
+    def stop_listening(self) -> None:
+        """Close the listen stream of the old session."""
+        ...
+
+    def start_listening(self) -> None:
+        """Open the listen stream of the new session."""
+        ...
+
+    async def open_post(self, frame: bytes) -> httpx.Response:
+        """POST ``frame`` with no renewal of its own on a 404."""
+        ...
+
+    async def own_request(self, frame: bytes, request_id: str, *, initialize: bool = False) -> None:
+        """POST a request of the renewal's own and read its answer (``initialize``: adopt
+        the session it opens)."""
+        ...
+
+
 class SessionRenewal:
     """What a ``StreamableHttpClientTransport`` needs to start a new session: the requests
     that made the old one what it was, and the renewal itself."""
 
-    def __init__(self, transport: StreamableHttpClientTransport) -> None:
+    def __init__(self, transport: RenewableTransport) -> None:
         self.transport = transport
         #: The ``initialize`` request this client sent (None: the session was not made here).
         self.initialize: bytes | None = None

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -30,12 +30,16 @@ from mcpkit.client._http_options import (
 )
 from mcpkit.protocol._sse import SseDecoder
 
-if TYPE_CHECKING:
-    from mcpkit.client._response_streams import Inflight
-
 logger = logging.getLogger("mcpkit.client.http")
 
-__all__ = ["GetAttempt", "GetOutcome", "ResumePoint", "SseStreamReading", "reconnect_delay"]
+__all__ = [
+    "AwaitedRequest",
+    "GetAttempt",
+    "GetOutcome",
+    "ResumePoint",
+    "SseStreamReading",
+    "reconnect_delay",
+]
 
 #: Longest ``Retry-After`` honoured, in seconds.
 MAX_RETRY_AFTER = 60.0
@@ -114,6 +118,21 @@ class GetAttempt:
     error: MessageTooLargeError | None = None
 
 
+class AwaitedRequest(Protocol):
+    """The request a response stream is read for (``Inflight``, in ``_response_streams``):
+    its stream is read no further once it is answered."""
+
+    @property
+    def ids(self) -> tuple[Any, ...]:
+        """The JSON-RPC ids of the request (several for a batch)."""
+        ...
+
+    @property
+    def answered(self) -> bool:
+        """Whether its response has been delivered."""
+        ...
+
+
 class SseStreamReading:
     """SSE reading of ``StreamableHttpClientTransport`` (a mixin: it delivers every
     ``message`` event through the transport's ``_deliver``)."""
@@ -129,7 +148,7 @@ class SseStreamReading:
     _deliver: Callable[[bytes], Any]
 
     async def _pump(
-        self, response: httpx.Response, decoder: SseDecoder, record: Inflight | None
+        self, response: httpx.Response, decoder: SseDecoder, record: AwaitedRequest | None
     ) -> int:
         """Deliver an SSE stream's messages until it ends or ``record`` is answered.
 
@@ -150,7 +169,7 @@ class SseStreamReading:
         self,
         headers: dict[str, str],
         point: ResumePoint,
-        record: Inflight | None,
+        record: AwaitedRequest | None,
         *,
         label: str,
         on_answer: Callable[[bool], None] | None = None,

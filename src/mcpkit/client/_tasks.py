@@ -30,12 +30,11 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError, RequestTimeoutError
 from mcpkit.client._errors import ProtocolEraError, TaskCancelledError, TasksNotSupportedError
 from mcpkit.client._results import convert
+from mcpkit.client._task_state import TaskState, dict_or_none
 from mcpkit.protocol import types as t
 from mcpkit.protocol._versions import Era
 
@@ -48,17 +47,12 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_TASK_POLL_INTERVAL",
     "TASKS_EXTENSION",
-    "TASK_STATUSES",
-    "TERMINAL_TASK_STATUSES",
     "TaskClient",
-    "TaskState",
     "TaskWatchers",
     "ToolTask",
 ]
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
-TERMINAL_TASK_STATUSES = frozenset({"completed", "failed", "cancelled"})
 #: Seconds between two ``tasks/get`` when the server suggests no interval.
 DEFAULT_TASK_POLL_INTERVAL = 1.0
 #: The shortest wait between two polls, whatever the server suggests.
@@ -69,74 +63,6 @@ MAX_TASK_LIST_PAGES = 1000
 TASK_STATUS_NOTIFICATIONS = frozenset({"notifications/tasks/status", "notifications/tasks"})
 
 StatusCallback = Callable[["TaskState"], Any]
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _obj(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
-
-
-class TaskState(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """Where a task stands, as ``tasks/get`` (or ``tasks/cancel``, ``tasks/list``, a status
-    notification, the ``CreateTaskResult``) last said. One shape for both eras: the
-    2025-11-25 ``ttl`` / ``pollInterval`` and the 2026-07-28 ``ttlMs`` / ``pollIntervalMs``
-    are both milliseconds here; ``result``, ``error`` and ``input_requests`` are inline in
-    2026-07-28 only (2025-11-25 gives the result through ``tasks/result``)."""
-
-    task_id: str
-    #: One of ``TASK_STATUSES``.
-    status: str
-    status_message: str | None = None
-    #: ISO 8601 timestamps.
-    created_at: str | None = None
-    last_updated_at: str | None = None
-    #: How long the server keeps the task after its creation (None: unlimited or not said).
-    ttl_ms: int | None = None
-    #: The polling interval the server suggests.
-    poll_interval_ms: int | None = None
-    #: 2026-07-28: the final result (``completed``), the JSON-RPC error (``failed``), the
-    #: input the server waits for (``input_required``).
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    input_requests: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = None
-
-    @property
-    def terminal(self) -> bool:
-        """True once the task is ``completed``, ``failed`` or ``cancelled`` (it stays so)."""
-        return self.status in TERMINAL_TASK_STATUSES
-
-    @classmethod
-    def from_wire(cls, raw: Any) -> TaskState:
-        """The state a ``Task`` object of either era describes; raises
-        ``msgspec.ValidationError`` for one without a string ``taskId`` and ``status``."""
-        if not isinstance(raw, dict):
-            raise msgspec.ValidationError(f"expected a task object, got {raw!r}")
-        task_id, status = raw.get("taskId"), raw.get("status")
-        if not isinstance(task_id, str) or not task_id or not isinstance(status, str):
-            raise msgspec.ValidationError(f"a task needs a taskId and a status: {raw!r}")
-        ttl = raw["ttlMs"] if "ttlMs" in raw else raw.get("ttl")
-        poll = raw["pollIntervalMs"] if "pollIntervalMs" in raw else raw.get("pollInterval")
-        return cls(
-            task_id=task_id,
-            status=status,
-            status_message=_str(raw.get("statusMessage")),
-            created_at=_str(raw.get("createdAt")),
-            last_updated_at=_str(raw.get("lastUpdatedAt")),
-            ttl_ms=_int(ttl),
-            poll_interval_ms=_int(poll),
-            result=_obj(raw.get("result")),
-            error=_obj(raw.get("error")),
-            input_requests=_obj(raw.get("inputRequests")),
-            meta=_obj(raw.get("_meta")),
-        )
 
 
 class _Outcome:
@@ -362,10 +288,12 @@ class TaskClient:
         raw = await self._task_rpc("tools/call", params, timeout)
         if self._state.era is Era.MODERN:
             if isinstance(raw, dict) and raw.get("resultType") == "task":
-                return ToolTask(self, name, TaskState.from_wire(raw), meta=_obj(raw.get("_meta")))
+                return ToolTask(
+                    self, name, TaskState.from_wire(raw), meta=dict_or_none(raw.get("_meta"))
+                )
         elif isinstance(raw, dict) and isinstance(raw.get("task"), dict):
             return ToolTask(
-                self, name, TaskState.from_wire(raw["task"]), meta=_obj(raw.get("_meta"))
+                self, name, TaskState.from_wire(raw["task"]), meta=dict_or_none(raw.get("_meta"))
             )
         # The server ran it as an ordinary call (it may: 2025-11-25 when it ignores the
         # augmentation, 2026-07-28 whenever it likes).

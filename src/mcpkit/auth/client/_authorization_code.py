@@ -9,20 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from mcpkit.auth._dpop import b64url
 from mcpkit.auth._types import OAuthError
 from mcpkit.auth.client._discovery import AuthorizationServerMetadata
 from mcpkit.auth.client._registration import ClientRegistration
-from mcpkit.auth.client._settings import ProviderSettings
+from mcpkit.auth.client._settings import AuthorizeCallback, ProviderSettings
 from mcpkit.auth.client._storage import OAuthClientInformation, OAuthToken
 from mcpkit.auth.client._token_endpoint import TokenEndpoint
-
-#: ``authorize(url)`` shows the user the authorization URL and returns where the
-#: authorization server sent them back: the full redirect URL (or its query parameters).
-AuthorizeCallback = Callable[[str], Awaitable["str | Mapping[str, str]"]]
 
 
 def pkce_pair() -> tuple[str, str]:

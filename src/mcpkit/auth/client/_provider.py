@@ -41,18 +41,16 @@ from urllib.parse import urlsplit
 import httpx
 
 from mcpkit.auth._dpop import DPoPProofFactory
-from mcpkit.auth.client._authorization_code import (
-    AuthorizationCodeFlow,
-    AuthorizeCallback,
-    pkce_pair,
-)
+from mcpkit.auth.client._authorization_code import AuthorizationCodeFlow, pkce_pair
 from mcpkit.auth.client._authorizer import Authorizer
+from mcpkit.auth.client._client_metadata import OAuthClientMetadata
 from mcpkit.auth.client._direct_grants import DirectGrants
 from mcpkit.auth.client._discovery import origin
 from mcpkit.auth.client._dpop_proofs import DPoPProofs
 from mcpkit.auth.client._grants import JWT_BEARER_GRANT
-from mcpkit.auth.client._registration import ClientRegistration, OAuthClientMetadata
+from mcpkit.auth.client._registration import ClientRegistration
 from mcpkit.auth.client._server_discovery import ServerDiscovery
+from mcpkit.auth.client._settings import AuthorizeCallback
 from mcpkit.auth.client._storage import MemoryTokenStorage, OAuthToken, TokenStorage
 from mcpkit.auth.client._token_endpoint import TokenEndpoint, load_private_key
 from mcpkit.auth.client._tokens import ProviderTokens, TokenRefresher

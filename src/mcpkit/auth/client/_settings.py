@@ -1,21 +1,24 @@
 """The ``OAuthClientProvider`` settings its parts read.
 
 The parts read them at each use, so that one changed on the provider after construction
-applies at once. Types only.
+applies at once. Types only: the settings and the type of the ``authorize`` callback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import httpx
 
     from mcpkit.auth._dpop import DPoPProofFactory
-    from mcpkit.auth.client._authorization_code import AuthorizeCallback
-    from mcpkit.auth.client._registration import OAuthClientMetadata
+    from mcpkit.auth.client._client_metadata import OAuthClientMetadata
     from mcpkit.auth.client._storage import TokenStorage
+
+#: ``authorize(url)`` shows the user the authorization URL and returns where the
+#: authorization server sent them back: the full redirect URL (or its query parameters).
+AuthorizeCallback = Callable[[str], Awaitable["str | Mapping[str, str]"]]
 
 
 class ProviderSettings(Protocol):
