@@ -596,7 +596,7 @@ async def test_a_bug_after_the_answer_started_ends_that_answer(monkeypatch, capl
 
     caplog.set_level(logging.ERROR)
 
-    async def half_answered(self: Any, receive: Any, send: Any, headers: Any) -> None:
+    async def half_answered(self: Any, scope: Any, receive: Any, send: Any, headers: Any) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"partial", "more_body": True})
         raise RuntimeError(SECRET)

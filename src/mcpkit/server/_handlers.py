@@ -31,7 +31,6 @@ from mcpkit.server._context import McpToolContext
 from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._engine.pagination import paginate
-from mcpkit.server._engine.request_scope import current_request_scope
 from mcpkit.server._engine.session import LOG_LEVELS
 from mcpkit.server._engine.sync_calls import ASYNC, call_entry
 from mcpkit.server._engine.unexpected import new_error_id
@@ -280,7 +279,7 @@ class MethodHandlers:
             kind=kind,
             arguments=kwargs,
             binding=binding,
-            request=current_request_scope(),
+            request=binding.request,
         )
         return await run_pipeline(entry.pipeline, exec_ctx, call)
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from mcpkit.server._engine.request_scope import McpRequestScope, request_scope_of
+
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
     from mcpkit.server._engine.session import McpSession, SendMessage
@@ -30,8 +32,10 @@ class TransportBinding(msgspec.Struct, eq=False, repr_omit_defaults=True):
     ``send`` is the channel for messages produced during this call (the stdio pipe, a POST's
     SSE stream, a WebSocket); ``session`` is the connection's protocol state. ``auth`` is
     the identity the transport verified for the call, the one way it reaches the engine
-    (``ctx.auth``, the owner of a task); ``close_stream`` is set while the call answers on
-    an SSE response it may end early.
+    (``ctx.auth``, the owner of a task); ``http_scope`` is the ASGI scope of the HTTP
+    request (or WebSocket upgrade) the call came on, None over stdio and in memory, the one
+    way it reaches guards and injected ``McpRequestScope`` parameters (``request``);
+    ``close_stream`` is set while the call answers on an SSE response it may end early.
 
     The engine's own per-call state: ``modern`` marks a 2026-07-28 request (its session made
     from its ``_meta``); ``round_inputs`` holds such a call's multi round-trip inputs
@@ -47,11 +51,19 @@ class TransportBinding(msgspec.Struct, eq=False, repr_omit_defaults=True):
     execution_context: Any = None
     connection_key: str = ""
     auth: AuthInfo | None = None
+    http_scope: dict[str, Any] | None = None
     close_stream: CloseStream | None = None
     modern: bool = False
     round_inputs: Any = None
     task_start: Callable[[], Awaitable[None]] | None = None
     task_id: str | None = None
+
+    @property
+    def request(self) -> McpRequestScope | None:
+        """The HTTP request the call came on (a view made once per request), None over
+        stdio and in memory."""
+        scope = self.http_scope
+        return None if scope is None else request_scope_of(scope)
 
     @property
     def session_id(self) -> str | None:

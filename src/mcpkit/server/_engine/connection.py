@@ -66,6 +66,7 @@ class ServerConnection:
         require_initialized: bool = False,
         max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
         auth: AuthInfo | None = None,
+        http_scope: dict[str, Any] | None = None,
     ) -> None:
         self.engine = engine = engine_of(app)
         self._write = write
@@ -83,22 +84,31 @@ class ServerConnection:
             execution_context=execution_context,
             connection_key=self.key,
             auth=auth,
+            http_scope=http_scope,
         )
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message to the client."""
         await self._write(encode_message(message))
 
-    def feed(self, frame: bytes | str, auth: AuthInfo | None = None) -> None:
+    def feed(
+        self,
+        frame: bytes | str,
+        auth: AuthInfo | None = None,
+        http_scope: dict[str, Any] | None = None,
+    ) -> None:
         """Handle one inbound frame without waiting; bad input is answered, never raised.
 
         Requests and notifications run as tasks in arrival order; responses to our own
         requests resolve at once. ``auth``: the identity this frame came with, when it has
-        one of its own (a legacy SSE POST), else the connection's.
+        one of its own (a legacy SSE POST), else the connection's; ``http_scope``: the HTTP
+        request it came in, when it has one of its own (that POST), else the connection's.
         """
         binding = self.binding
-        if auth is not None and auth is not binding.auth:
-            binding = replace(binding, auth=auth)
+        if (auth is not None and auth is not binding.auth) or http_scope is not None:
+            binding = replace(
+                binding, auth=auth or binding.auth, http_scope=http_scope or binding.http_scope
+            )
         try:
             decoded = decode_message(
                 frame, max_bytes=self.max_message_bytes, max_depth=self.max_message_depth

@@ -1,23 +1,17 @@
 """The HTTP request a call arrived on, as guards and injected parameters see it.
 
-The HTTP transports put the ASGI scope of the request being served in a context variable
-(``CURRENT_REQUEST_SCOPE``): one ``set`` per request, nothing parsed. ``McpRequestScope``
-reads it lazily, so only a guard or a provider that asks pays for the parsing. Over stdio
-and in memory there is no request: ``current_request_scope()`` is None.
+The HTTP transports put the ASGI scope of the request on the call's binding
+(``TransportBinding.http_scope``), nothing parsed. ``McpRequestScope`` reads it lazily, so
+only a guard or a provider that asks pays for the parsing. Over stdio and in memory there
+is no request: ``binding.request`` is None.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import parse_qs
-
-#: The ASGI scope of the HTTP request (or WebSocket upgrade) being served, if any.
-CURRENT_REQUEST_SCOPE: ContextVar[dict[str, Any] | None] = ContextVar(
-    "mcp_request_scope", default=None
-)
 
 #: Where the parsed view of a scope is kept in the scope itself (parsed once per request).
 _VIEW_KEY = "mcpkit.request_scope"
@@ -100,9 +94,3 @@ def request_scope_of(scope: dict[str, Any]) -> McpRequestScope:
     if view is None:
         view = scope[_VIEW_KEY] = McpRequestScope(scope)
     return view
-
-
-def current_request_scope() -> McpRequestScope | None:
-    """The HTTP request being served, or None (stdio, in memory, no request)."""
-    scope = CURRENT_REQUEST_SCOPE.get()
-    return None if scope is None else request_scope_of(scope)

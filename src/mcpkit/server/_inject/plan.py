@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, get_args, get_origin
 import msgspec
 
 from mcpkit._exceptions import InternalError, InvalidParamsError
-from mcpkit.server._engine.request_scope import McpRequestScope, current_request_scope
+from mcpkit.server._engine.request_scope import McpRequestScope
 from mcpkit.server._engine.sync_calls import call_entry, is_coroutine_callable
 from mcpkit.server._inject.markers import Dependency, Header, State, find_marker
 from mcpkit.server._schema.type_hints import (
@@ -78,7 +78,7 @@ class CallScope:
     def headers(self) -> Mapping[str, str] | None:
         """The headers of the HTTP request carrying the call (the connection's when the
         call came another way, e.g. from another instance); None without HTTP."""
-        scope = current_request_scope()
+        scope = self.binding.request
         if scope is not None:
             return scope.headers
         return self.binding.headers
@@ -190,7 +190,7 @@ class _RequestParam:
     required: str | None
 
     def resolve(self, call: CallScope) -> Any:  # the request, else the default
-        scope = current_request_scope()
+        scope = call.binding.request
         if scope is not None:
             return scope
         if self.required is None:

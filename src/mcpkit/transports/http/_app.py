@@ -37,7 +37,6 @@ from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import MCPError
 from mcpkit.protocol._jsonrpc import error_response
 from mcpkit.server._engine.engine import engine_of
-from mcpkit.server._engine.request_scope import CURRENT_REQUEST_SCOPE
 from mcpkit.server._engine.shutdown import shutting_down_error
 from mcpkit.server._engine.unexpected import internal_error
 from mcpkit.transports._starting import StartupAbandoned, start_unless_stopped
@@ -145,7 +144,6 @@ class McpAsgiApp:
         kind = scope["type"]
         if kind != "http":
             if kind == "websocket":
-                token = CURRENT_REQUEST_SCOPE.set(scope)  # guards and tools read the upgrade
                 try:
                     await self._websocket(scope, receive, send)
                 except Exception as exc:  # the safety net, as for HTTP: logged, closed 1011
@@ -157,8 +155,6 @@ class McpAsgiApp:
                     )
                     with contextlib.suppress(Exception):
                         await send({"type": "websocket.close", "code": 1011})
-                finally:
-                    CURRENT_REQUEST_SCOPE.reset(token)
             elif kind == "lifespan":
                 await self._lifespan(receive, send)
             return
@@ -186,21 +182,18 @@ class McpAsgiApp:
             return
         if not self._ready and not await self._ensure_started(send):
             return
-        token = CURRENT_REQUEST_SCOPE.set(scope)  # McpRequestScope, read only on demand
         streamable = self.streamable
         try:
             if handler is streamable and method == "POST" and streamable.cluster.started:
                 # What the endpoint's own __call__ would do, one coroutine fewer (nothing
                 # wraps it, and the headers are made).
-                await streamable.post(receive, send, headers)
+                await streamable.post(scope, receive, send, headers)
             else:
                 await handler(scope, receive, send)
         except BodyTimeout:  # raised before any answer: the body never came in full
             await self._body_timeout(send)
         except Exception as exc:  # the safety net: a bug, or a store failing unforeseen
             await self._failed(send, exc)
-        finally:
-            CURRENT_REQUEST_SCOPE.reset(token)
 
     async def _failed(self, send: Send, exc: Exception) -> None:
         """An exception no handler caught: logged once (with its traceback and an error id),

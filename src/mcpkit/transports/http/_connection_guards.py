@@ -28,7 +28,6 @@ from mcpkit.protocol._jsonrpc import error_response
 from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.server._engine.engine import ConnectionGuard
 from mcpkit.server._engine.execution import McpExecutionContext
-from mcpkit.server._engine.request_scope import request_scope_of
 from mcpkit.transports.http._asgi import Receive, Send, send_json
 from mcpkit.transports.http._endpoint import AsgiApp, request_headers
 
@@ -70,6 +69,7 @@ class ConnectionGate:
     def context(
         self, scope: dict[str, Any], headers: dict[str, str], entry: ConnectionGuard
     ) -> McpExecutionContext:
+        binding = TransportBinding(headers=headers, auth=CURRENT_AUTH.get(), http_scope=scope)
         return McpExecutionContext(
             tool_name="",
             method_name="",
@@ -80,8 +80,8 @@ class ConnectionGate:
             metadata=dict(entry.metadata or {}),
             tool_use_id=None,
             kind="connection",
-            binding=TransportBinding(headers=headers, auth=CURRENT_AUTH.get()),
-            request=request_scope_of(scope),
+            binding=binding,
+            request=binding.request,
         )
 
     async def refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> str | None:

@@ -345,6 +345,7 @@ class LegacySseHandler:
             max_message_bytes=self.options.max_body_bytes,
             max_message_depth=self.options.max_message_depth,
             auth=auth,
+            http_scope=scope,
         )
         connection.session.session_id = session_id
         session.connection = connection
@@ -497,7 +498,7 @@ class LegacySseHandler:
         # Parse errors, responses and notifications are all handled (or answered on the
         # stream) by the connection; requests run as tasks of their own, as the POST's
         # identity (the same owner as the GET's, perhaps with a newer token).
-        session.connection.feed(body, CURRENT_AUTH.get())
+        session.connection.feed(body, CURRENT_AUTH.get(), scope)
         await send_response(send, 202, b"Accepted", content_type=b"text/plain; charset=utf-8")
 
     async def _post_elsewhere(

@@ -160,6 +160,7 @@ async def serve_websocket(
         max_message_bytes=options.max_body_bytes,
         max_message_depth=options.max_message_depth,
         auth=auth,
+        http_scope=scope,
     )
 
     async def close_at_expiry(delay: float) -> None:

@@ -167,7 +167,7 @@ class StreamableHttpHandler:
             except StoreUnavailableError as exc:  # serve anyway; the next request retries
                 logger.warning("message bus unavailable: %s", exc)
         if method == "POST":
-            await self.post(receive, send, headers)
+            await self.post(scope, receive, send, headers)
             return
         stateless = self.options.stateless or is_modern(headers.get("mcp-protocol-version"))
         if method == "GET" and not stateless:
@@ -186,7 +186,9 @@ class StreamableHttpHandler:
 
     # POST ---------------------------------------------------------------------------------
 
-    async def post(self, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def post(
+        self, scope: dict[str, Any], receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         accept = headers.get("accept", "*/*")
         wants_sse = "text/event-stream" in accept
         if not (wants_sse or "application/json" in accept or "*/*" in accept):
@@ -215,7 +217,9 @@ class StreamableHttpHandler:
                 await send_json(send, 400, error_response(getattr(exc, "request_id", None), exc))
                 return
             if is_modern_post(decoded, headers, version):
-                binding, response_headers, refusal = self.modern.admit(decoded, headers, version)
+                binding, response_headers, refusal = self.modern.admit(
+                    decoded, scope, headers, version
+                )
                 if refusal is not None:
                     status, answer = refusal
                     if answer is None:
@@ -268,7 +272,7 @@ class StreamableHttpHandler:
                     "JSON-RPC batches are not supported in this protocol version",
                 )
                 return
-            binding = self._binding(session, headers, version)
+            binding = self._binding(session, scope, headers, version)
             if batch or type(decoded) is not JsonRpcRequest:
                 response_headers = self.response_headers(session, version)
                 await self._serve_messages(
@@ -397,13 +401,22 @@ class StreamableHttpHandler:
         return made[1]
 
     def _binding(
-        self, session: StreamableSession | None, headers: dict[str, str], version: str | None
+        self,
+        session: StreamableSession | None,
+        scope: dict[str, Any],
+        headers: dict[str, str],
+        version: str | None,
     ) -> TransportBinding:
         auth = CURRENT_AUTH.get()
         if session is not None:
             mcp = session.mcp
             binding = TransportBinding(
-                session=mcp, send=mcp.send, headers=headers, connection_key=mcp.key, auth=auth
+                session=mcp,
+                send=mcp.send,
+                headers=headers,
+                connection_key=mcp.key,
+                auth=auth,
+                http_scope=scope,
             )
         else:
             made = self._stateless_sessions.get(version)
@@ -412,7 +425,7 @@ class StreamableHttpHandler:
                 self._stateless_sessions[version] = made
             temp = made.copy_with_key(f"sl{next(self._stateless_ids)}")
             binding = TransportBinding(
-                session=temp, headers=headers, connection_key=temp.key, auth=auth
+                session=temp, headers=headers, connection_key=temp.key, auth=auth, http_scope=scope
             )
         CURRENT_BINDING.set(binding)
         return binding

@@ -126,7 +126,7 @@ class ModernPosts:
         self.response_headers = ResponseHeaders()
 
     def admit(
-        self, decoded: Any, headers: dict[str, str], version: str | None
+        self, decoded: Any, scope: dict[str, Any], headers: dict[str, str], version: str | None
     ) -> tuple[TransportBinding | None, list[tuple[bytes, bytes]], tuple[int, Any] | None]:
         """``(binding, response headers, None)`` for a request that may run, else
         ``(None, response headers, (status, body))``: the answer to send instead (a body of
@@ -171,6 +171,7 @@ class ModernPosts:
             connection_key=key,
             modern=True,
             auth=CURRENT_AUTH.get(),
+            http_scope=scope,
         )
         CURRENT_BINDING.set(binding)  # as for a handshake-era POST: the call's own binding
         return binding, response_headers, None
