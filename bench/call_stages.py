@@ -40,15 +40,15 @@ HTTP = "mcpkit.transports.http"
 STAGES: list[tuple[str, int, str]] = [
     ("header map", 0, f"{HTTP}._asgi:header_map"),
     ("host/origin guard", 0, f"{HTTP}._security:TransportSecurityGuard.check"),
-    ("POST", 0, f"{HTTP}._streamable:StreamableHttpHandler.post"),
+    ("POST", 0, f"{HTTP}._streamable.handler:StreamableHttpHandler.post"),
     ("body read", 1, f"{HTTP}._request_watch:read_body"),
     ("decode", 1, "mcpkit.protocol._jsonrpc:decode_message"),
-    ("era of the POST", 1, f"{HTTP}._modern_post:is_modern_post"),
-    ("2026-07-28 admission", 1, f"{HTTP}._modern_post:ModernPosts.admit"),
-    ("session lookup or creation", 1, f"{HTTP}._streamable:StreamableHttpHandler._session_for"),
-    ("binding", 1, f"{HTTP}._streamable:StreamableHttpHandler._binding"),
-    ("answer headers", 1, f"{HTTP}._streamable:StreamableHttpHandler.response_headers"),
-    ("request, run and answered", 1, f"{HTTP}._streamable:StreamableHttpHandler.serve_request"),
+    ("era of the POST", 1, f"{HTTP}._streamable.modern_post:is_modern_post"),
+    ("2026-07-28 admission", 1, f"{HTTP}._streamable.modern_post:ModernPosts.admit"),
+    ("session lookup or creation", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler._session_for"),
+    ("binding", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler._binding"),
+    ("answer headers", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler.response_headers"),
+    ("request, run and answered", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler.serve_request"),
     ("dispatch", 2, "mcpkit.server._engine.dispatcher:McpDispatcher.dispatch"),
     ("2026-07-28 request session", 3, "mcpkit.server._eras.modern:ModernEra.enter"),
     ("tools/call checks", 3, "mcpkit.server._handlers:MethodHandlers.call_tool"),
@@ -56,8 +56,8 @@ STAGES: list[tuple[str, int, str]] = [
     ("initialize", 3, "mcpkit.server._handlers:MethodHandlers.initialize"),
     ("2026-07-28 result", 3, "mcpkit.server._eras.modern:ModernEra.leave"),
     ("JSON answer", 2, f"{HTTP}._asgi:json_response"),
-    ("notification, 202", 1, f"{HTTP}._streamable:StreamableHttpHandler._serve_messages"),
-    ("DELETE", 0, f"{HTTP}._streamable:StreamableHttpHandler.delete"),
+    ("notification, 202", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler._serve_messages"),
+    ("DELETE", 0, f"{HTTP}._streamable.handler:StreamableHttpHandler.delete"),
 ]
 #: Counted like a stage, subtracted from each: what the wrapping itself costs.
 EMPTY = "call_stages:_nothing"
