@@ -1,7 +1,7 @@
-"""mcpkit's JSON Schema validator (what checks the arguments of a tool whose
-``input_schema={...}`` is given as it is) against jsonschema-rs, fastjsonschema and
-python-jsonschema: correctness on the official test suite, and the time a tool's
-arguments take to check.
+"""mcpkit's JSON Schema validation (what checks the arguments of a tool whose
+``input_schema={...}`` is given as it is: ``arguments_validator``, an adapter over
+jsonschema-rs) against jsonschema-rs itself, fastjsonschema and python-jsonschema:
+correctness on the official test suite, and the time a tool's arguments take to check.
 
     .venv/bin/python bench/json_schema.py [--rounds 7] [--seconds 0.2] [--cases]
                                           [--only mcpkit jsonschema-rs fastjsonschema jsonschema]
@@ -10,7 +10,8 @@ Correctness: every case of the JSON-Schema-Test-Suite's required draft 2020-12 t
 (vendored in tests/data/json_schema_test_suite, read as tests/server/test_json_schema_suite.py
 reads it), remote references answered from its ``remotes/`` (nothing is fetched). A case is
 passed, failed (the wrong verdict) or errored (the schema refused at compile time, or an
-exception other than a verdict). ``--cases`` lists every case that did not pass.
+exception other than a verdict). ``--cases`` lists every case that did not pass. mcpkit's
+verdict is the whole adapter's: an invalid value's errors are made into its message.
 
 Speed: three tool input schemas (a flat object; a nested order with an array of objects,
 enums, bounds and patterns; one of the size an OpenAPI operation gives, with ``$defs`` and
@@ -20,8 +21,8 @@ its path and message (mcpkit: ``arguments_validator``'s call, which raises the f
 ``InvalidParamsError``; the others: their error iteration). Each figure is the best of
 ``--rounds`` rounds of about ``--seconds`` each, the validators interleaved in every round.
 
-The peers are not dependencies of mcpkit: install them into the venv to measure them
-(``.venv/bin/pip install jsonschema-rs fastjsonschema``); a missing one is left out.
+jsonschema-rs is a dependency of mcpkit; the other peers are not: install them into the venv
+to measure them (``.venv/bin/pip install fastjsonschema``); a missing one is left out.
 Nothing is written into the repository.
 """
 
@@ -39,10 +40,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.server.test_json_schema_suite import mcpkit_check, remote_documents, suite_cases
+from tests.server.test_json_schema_suite import (
+    remote_documents,
+    suite_cases,
+    suite_validator,
+    verdict,
+)
 
-from mcpkit import InvalidParamsError
-from mcpkit.server._schema.json_schema import arguments_validator
+from mcpkit import InvalidParamsError, McpServerApp
 
 #: A compiled schema's verdict on an instance.
 Verdict = Callable[[Any], bool]
@@ -62,23 +67,19 @@ def remote(uri: str) -> Any:
 
 
 class Mcpkit:
-    """mcpkit's own: ``arguments_validator``, as a tool's input schema gets it."""
+    """mcpkit's: the check a tool given ``input_schema=`` gets (``arguments_validator``)."""
 
     name = "mcpkit"
     package = "mcpkit"
 
     def verdict(self, schema: Any) -> Verdict:
-        check = mcpkit_check(schema)
-
-        def is_valid(instance: Any) -> bool:
-            errors: list[tuple[str, str]] = []
-            check(instance, "", errors)
-            return not errors
-
-        return is_valid
+        validate = suite_validator(schema)
+        return lambda instance: verdict(validate, instance)
 
     def errors(self, schema: Any) -> Errors:
-        validate = arguments_validator(schema)
+        app = McpServerApp("bench")
+        app.tool(input_schema=schema, name="check")(lambda **arguments: None)
+        validate = app.catalog.get_tool("check").signature.validate  # type: ignore[union-attr]
 
         def errors(instance: Any) -> list[tuple[Any, str]]:
             try:

@@ -93,7 +93,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mcpkit.server._eras.downgrade", "_DESCRIPTION_SINCE"): _TABLE,
     ("mcpkit.server._eras.downgrade", "_TOOL_SINCE"): _TABLE,
     ("mcpkit.server._eras.downgrade", "_SERVER_INFO_SINCE"): _TABLE,
-    ("mcpkit.server._schema.json_schema", "_TYPE_TESTS"): _TABLE,
+    ("mcpkit.server._schema.json_schema", "_JSON_TYPES"): _TABLE,
     ("mcpkit.server._engine.listen", "LIST_CHANGED"): _TABLE,
     ("mcpkit.server._engine.listen_request", "LIST_CHANGED"): _TABLE,
     ("mcpkit.server._eras.mrtr", "_CAPABILITY_OF"): _TABLE,

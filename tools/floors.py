@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The dependency-floor job: mcpkit's tests at the lowest versions pyproject.toml allows, and
 at the newest ones, of its runtime dependencies and of the ws, redis and pydantic extras
-(msgspec, typer, rich, uvicorn, httpx, joserfc, httptools, uvloop, websockets, redis,
-pydantic). Run it as ``./dev floors`` (it starts redis-server first); ``.ci/run`` runs it.
+(msgspec, typer, rich, uvicorn, httpx, joserfc, jsonschema-rs, httptools, uvloop,
+websockets, redis, pydantic). Run it as ``./dev floors`` (it starts redis-server first);
+``.ci/run`` runs it.
 
 * lowest: ``.venv-floors/lowest`` gets mcpkit with ``-c tools/floors-lowest.txt``, which pins
   each of them to its floor (checked here against pyproject.toml: a floor raised in one must

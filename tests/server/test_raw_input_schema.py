@@ -6,7 +6,11 @@ registration. Proxied and OpenAPI tools leave the check to what they call."""
 
 from __future__ import annotations
 
+import http.server
+import json
 import re
+import threading
+import urllib.request
 from typing import Any
 
 import pytest
@@ -72,8 +76,8 @@ async def test_every_wrong_argument_is_named_missing_ones_first(connect) -> None
     assert result.content[0].text == (
         "Missing required argument 'nights'; "
         "Invalid argument 'guests[0].name': missing required field; "
-        "Invalid argument 'city': Expected a string of at least 2 characters, got 1; "
-        'Invalid argument \'room\': Expected one of "single", "double", got "suite"; '
+        "Invalid argument 'city': \"X\" is shorter than 2 characters; "
+        'Invalid argument \'room\': "suite" is not one of "single" or "double"; '
         "Invalid argument 'guests[0].age': Expected `integer`, got `string`; "
         "Unknown argument 'pets'"
     )
@@ -179,23 +183,33 @@ def test_every_spelling_of_a_given_schema_is_checked() -> None:
     ("schema", "said"),
     [
         (
-            {"type": "object", "properties": {"name": {"type": "string", "pattern": r"^\p{L}+$"}}},
-            r"at #/properties/name/pattern: '\^\\\\p\{L\}\+\$' is no regular expression "
-            r"Python's re module compiles",
+            {"type": "object", "properties": {"name": {"type": "string", "pattern": "(unclosed"}}},
+            r'^at #/properties/name/pattern: "\(unclosed" is not a "regex"$',
         ),
         (
             {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}},
-            r"at #/properties/a/\$ref: \$ref '#/\$defs/missing' points to nothing",
+            r"^\$ref: Pointer '/\$defs/missing' does not exist$",
         ),
         (
             {"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}},
-            r"points out of the schema; mcpkit fetches no other document",
+            r"^a reference to 'https://example.com/a.json' points out of the schema; mcpkit "
+            r"fetches no other document",
         ),
-        ({"type": "dict"}, r'at #/type: "dict" is not a JSON Schema type'),
-        ({"type": "object", "required": "a"}, r"at #/required: required is a list"),
         (
-            {"$defs": {"loop": {"$ref": "#/$defs/loop"}}, "$ref": "#/$defs/loop"},
-            r"would be followed forever",
+            {"type": "object", "properties": {"a": {"$ref": "file:///etc/hostname"}}},
+            r"^a reference to 'file:///etc/hostname' points out of the schema",
+        ),
+        (
+            {"$schema": "https://example.com/my-metaschema", "type": "object"},
+            r"^a reference to 'https://example.com/my-metaschema' points out of the schema",
+        ),
+        ({"type": "dict"}, r'^at #/type: matches none of the anyOf options \(1: "dict" is not one'),
+        ({"type": "object", "required": "a"}, r"^at #/required: Expected `array`, got `string`$"),
+        # 2020-12's items is one schema: a list of them is draft 7, which $schema would say
+        (
+            {"type": "array", "items": [{"type": "string"}], "additionalItems": False},
+            r"^at #/items: Expected `boolean` or `object`, got `array` \(an older draft's "
+            r"spelling\? name the draft in \$schema\)$",
         ),
     ],
 )
@@ -209,10 +223,62 @@ def test_a_schema_no_check_can_be_made_of_fails_at_registration(
 
     with pytest.raises(ValueError) as refused:
         app.tool(input_schema=schema)(lookup)
+    prefix = "tool 'lookup': input_schema cannot check arguments: "
     message = str(refused.value)
-    assert message.startswith("tool 'lookup': input_schema cannot check arguments: at #")
-    assert re.search(said, message), message
+    assert message.startswith(prefix)
+    assert re.search(said, message.removeprefix(prefix)), message
     assert app.catalog.list_tools() == []
+
+
+def test_a_schema_referring_to_a_server_is_refused_and_nothing_is_fetched() -> None:
+    """A real server that would answer with a schema: neither a ``$ref`` to it, nor one made
+    absolute by an ``$id`` on it, nor a metaschema there is fetched; each is refused."""
+    seen: list[str] = []
+
+    class Recording(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            body = json.dumps({"type": "string"}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/schema+json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recording)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    schemas = [
+        {"type": "object", "properties": {"a": {"$ref": f"{base}/a.json"}}},
+        {"$id": f"{base}/root.json", "type": "object", "properties": {"a": {"$ref": "b.json"}}},
+        {"$schema": f"{base}/meta.json", "type": "object"},
+    ]
+    app = McpServerApp("offline")
+    try:
+        for schema in schemas:
+            with pytest.raises(ValueError, match=f"a reference to '{re.escape(base)}/"):
+                app.tool(input_schema=schema, name="lookup")(lambda **arguments: "never")
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
+        with direct.open(f"{base}/probe.json", timeout=10) as answer:
+            assert json.load(answer) == {"type": "string"}  # the server does answer
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    assert seen == ["/probe.json"]  # the probe, and nothing mcpkit asked for
+    assert app.catalog.list_tools() == []
+
+
+def test_a_reference_loop_that_never_enters_the_value_is_no_hang() -> None:
+    """JSON Schema leaves such a loop's meaning undefined; it does not run forever: the loop
+    adds nothing, what sits beside it is checked."""
+    loop = {"$defs": {"loop": {"$ref": "#/$defs/loop"}}, "$ref": "#/$defs/loop"}
+    assert _refusal({**loop, "required": ["a"]}, {"a": 1}) is None
+    assert _refusal({**loop, "required": ["a"]}, {}) == "Missing required argument 'a'"
 
 
 async def test_a_proxied_tool_leaves_the_check_to_its_backend(connect) -> None:
@@ -270,8 +336,8 @@ DRAFT_7 = {
             DRAFT_7,
             {"port": 65536, "pair": ["a", "b"]},
             "Missing required argument 'host'; "
-            "Invalid argument 'port': Expected a number < 65536, got 65536; "
-            "Invalid argument 'pair': Expected an array of at most 1 item, got 2",
+            "Invalid argument 'port': 65536 is greater than or equal to the maximum of 65536; "
+            "Invalid argument 'pair': Additional items are not allowed (\"b\" was unexpected)",
         ),
         # numbers are compared as JSON does: 1.0 is an integer, true is no number
         ({"properties": {"n": {"type": "integer"}}}, {"n": 1.0}, None),
@@ -284,7 +350,7 @@ DRAFT_7 = {
         (
             {"properties": {"tags": {"uniqueItems": True}}},
             {"tags": [1, True, 1.0]},
-            "Invalid argument 'tags': Expected unique items, but [0] and [2] are equal",
+            "Invalid argument 'tags': [1,true,1.0] has non-unique elements",
         ),
         (
             {"properties": {"v": {"anyOf": [{"type": "string"}, {"type": "null"}]}}},
@@ -294,8 +360,8 @@ DRAFT_7 = {
         (
             {"properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}},
             {"v": 3},
-            "Invalid argument 'v': Expected exactly one oneOf option to fit, but options 1 "
-            "and 2 do",
+            "Invalid argument 'v': 3 is valid under more than one of the schemas listed in the "
+            "'oneOf' keyword",
         ),
         # unevaluatedProperties: what any subschema in place names counts as evaluated
         (
@@ -307,8 +373,38 @@ DRAFT_7 = {
             {"a": 1, "b": 2, "c": 3},
             "Unknown argument 'c'",
         ),
-        # format is an annotation, as JSON Schema 2020-12 has it by default
+        # format is an annotation, as JSON Schema 2020-12 has it by default, in every draft
         ({"properties": {"at": {"type": "string", "format": "date-time"}}}, {"at": "x"}, None),
+        ({**DRAFT_7, "properties": {"at": {"format": "date-time"}}}, {"at": "x"}, None),
+        # patterns are ECMA-262 regular expressions, Unicode classes included
+        ({"properties": {"name": {"pattern": r"^\p{L}+$"}}}, {"name": "Zoë"}, None),
+        (
+            {"properties": {"name": {"pattern": r"^\p{L}+$"}}},
+            {"name": "Zoë1"},
+            'Invalid argument \'name\': "Zoë1" does not match "^\\p{L}+$"',
+        ),
+        # without $schema, 2020-12 still reaches definitions and reads dependencies
+        (
+            {
+                "properties": {"p": {"$ref": "#/definitions/n"}},
+                "definitions": {"n": {"type": "integer"}},
+            },
+            {"p": "one"},
+            "Invalid argument 'p': Expected `integer`, got `string`",
+        ),
+        ({"dependencies": {"a": ["b"]}}, {"a": 1}, "Missing required argument 'b'"),
+        # an argument's value is shown cut short, however long it is
+        (
+            {"properties": {"s": {"maxLength": 3}}},
+            {"s": "x" * 500},
+            "Invalid argument 's': \"" + "x" * 38 + "… is longer than 3 characters",
+        ),
+        (
+            {"properties": {"n": {"anyOf": [{"type": "integer"}, {"required": ["m"]}]}}},
+            {"n": {"k": "x" * 500}},
+            "Invalid argument 'n': matches none of the anyOf options (1: Expected `integer`, got "
+            "`object`; 2: 'n.m': missing required field)",
+        ),
     ],
 )
 def test_what_the_schema_says_is_checked_as_json_schema_says(
@@ -318,17 +414,21 @@ def test_what_the_schema_says_is_checked_as_json_schema_says(
 
 
 def test_a_document_pasted_into_a_property_keeps_its_own_references() -> None:
-    """A subschema with its own ``$schema`` is the root its ``#/$defs/...`` point into."""
+    """A subschema with an ``$id`` is a resource of its own: its ``#/$defs/...`` point into
+    it. Without an ``$id`` they point into the whole schema, where there is no such place
+    (``$schema`` alone does not make a resource: 2020-12 allows it only at a resource's root)."""
     document = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$defs": {"Id": {"type": "string"}, "Item": {"properties": {"id": {"$ref": "#/$defs/Id"}}}},
         "$ref": "#/$defs/Item",
     }
-    schema = {"type": "object", "properties": {"item": document}}
+    schema = {"type": "object", "properties": {"item": {"$id": "item.json", **document}}}
     assert _refusal(schema, {"item": {"id": "x"}}) is None
     assert _refusal(schema, {"item": {"id": 7}}) == (
         "Invalid argument 'item.id': Expected `string`, got `integer`"
     )
+    with pytest.raises(ValueError, match=r"Pointer '/\$defs/Item' does not exist"):
+        _refusal({"type": "object", "properties": {"item": document}}, {})
 
 
 async def test_a_typed_return_still_gives_structured_content(connect) -> None:
