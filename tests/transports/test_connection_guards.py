@@ -219,3 +219,32 @@ async def test_a_call_only_guard_does_not_gate_connections():
         assert asgi.connection_gate is None  # nothing wrapped: requests pay nothing
         async with _client(url, HttpTransportMode.STREAMABLE_HTTP, {}) as client:
             assert (await client.call_tool("hi")).content[0].text == "hi"
+
+
+class ConnectionsOnly:
+    """A class-level guard with ``can_connect`` and no ``can_activate``."""
+
+    def can_connect(self, ctx: McpExecutionContext) -> bool:
+        return ctx.request is not None and ctx.request.headers.get("x-tenant") == "acme"
+
+
+@mcp_server(name="connections-only")
+@use_guards(ConnectionsOnly)
+class ConnectionsOnlyTools:
+    @mcp_tool()
+    def hi(self) -> str:
+        return "hi"
+
+
+async def test_a_connection_only_guard_checks_connections_and_leaves_calls_alone():
+    """It refused every call ("Guard 'ConnectionsOnly' denied the call"): the call path
+    fell back to calling the guard object itself, whose TypeError counted as a refusal."""
+    app = McpServerApp(ConnectionsOnlyTools)
+    async with asyncio.timeout(30), serving(app) as (url, _):
+        async with _client(url, HttpTransportMode.STREAMABLE_HTTP, ALLOWED) as client:
+            assert (await client.call_tool("hi")).content[0].text == "hi"
+        async with httpx.AsyncClient(timeout=10) as http:
+            refused = await http.post(url, json=initialize_request(), headers=DENIED)
+        assert refused.status_code == 403
+    async with McpClient.in_memory(app) as client:  # no connection to check: the call runs
+        assert (await client.call_tool("hi")).content[0].text == "hi"

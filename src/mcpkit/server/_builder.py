@@ -21,7 +21,6 @@ from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateE
 from mcpkit.server._inject.plan import InjectionPlan, _converter, plan_injection
 from mcpkit.server._results import _builtins
 from mcpkit.server._schema.callables import CallableSignature, inspect_callable
-from mcpkit.server._schema.json_schema import arguments_validator
 from mcpkit.server._schema.type_hints import _resolve_hints
 
 logger = logging.getLogger("mcpkit.server")
@@ -77,6 +76,13 @@ def _warn_of_simple_explode(fn: Callable[..., Any], template: UriTemplate) -> No
             name,
             name,
         )
+
+
+def _raw_validator(schema: Any) -> Any:
+    # jsonschema-rs is loaded by the first tool given a schema as it is, not by every app.
+    from mcpkit.server._schema.json_schema import arguments_validator
+
+    return arguments_validator(schema)
 
 
 def _unchecked(arguments: Any) -> dict[str, Any]:
@@ -185,7 +191,7 @@ class EntryBuilder:
             input_schema = signature.input_schema
         else:  # given as it is: the arguments are checked against it, as it says
             try:
-                validator = arguments_validator(input_schema) if check_arguments else _unchecked
+                validator = _raw_validator(input_schema) if check_arguments else _unchecked
             except ValueError as exc:
                 raise ValueError(
                     f"tool {name!r}: input_schema cannot check arguments: {exc}"

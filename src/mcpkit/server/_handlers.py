@@ -1,6 +1,7 @@
-"""The handshake-era method handlers: lifecycle, tools, resources, prompts, completion,
-logging. Each takes (request, binding) and returns the result dict or raises a
-``ProtocolError``."""
+"""The app's method handlers, installed in its engine's dispatcher: lifecycle and
+``server/discover``, tools, resources, prompts, completion, logging,
+``subscriptions/listen`` and the ``tasks/*`` methods, for both eras. Each takes (request,
+binding) and returns the result dict or raises a ``ProtocolError``."""
 
 from __future__ import annotations
 

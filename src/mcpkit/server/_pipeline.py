@@ -25,9 +25,15 @@ def _name_of(component: Any) -> str:
 
 
 async def run_guards(guards: tuple[Any, ...], ctx: McpExecutionContext) -> None:
-    """Raise ``McpForbiddenError`` at the first guard that refuses (returns falsy or raises)."""
+    """Raise ``McpForbiddenError`` at the first guard that refuses (returns falsy or raises).
+    A guard with ``can_connect`` and no ``can_activate`` checks connections only (the HTTP
+    transports run it on each request): it has nothing to say about a call."""
     for guard in guards:
-        check = getattr(guard, "can_activate", guard)
+        check = getattr(guard, "can_activate", None)
+        if check is None:
+            if hasattr(guard, "can_connect"):
+                continue
+            check = guard
         try:
             allowed = await _maybe_await(check(ctx))
         except McpForbiddenError:

@@ -39,7 +39,7 @@ class TransportBinding(msgspec.Struct, eq=False, repr_omit_defaults=True):
 
     The engine's own per-call state: ``modern`` marks a 2026-07-28 request (its session made
     from its ``_meta``); ``round_inputs`` holds such a call's multi round-trip inputs
-    (``server._mrtr.round_inputs`` reads them); ``task_start`` is set while a
+    (``server._eras.mrtr.round_inputs`` reads them); ``task_start`` is set while a
     ``@deferred_task`` call may still become a task, ``task_id`` once it runs as one.
     """
 

@@ -1,6 +1,6 @@
 """Body-based routing of JSON-RPC requests to method handlers.
 
-The dispatcher is one per server app, shared by every connection. It tracks in-flight
+The dispatcher is one per engine (``McpEngine``), shared by every connection. It tracks in-flight
 requests by (connection, request id) so that ``notifications/cancelled`` reaches exactly the
 request it names and two connections using the same ids never touch each other.
 """

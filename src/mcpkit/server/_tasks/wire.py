@@ -1,7 +1,7 @@
 """What the parts of the tasks extension (SEP-2663) share: its wire names, a task's shapes
 on the wire, and the settings the parts read from their ``TaskManager``.
 
-Holds no state and does no I/O; the parts themselves live in ``_task_*.py`` beside it.
+Holds no state and does no I/O; the parts themselves are the other modules of ``mcpkit.server._tasks``.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ The router has already matched the path and applied the DNS-rebinding guard. The
   ``websocket_guard`` attribute, it is called with the request headers (lower-case names)
   and may return a bool or an awaitable of one. False (or an exception) refuses the
   connection with close code 1008 (policy violation) before it is accepted, so no MCP
-  message is ever exchanged. This is the stand-in for server-class ``@use_guards`` at the
-  connection level.
+  message is ever exchanged. The connection guards (``connection_guards`` and the served
+  classes' ``can_connect`` guards) run before it, as on every HTTP request.
 * The handshake accepts the ``mcp`` subprotocol when the client offers it.
 * A ``ServerConnection`` serves the socket with ``require_initialized=True``: requests
   other than ``initialize`` and ``ping`` before ``notifications/initialized`` get -32600.
@@ -201,11 +201,6 @@ async def serve_websocket(
                 connection.feed_oversized()
             else:
                 connection.feed(data)
-            # Let the task just spawned for this frame take its first step before the next
-            # frame is routed: ServerConnection applies the initialized gate when it routes
-            # a request, while ``notifications/initialized`` takes effect in its own task,
-            # so without this a request sent right behind that notification is refused.
-            await asyncio.sleep(0)
     finally:
         open_ = False
         if expiry is not None:
