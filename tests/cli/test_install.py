@@ -20,8 +20,8 @@ import pytest
 
 from mcpkit.cli import _install, main
 from mcpkit.cli._client_configs import CLIENTS, config_path
+from mcpkit.cli._dotenv import parse_dotenv
 from mcpkit.cli._errors import CliError
-from mcpkit.cli._install import parse_dotenv
 from mcpkit.cli._loader import split_target
 
 SERVER = '''

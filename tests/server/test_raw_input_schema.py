@@ -17,7 +17,7 @@ import pytest
 
 from mcpkit import McpCallError, McpClient, McpServerApp, mcp_server, mcp_tool
 from mcpkit.proxy import McpProxy
-from mcpkit.server import _builder
+from mcpkit.server._schema import json_schema
 from mcpkit.server._schema.engines import MAX_LISTED_ARGUMENT_ERRORS
 
 BOOKING = {
@@ -141,13 +141,13 @@ async def test_an_unknown_tool_and_arguments_that_are_no_object_stay_protocol_er
 
 async def test_the_schema_is_compiled_once_when_the_tool_is_registered(connect, monkeypatch):
     compiled: list[Any] = []
-    real = _builder.arguments_validator
+    real = json_schema.arguments_validator
 
     def counting(schema: Any) -> Any:
         compiled.append(schema)
         return real(schema)
 
-    monkeypatch.setattr(_builder, "arguments_validator", counting)
+    monkeypatch.setattr(json_schema, "arguments_validator", counting)
     app = booking_app([])
     assert compiled == [BOOKING]
     async with connect(app) as client:

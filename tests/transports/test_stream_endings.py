@@ -26,7 +26,7 @@ from mcpkit.protocol import SseDecoder, SseEvent
 from mcpkit.stores import InMemoryEventStore, InMemorySessionStore
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from mcpkit.transports.http._streamable.calls import PostCall
-from mcpkit.transports.http._streamable.handler import REQUEST_CANCELLED
+from mcpkit.transports.http._streamable.replies import REQUEST_CANCELLED
 from mcpkit.transports.http._streamable.streams import SseResponse
 from tests.http_server import free_port, serving
 from tests.transports._tools import CancellableTools

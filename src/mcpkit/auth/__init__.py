@@ -51,6 +51,7 @@ _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from mcpkit.auth._config import BearerAuthConfig
     from mcpkit.auth._dpop import (
         DPoPError,
         DPoPNonceManager,
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
     from mcpkit.auth._introspection import IntrospectionVerifier
     from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
     from mcpkit.auth._oidc import OidcVerifier
-    from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthConfig, BearerAuthGate
+    from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthGate
     from mcpkit.auth._unavailable import VerifierUnavailableError
 
 __all__ = [

@@ -38,7 +38,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -48,15 +47,16 @@ from typing import Annotated, Any
 import typer
 
 from mcpkit.cli._client_configs import CLIENTS, ClientSpec, config_path, server_entry
+from mcpkit.cli._config_edit import apply_change, plan_change, render_change
+from mcpkit.cli._dotenv import parse_env_assignments, read_env_file
 from mcpkit.cli._errors import EXIT_USAGE, CliError
+from mcpkit.cli._install_target import ResolvedTarget, resolve_target
 from mcpkit.cli._loader import split_target
 
 #: The name ``McpServerApp`` gives a server that names none (``mcpkit.server._app``); such a
 #: server's entry is named after its file instead.
 UNNAMED_SERVER = "mcpkit-server"
 
-_ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 _NAMES_MCPKIT = re.compile(r"mcpkit(?![\w.-])", re.IGNORECASE)
 
 
@@ -66,103 +66,6 @@ def _note(text: str) -> None:
 
 
 # --------------------------------------------------------------------------- environment
-
-
-def parse_env_assignments(values: list[str]) -> dict[str, str]:
-    """``--env KEY=VALUE`` values, in order (a later KEY wins)."""
-    env: dict[str, str] = {}
-    for value in values:
-        key, has_value, text = value.partition("=")
-        key = key.strip()
-        if not has_value or not _ENV_KEY.match(key):
-            raise CliError(
-                f"--env {value!r} is not KEY=VALUE",
-                "e.g. --env API_KEY=secret (a KEY is letters, digits and _, not starting with a digit)",
-                code=EXIT_USAGE,
-            )
-        env[key] = text
-    return env
-
-
-def parse_dotenv(text: str, source: str = ".env") -> dict[str, str]:
-    """The variables of a dotenv file: ``KEY=VALUE`` lines (``export KEY=VALUE`` too),
-    blank lines and ``#`` comments; a value may be in single quotes (taken as it is) or
-    double quotes (``\\n``, ``\\t``, ``\\"`` and ``\\\\`` escapes), either spanning lines;
-    an unquoted value ends at `` #``. Nothing is interpolated: ``$OTHER`` stays as written."""
-    env: dict[str, str] = {}
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        number = index + 1
-        line = lines[index].strip()
-        index += 1
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("export") and line[6:7].isspace():
-            line = line[6:].lstrip()
-        key, has_value, rest = line.partition("=")
-        key = key.strip()
-        if not has_value or not _ENV_KEY.match(key):
-            raise CliError(
-                f"{source}:{number}: not a KEY=VALUE line",
-                "each line is KEY=VALUE, export KEY=VALUE, a # comment or blank",
-            )
-        rest = rest.lstrip()
-        quote = rest[:1]
-        if quote not in ("'", '"'):
-            env[key] = re.split(r"\s#", rest, maxsplit=1)[0].rstrip()
-            continue
-        body = rest[1:]
-        while True:
-            end = _closing_quote(body, quote)
-            if end >= 0:
-                break
-            if index >= len(lines):
-                raise CliError(
-                    f"{source}:{number}: the {quote} quote of {key} is never closed",
-                    f"end the value with {quote}",
-                )
-            body += "\n" + lines[index]
-            index += 1
-        after = body[end + 1 :].strip()
-        if after and not after.startswith("#"):
-            raise CliError(
-                f"{source}:{number}: text after the quoted value of {key}",
-                "put a comment after #, or quote the whole value",
-            )
-        value = body[:end]
-        env[key] = _unescape(value) if quote == '"' else value
-    return env
-
-
-def _closing_quote(body: str, quote: str) -> int:
-    position = 0
-    while position < len(body):
-        char = body[position]
-        if char == "\\" and quote == '"':
-            position += 2
-            continue
-        if char == quote:
-            return position
-        position += 1
-    return -1
-
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
-
-
-def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), value)
-
-
-def read_env_file(path: str) -> dict[str, str]:
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise CliError(f"no such env file: {path}", "--env-file takes a dotenv file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read the env file {path}: {exc}") from None
-    return parse_dotenv(text, path)
 
 
 @contextlib.contextmanager
@@ -182,81 +85,7 @@ def _environment(env: Mapping[str, str]) -> Iterator[None]:
 # --------------------------------------------------------------------------- the server
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedTarget:
-    """What ``mcpkit run`` is given (an absolute file, and ``:OBJECT``), the name the entry
-    takes when the server names none, the module a ``MODULE:OBJECT`` named, and the target
-    to check here (as the user wrote it, so that errors show the file as written);
-    ``local_package``: the module's top package, when only the working folder holds it."""
-
-    run_target: str
-    stem: str
-    module: str | None = None
-    check_target: str = ""
-    local_package: str | None = None
-
-
-def resolve_target(target: str, cwd: Path) -> ResolvedTarget:
-    """A file (a path, or a name ending in ``.py``) or else an importable module."""
-    file_part, object_name = split_target(target)
-    if not file_part:
-        raise CliError(
-            f"no file in {target!r}", "give FILE[:OBJECT] or MODULE:OBJECT", code=EXIT_USAGE
-        )
-    suffix = f":{object_name}" if object_name else ""
-    path = cwd / file_part
-    is_file = (
-        path.is_file()
-        or file_part.endswith(".py")
-        or any(sep in file_part for sep in ("/", "\\"))
-        or not _MODULE_NAME.match(file_part)
-    )
-    if is_file:
-        absolute = path.resolve()
-        if not absolute.exists():
-            raise CliError(f"no such file: {file_part}", f"looked for {absolute}")
-        return ResolvedTarget(str(absolute) + suffix, absolute.stem, check_target=target)
-    origin, local_package = _module_file(file_part, cwd)
-    return ResolvedTarget(
-        origin + suffix, file_part.rpartition(".")[2], file_part, local_package=local_package
-    )
-
-
-def _module_file(module: str, cwd: Path) -> tuple[str, str | None]:
-    """The source file of ``module``, found as ``python -m`` would from ``cwd``; and its top
-    package when that is found from ``cwd`` only."""
-    import importlib.machinery
-    import importlib.util
-
-    folder = str(cwd)
-    sys.path.insert(0, folder)
-    try:
-        spec = importlib.util.find_spec(module)
-    except ModuleNotFoundError:
-        spec = None
-    except Exception as exc:  # importing the parent package raised
-        raise CliError(
-            f"importing the package of {module} failed: {type(exc).__name__}: {exc}",
-            suggest_debug=True,
-        ) from exc
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(folder)
-    if spec is None:
-        raise CliError(
-            f"no such file or module: {module}",
-            f"looked for the file {cwd / module} and for a module importable from {cwd}",
-        )
-    origin = spec.origin
-    if not spec.has_location or not origin or not origin.endswith(".py"):
-        raise CliError(
-            f"{module} has no Python source file to run ({origin or 'none'})",
-            "give the server's .py file instead: path/to/server.py[:OBJECT]",
-        )
-    top = module.partition(".")[0]
-    elsewhere = [entry for entry in sys.path if entry not in ("", folder)]
-    local = "." in module and importlib.machinery.PathFinder.find_spec(top, elsewhere) is None
-    return str(Path(origin).resolve()), top if local else None
+# --------------------------------------------------------------------------- the command
 
 
 def load_server_name(
@@ -289,9 +118,6 @@ def load_server_name(
         raise
     name = app.name
     return None if name == UNNAMED_SERVER else name
-
-
-# --------------------------------------------------------------------------- the command
 
 
 def launch_command(
@@ -448,145 +274,6 @@ def prepare_server(
 
 
 # --------------------------------------------------------------------------- the file
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """The file to write (symlinks followed), what it held (None: no file yet), what it
-    will hold, and whether an entry of the same name is replaced (or removed), and that
-    entry."""
-
-    path: Path
-    old_text: str | None
-    new_text: str
-    replaced: bool
-    previous: Any = None
-
-
-def _indent_of(text: str) -> int | str:
-    """The indentation of a JSON text: of its first indented line (2 when none)."""
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            lead = line[: len(line) - len(stripped)]
-            if "\t" in lead:
-                return "\t"
-            return len(lead) if len(lead) <= 8 else 2
-    return 2
-
-
-def plan_change(
-    path: Path, servers_key: str, name: str, entry: dict[str, Any] | None, *, by_hand: str
-) -> Change:
-    """The file ``path`` with ``entry`` under ``servers_key``/``name`` (None: without the
-    entry of that name, which must be there); a file that does not hold a JSON object is
-    refused (``by_hand``: the command printing the entry instead)."""
-    real = path.resolve() if path.is_symlink() else path
-    try:
-        old_text: str | None = real.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        old_text = None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {exc}") from None
-    hint = (
-        f"fix or move it and run this again, or add the entry by hand: {by_hand}"
-        if entry is not None
-        else "fix or move it and run this again, or remove the entry by hand"
-    )
-    data: Any = {}
-    indent: int | str = 2
-    if old_text is not None and old_text.strip():
-        try:
-            data = json.loads(old_text)
-        except json.JSONDecodeError as exc:
-            raise CliError(
-                f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}, column"
-                f" {exc.colno}; comments and trailing commas are not JSON); it was left as it is",
-                hint,
-            ) from None
-        if not isinstance(data, dict):
-            raise CliError(f"{path} does not hold a JSON object; it was left as it is", hint)
-        indent = _indent_of(old_text)
-    servers = data.get(servers_key)
-    if servers is None:
-        servers = data[servers_key] = {}
-    elif not isinstance(servers, dict):
-        raise CliError(f"{path}: {servers_key!r} is not a JSON object; it was left as it is", hint)
-    replaced = name in servers
-    previous = servers.get(name)
-    if entry is not None:
-        servers[name] = entry
-    elif replaced:
-        del servers[name]
-    else:
-        names = ", ".join(repr(key) for key in servers) or "none"
-        raise CliError(f"{path} has no server named {name!r}", f"its servers: {names}")
-    new_text = json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-    if old_text is not None and "\r\n" in old_text:
-        new_text = new_text.replace("\n", "\r\n")
-    return Change(real, old_text, new_text, replaced, previous)
-
-
-def backup_path(path: Path, now: float | None = None) -> Path:
-    """``FILE.YYYYMMDD-HHMMSS.bak`` beside ``path`` (``-2``, ``-3``… when taken)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
-    candidate = path.with_name(f"{path.name}.{stamp}.bak")
-    count = 1
-    while candidate.exists():
-        count += 1
-        candidate = path.with_name(f"{path.name}.{stamp}-{count}.bak")
-    return candidate
-
-
-def apply_change(change: Change) -> Path | None:
-    """Write the change (back up the old file first; replace it in one step); the backup."""
-    import tempfile
-
-    path = change.path
-    backup: Path | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if change.old_text is not None:
-            backup = backup_path(path)
-            shutil.copy2(path, backup)
-        descriptor, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-        )
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as stream:
-                stream.write(change.new_text)
-                stream.flush()
-                os.fsync(stream.fileno())
-            if change.old_text is not None:
-                shutil.copymode(path, temporary)
-            else:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(temporary, 0o666 & ~umask)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-    except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    return backup
-
-
-def render_change(change: Change, shown: str) -> str:
-    """What ``--dry-run`` prints: a unified diff, or the whole file when there is none."""
-    if change.old_text is None:
-        return change.new_text
-    import difflib
-
-    return "".join(
-        difflib.unified_diff(
-            change.old_text.splitlines(keepends=True),
-            change.new_text.splitlines(keepends=True),
-            fromfile=shown,
-            tofile=f"{shown} (after)",
-        )
-    )
 
 
 # --------------------------------------------------------------------------- the two commands

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mcpkit.server._app import McpServerApp, _is_member
+from mcpkit.server._app import McpServerApp
 from mcpkit.server._compose import _reaches
 from mcpkit.server._decorators import (
     PROMPT_ATTR,
@@ -27,6 +27,7 @@ from mcpkit.server._decorators import (
     SERVER_ATTR,
     TOOL_ATTR,
 )
+from mcpkit.server._registration import is_member
 
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
@@ -126,7 +127,7 @@ def _module_functions(module: Any) -> list[Any]:
         if not name.startswith("_")
         and not isinstance(value, type)
         and getattr(value, "__module__", None) == module.__name__
-        and _is_member(value)
+        and is_member(value)
     ]
 
 
@@ -302,7 +303,7 @@ def unserved_members(module: Any, app: McpServerApp) -> list[Unserved]:
                 found.append(
                     Unserved(name, "@mcp_server", name, f"pass it to McpServerApp({name}, ...)")
                 )
-        elif _is_member(value) and not getattr(value, REGISTERED_ATTR, False):
+        elif is_member(value) and not getattr(value, REGISTERED_ATTR, False):
             found.extend(_unserved_function(name, value))
     return found
 

@@ -59,6 +59,11 @@ class McpClient:
     Use ``async with McpClient.stdio(options) as client`` (or ``McpClient.in_memory(app)``,
     or ``McpClient(stream)`` over any ``MessageStream``). Handlers answer the server's
     requests; giving one advertises the matching client capability.
+
+    Its size: one method per request of the protocol (tools, resources, templates, prompts,
+    completion, logging, tasks, listen, ping) and per way to connect, on the one object a
+    user holds, as every MCP client SDK has it; each is a few lines over the session, where
+    the work is.
     """
 
     # What the client knows of its connection (kept in its ClientState) -------------------

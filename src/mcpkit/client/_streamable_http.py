@@ -91,6 +91,10 @@ class StreamableHttpClientTransport(ResponseStreamHandling, ListenStreamHandling
 
     The client engine reads it with ``receive()``; a failure that ends the transport (the
     session expired) is raised from there so pending requests fail with its reason.
+
+    Its size: the client end of Streamable HTTP is one state machine over one session id
+    and one httpx client (POST answers as JSON or SSE, the GET stream, resumption, session
+    renewal, DELETE, the 2026-07-28 form); reading streams is in its mixins already.
     """
 
     def __init__(

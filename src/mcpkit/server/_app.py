@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -20,17 +19,11 @@ from mcpkit.server._catalog import McpCatalogManager
 from mcpkit.server._context import McpToolContext
 from mcpkit.server._decorators import (
     COMPLETION_ATTR,
-    EXCEPTION_HANDLERS_ATTR,
-    GUARDS_ATTR,
-    INTERCEPTORS_ATTR,
     LIFESPAN_ATTR,
-    METADATA_ATTR,
     PROMPT_ATTR,
-    REGISTERED_ATTR,
     RESOURCE_ATTR,
     SERVER_ATTR,
     TOOL_ATTR,
-    Pipeline,
     ServerSpec,
     mcp_completion,
     mcp_lifespan,
@@ -39,7 +32,7 @@ from mcpkit.server._decorators import (
     mcp_tool,
 )
 from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
-from mcpkit.server._engine.engine import ConnectionGuard, McpEngine
+from mcpkit.server._engine.engine import McpEngine
 from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
 from mcpkit.server._engine.pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._engine.registry import McpConnectionRegistry
@@ -47,7 +40,6 @@ from mcpkit.server._engine.request_scope import McpRequestScope
 from mcpkit.server._engine.shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
 from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
 from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
-from mcpkit.server._entries import CompletionEntry
 from mcpkit.server._eras import downgrade as _downgrade
 from mcpkit.server._eras.modern import ModernEra
 from mcpkit.server._eras.state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
@@ -55,7 +47,10 @@ from mcpkit.server._eras.state_codec import RequestStateCodec
 from mcpkit.server._eras.used_states import DEFAULT_MAX_USED_REQUEST_STATES
 from mcpkit.server._files.contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.server._handlers import MethodHandlers
+from mcpkit.server._lifespans import AppLife
+from mcpkit.server._registration import Registrar, describe, spec_of
 from mcpkit.server._tasks.manager import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
+from mcpkit.server._their_names import add_their_names
 from mcpkit.stores._tasks import TaskStore
 
 logger = logging.getLogger("mcpkit.server")
@@ -64,33 +59,6 @@ from mcpkit._version import __version__ as SDK_VERSION  # noqa: E402
 
 #: ``ttlMs`` on cacheable results of the 2026-07-28 era (SEP-2549).
 DEFAULT_CACHE_TTL_MS = 60_000
-
-
-def _members_in_declaration_order(cls: type) -> list[tuple[str, Any]]:
-    """Class members base-first, each class in the order its body declares them: lists
-    come out in a stable, author-chosen order (2026-07-28 asks for a deterministic one)."""
-    seen: dict[str, Any] = {}
-    for klass in reversed(cls.__mro__):
-        for name, value in vars(klass).items():
-            seen.pop(name, None)
-            seen[name] = value
-    return [(name, getattr(cls, name, value)) for name, value in seen.items()]
-
-
-#: What a decorator leaves on a function the app serves (``@mcp_tool`` and the rest).
-_MEMBER_ATTRS = (TOOL_ATTR, RESOURCE_ATTR, PROMPT_ATTR, COMPLETION_ATTR, LIFESPAN_ATTR)
-
-
-def _is_member(value: Any) -> bool:
-    fn = getattr(value, "__func__", value)
-    return callable(fn) and any(getattr(fn, attr, None) for attr in _MEMBER_ATTRS)
-
-
-def _serves_members(cls: type) -> bool:
-    """Whether ``cls`` is an ``@mcp_server`` class or has decorated members."""
-    if getattr(cls, SERVER_ATTR, None) is not None:
-        return True
-    return any(_is_member(value) for _, value in _members_in_declaration_order(cls))
 
 
 def _name_option(name: Any, options: dict[str, Any], kind: str) -> Any:
@@ -106,42 +74,6 @@ def _name_option(name: Any, options: dict[str, Any], kind: str) -> Any:
 #: ENDPOINT/sse, WebSocket at ENDPOINT/ws) under each name users know it by.
 _RUN_TRANSPORTS = ("stdio", "http", "streamable-http", "sse", "ws")
 
-_ASGI = "create_asgi_app(app) from mcpkit.transports.http is the ASGI app (docs/mounting.md)"
-#: FastMCP's and the mcp SDK's names users reach for, and mcpkit's (docs/migrating.md).
-_THEIR_NAMES = {
-    "import_server": "app.import_app(other, prefix) copies another app's entries (not awaited)",
-    "http_app": _ASGI,
-    "streamable_http_app": _ASGI,
-    "sse_app": _ASGI + "; legacy SSE is served beside Streamable HTTP, at /mcp/sse",
-    "as_proxy": "McpProxy(backend).app from mcpkit.proxy is an app serving another server",
-    "add_tool": "app.tool()(fn) registers a function as a tool (live: clients hear list_changed)",
-    "remove_tool": "app.catalog.unregister_tool(name) takes a tool away (clients hear "
-    "list_changed)",
-}
-
-
-def lifespan_manager(lifespan: Callable[..., Any], app: Any) -> Any:
-    """The async context manager of one lifespan: an async generator function, or one
-    ``@asynccontextmanager`` made (FastMCP's and the mcp SDK's form), called with ``app``
-    when it takes an argument (their ``lifespan(server)``), else with none."""
-    try:
-        wants_app = any(
-            p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            for p in inspect.signature(lifespan).parameters.values()
-        )
-    except (TypeError, ValueError):  # no signature to read: called as it always was
-        wants_app = False
-    made = lifespan(app) if wants_app else lifespan()
-    if inspect.isasyncgen(made):
-        return contextlib.asynccontextmanager(lambda: made)()
-    if hasattr(made, "__aenter__") and hasattr(made, "__aexit__"):
-        return made
-    name = getattr(lifespan, "__qualname__", lifespan)
-    raise TypeError(
-        f"lifespan {name} returned {type(made).__name__}, not an async generator or an async "
-        "context manager: write it as an async def with one yield"
-    )
-
 
 def _outside_event_loop() -> None:
     try:
@@ -152,94 +84,6 @@ def _outside_event_loop() -> None:
         "app.run() blocks, so it cannot run inside an event loop: await serve_stdio(app)"
         " (mcpkit.transports) or serve create_asgi_app(app) (mcpkit.transports.http) instead"
     )
-
-
-def _warn_if_taken(kind: str, entry: Any, taken: Any) -> None:
-    """Two functions under one name: almost always a slip, and the later one would
-    silently replace the earlier (``catalog.register_*`` replaces on purpose, for live
-    updates)."""
-    if taken is not None and _function(taken.fn) is not _function(entry.fn):
-        logger.warning(
-            "two %ss are named %r: %s replaces %s; give one of them another name",
-            kind,
-            entry.name,
-            _qualname(entry.fn),
-            _qualname(taken.fn),
-        )
-
-
-def _function(fn: Any) -> Any:
-    return getattr(fn, "__func__", fn)
-
-
-def _qualname(fn: Any) -> str:
-    return getattr(_function(fn), "__qualname__", repr(fn))
-
-
-def _spec_of(marker: Callable[[Any], Any], attr: str, fn: Any) -> Any:
-    """The spec ``marker`` (``mcp_tool(...)`` and the like) records, marking ``fn`` with
-    it when ``fn`` takes attributes (a bound method: its function)."""
-    target = getattr(fn, "__func__", fn)
-    try:
-        marker(target)
-    except (AttributeError, TypeError):  # no __dict__: read the spec off a stand-in
-
-        def target() -> None: ...
-
-        marker(target)
-    return getattr(target, attr)
-
-
-def _describe(target: Any) -> str:
-    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
-    if isinstance(target, type):
-        return f"class {name}"
-    if callable(target) and name:
-        return f"function {name}"
-    return f"{type(target).__name__} object"
-
-
-_HOW_TO_SERVE = (
-    "pass @mcp_server classes (or instances of them), classes with @mcp_tool/@mcp_resource/"
-    "@mcp_prompt/@mcp_completion/@mcp_lifespan members, or functions carrying one of those "
-    "decorators; register a plain function with app.tool() / app.resource(uri) / app.prompt(), "
-    "and give other objects to providers=[...]"
-)
-
-
-class _AppLife:
-    """The app's part of the engine's life: its lifespans, then its mounts' (stopped in
-    reverse), then what they registered announced. A class, not an async generator: a
-    generator made on an event loop keeps that loop alive as long as it lives (its
-    finalizer is the loop's), and the engine may be started from any loop."""
-
-    def __init__(self, app: McpServerApp) -> None:
-        self.app = app
-        self.stack: contextlib.AsyncExitStack | None = None
-
-    async def __aenter__(self) -> None:
-        app = self.app
-        stack = contextlib.AsyncExitStack()
-        contexts = []
-        try:
-            for lifespan in app._lifespans:
-                contexts.append(await stack.enter_async_context(lifespan_manager(lifespan, app)))
-            for mount in app.mounts:  # after this app's own; stopped before them
-                await stack.enter_async_context(mount.running())
-            # What the lifespans registered is announced by tasks: let them run now, while
-            # no connection exists, not into a transport's first one before it is open.
-            await app.catalog.announced()
-        except BaseException:
-            # What did start stops (in reverse) as at a plain stop: it runs on otherwise.
-            await stack.aclose()
-            raise
-        app.lifespan_context = contexts[0] if len(contexts) == 1 else (contexts or None)
-        self.stack = stack
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        stack, self.stack = self.stack, None
-        if stack is not None:  # exited as at a plain stop, whatever stops the engine
-            await stack.aclose()
 
 
 class McpServerApp:
@@ -357,9 +201,13 @@ class McpServerApp:
             if name is not None:
                 raise TypeError(f"McpServerApp() got two names: {servers[0]!r} and name={name!r}")
             name, servers = servers[0], servers[1:]
-        served = [self._served(server) for server in servers]
+        #: Finds and registers what the app serves (its classes, members, functions).
+        self.registrar = registrar = Registrar(
+            self.catalog, self.builder, self._providers, self._lifespans
+        )
+        served = [registrar.served(server) for server in servers]
         self.instances = [
-            self._instantiate(server) for server, is_function in served if not is_function
+            registrar.instantiate(server) for server, is_function in served if not is_function
         ]
         #: The module-level functions given to the constructor.
         self.functions = [server for server, is_function in served if is_function]
@@ -371,9 +219,9 @@ class McpServerApp:
         self.website_url = spec.website_url
         self.icons = spec.icons
         for instance in self.instances:
-            self._collect(instance)
+            registrar.collect(instance)
         for fn in self.functions:
-            self._register_function(fn)
+            registrar.register_function(fn)
         MethodHandlers(self).install()
         self.catalog.set_broadcast_fn(self.connections.broadcast_method)
         self.dispatcher.modern = ModernEra(
@@ -386,13 +234,17 @@ class McpServerApp:
                 max_used=max_used_request_states,
             ),
         )
-        engine.on_start(lambda: _AppLife(self), needed=lambda: self.needs_startup)
+        engine.on_start(lambda: AppLife(self), needed=lambda: self.needs_startup)
         engine.before_stop(self.tasks.stop)
         engine.tool_header_params = self.catalog.header_params_of
-        engine.connection_guards = self._connection_guards()
+        engine.connection_guards = registrar.connection_guards(self.instances)
         engine.mounted = lambda: [mount.app.engine for mount in self.mounts]
 
     # construction -----------------------------------------------------------------------
+
+    def resolve(self, cls: type) -> Any:
+        """The provider registered for ``cls`` (or a subclass of it)."""
+        return self.registrar.resolve(cls)
 
     def _first_spec(self) -> ServerSpec:
         for instance in self.instances:
@@ -400,172 +252,6 @@ class McpServerApp:
             if spec is not None:
                 return spec
         return ServerSpec()
-
-    def resolve(self, cls: type) -> Any:
-        """The provider registered for ``cls`` (or a subclass of it)."""
-        if cls in self._providers:
-            return self._providers[cls]
-        for provided, value in self._providers.items():
-            if isinstance(provided, type) and issubclass(provided, cls):
-                return value
-        raise LookupError(f"nothing provides {cls.__name__}")
-
-    @staticmethod
-    def _served(target: Any) -> tuple[Any, bool]:
-        """``(target, is_function)`` for something given to the constructor; a
-        ``TypeError`` for something that would serve nothing."""
-        if isinstance(target, type):
-            if _serves_members(target):
-                return target, False
-            raise TypeError(
-                f"McpServerApp() got {_describe(target)}, which has no @mcp_server and no decorated members: {_HOW_TO_SERVE}"
-            )
-        if isinstance(target, str):
-            raise TypeError(
-                f"McpServerApp() got the string {target!r} after what it serves: a name comes"
-                f' first, McpServerApp("name", ...), or as name="name"'
-            )
-        if _is_member(target):
-            return target, True
-        if callable(target) and (
-            inspect.isfunction(target) or inspect.ismethod(target) or inspect.isbuiltin(target)
-        ):
-            raise TypeError(
-                f"McpServerApp() got the undecorated {_describe(target)}: {_HOW_TO_SERVE}"
-            )
-        if _serves_members(type(target)):
-            return target, False
-        raise TypeError(
-            f"McpServerApp() got a {_describe(target)} that serves nothing: {_HOW_TO_SERVE}"
-        )
-
-    def _instantiate(self, target: Any) -> Any:
-        if not isinstance(target, type):
-            return target
-        hints = inspect.signature(target).parameters
-        try:
-            annotations = inspect.get_annotations(
-                target.__init__,  # type: ignore[misc]  # the class's own __init__
-                eval_str=True,
-            )
-        except Exception:
-            annotations = {}
-        kwargs = {}
-        for name, param in hints.items():
-            annotation = annotations.get(name, param.annotation)
-            if isinstance(annotation, type):
-                try:
-                    kwargs[name] = self.resolve(annotation)
-                    continue
-                except LookupError:
-                    pass
-            if param.default is inspect.Parameter.empty:
-                raise TypeError(
-                    f"cannot build {target.__name__}: nothing provides parameter {name!r}"
-                )
-        instance = target(**kwargs)
-        self._providers.setdefault(target, instance)
-        return instance
-
-    def _connection_guards(self) -> list[ConnectionGuard]:
-        """The guards of the served classes that check connections (``can_connect``),
-        made once."""
-        guards = []
-        for instance in self.instances:
-            server_class = type(instance)
-            metadata = dict(vars(server_class).get(METADATA_ATTR) or {})
-            for declared in vars(server_class).get(GUARDS_ATTR, ()):
-                if getattr(declared, "can_connect", None) is not None:
-                    guard = self._instantiate(declared)
-                    guards.append(ConnectionGuard(guard, guard.can_connect, server_class, metadata))
-        return guards
-
-    def _pipeline(self, cls: type | None, fn: Any) -> Pipeline:
-        """What is in force for ``fn``: its server class's guards, interceptors, exception
-        handlers and metadata (none for a module-level function), then its own."""
-        own = vars(cls) if cls is not None else {}
-
-        def gather(attr: str) -> tuple[Any, ...]:
-            items = tuple(own.get(attr, ())) + tuple(getattr(fn, attr, ()))
-            return tuple(self._instantiate(item) for item in items)
-
-        metadata = dict(own.get(METADATA_ATTR) or {})
-        metadata.update(getattr(fn, METADATA_ATTR, None) or {})
-        return Pipeline(
-            gather(GUARDS_ATTR),
-            gather(INTERCEPTORS_ATTR),
-            gather(EXCEPTION_HANDLERS_ATTR),
-            metadata,
-        )
-
-    def _collect(self, instance: Any) -> None:
-        cls = type(instance)
-        for attr_name, raw in _members_in_declaration_order(cls):
-            fn = getattr(raw, "__func__", raw)
-            if not callable(fn):
-                continue
-            self._register(getattr(instance, attr_name), fn, cls)
-
-    def _register_function(self, target: Any) -> None:
-        """A decorated module-level function (or bound method) given to the constructor."""
-        fn = getattr(target, "__func__", target)
-        owner = type(target.__self__) if inspect.ismethod(target) else None
-        self._register(target, fn, owner)
-
-    def _register(
-        self, bound: Any, fn: Any, cls: type | None, only: str | None = None, given: Any = None
-    ) -> None:
-        """Register what ``fn``'s decorators say (``only``: that one decorator, whose spec
-        may be ``given``), served by ``bound`` (``fn`` itself, or bound to its server instance)."""
-
-        def wanted(attr: str) -> Any:
-            if only is None:
-                return getattr(fn, attr, None)
-            return (
-                (given if given is not None else getattr(fn, attr, None)) if attr == only else None
-            )
-
-        registered = False
-        if (spec := wanted(TOOL_ATTR)) is not None:
-            tool = self.builder.tool(
-                bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls
-            )
-            _warn_if_taken("tool", tool, self.catalog.get_tool(tool.name))
-            self.catalog.register_tool(tool)
-            registered = True
-        if (spec := wanted(RESOURCE_ATTR)) is not None:
-            self.catalog.register_resource(
-                self.builder.resource(
-                    bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls
-                )
-            )
-            registered = True
-        if (spec := wanted(PROMPT_ATTR)) is not None:
-            prompt = self.builder.prompt(
-                bound, spec, pipeline=self._pipeline(cls, fn), server_class=cls
-            )
-            _warn_if_taken("prompt", prompt, self.catalog.get_prompt(prompt.name))
-            self.catalog.register_prompt(prompt)
-            registered = True
-        if (spec := wanted(COMPLETION_ATTR)) is not None:
-            ref_type = "ref/prompt" if spec.prompt is not None else "ref/resource"
-            accepts = frozenset(inspect.signature(bound).parameters)
-            self.catalog.register_completion(
-                CompletionEntry(
-                    ref_type,
-                    spec.prompt or spec.resource,
-                    spec.argument,
-                    bound,
-                    accepts,
-                    run_in_thread=spec.run_in_thread,
-                )
-            )
-        if wanted(LIFESPAN_ATTR):
-            self._lifespans.append(bound)
-        if registered and cls is None:
-            # Guards and the like are read now: one applied later would silently not apply.
-            with contextlib.suppress(AttributeError, TypeError):
-                setattr(fn, REGISTERED_ATTR, True)
 
     # decorators on the app: register at once (live: connected clients hear list_changed) ---
 
@@ -581,7 +267,7 @@ class McpServerApp:
         marker = mcp_tool(_name_option(name, options, "tool"), **options)
 
         def register(fn: Any) -> Any:
-            self._register_live(fn, TOOL_ATTR, _spec_of(marker, TOOL_ATTR, fn))
+            self.registrar.register_live(fn, TOOL_ATTR, spec_of(marker, TOOL_ATTR, fn))
             return fn
 
         return register
@@ -595,7 +281,7 @@ class McpServerApp:
         marker = mcp_resource(uri, **options)
 
         def register(fn: Any) -> Any:
-            self._register_live(fn, RESOURCE_ATTR, _spec_of(marker, RESOURCE_ATTR, fn))
+            self.registrar.register_live(fn, RESOURCE_ATTR, spec_of(marker, RESOURCE_ATTR, fn))
             return fn
 
         return register
@@ -609,7 +295,7 @@ class McpServerApp:
         marker = mcp_prompt(_name_option(name, options, "prompt"), **options)
 
         def register(fn: Any) -> Any:
-            self._register_live(fn, PROMPT_ATTR, _spec_of(marker, PROMPT_ATTR, fn))
+            self.registrar.register_live(fn, PROMPT_ATTR, spec_of(marker, PROMPT_ATTR, fn))
             return fn
 
         return register
@@ -620,16 +306,16 @@ class McpServerApp:
         marker = mcp_completion(**options)
 
         def register(fn: Any) -> Any:
-            self._register_live(fn, COMPLETION_ATTR, _spec_of(marker, COMPLETION_ATTR, fn))
+            self.registrar.register_live(fn, COMPLETION_ATTR, spec_of(marker, COMPLETION_ATTR, fn))
             return fn
 
         return register
 
     def lifespan(self, fn: Any) -> Any:
         """Register an async generator function to run around the app's life, as
-        ``@mcp_lifespan`` does (see ``lifespan_manager`` for the forms it takes); it takes
+        ``@mcp_lifespan`` does (see ``_lifespans.lifespan_manager`` for the forms it takes); it takes
         effect at the next ``start()``."""
-        self._register_live(fn, LIFESPAN_ATTR, _spec_of(mcp_lifespan, LIFESPAN_ATTR, fn))
+        self.registrar.register_live(fn, LIFESPAN_ATTR, spec_of(mcp_lifespan, LIFESPAN_ATTR, fn))
         return fn
 
     def add_resource(self, resource: Any) -> Any:
@@ -640,14 +326,10 @@ class McpServerApp:
         if not callable(attach):
             raise TypeError(
                 f"app.add_resource() takes a FileResource, a DirectoryResource or another "
-                f"object with attach(app), not {_describe(resource)}"
+                f"object with attach(app), not {describe(resource)}"
             )
         attach(self)
         return resource
-
-    def _register_live(self, fn: Any, attr: str, spec: Any) -> None:
-        owner = type(fn.__self__) if inspect.ismethod(fn) else None
-        self._register(fn, getattr(fn, "__func__", fn), owner, only=attr, given=spec)
 
     # description ------------------------------------------------------------------------
 
@@ -886,24 +568,7 @@ class McpServerApp:
         )
 
 
-class _TheirName:
-    """A name FastMCP or the mcp SDK has and mcpkit does not: reading it raises the
-    ``AttributeError`` Python would, naming mcpkit's way. Set on the class after it is made,
-    so type checkers and the reference docs never see these names. (A ``__getattr__`` would
-    do it too, but it makes every attribute read of the app slower: the hot path reads many.)"""
-
-    def __init__(self, name: str, instead: str) -> None:
-        self.name, self.instead = name, instead
-
-    def __get__(self, obj: Any, owner: Any = None) -> Any:
-        kind = type(obj).__name__ if obj is not None else owner.__name__
-        raise AttributeError(
-            f"{kind!r} object has no attribute {self.name!r}; {self.instead}", name=self.name
-        )
-
-
-for _name, _instead in _THEIR_NAMES.items():
-    setattr(McpServerApp, _name, _TheirName(_name, _instead))
+add_their_names(McpServerApp)
 
 
 # Types for the annotations above (the OpenAPI bridge is imported lazily; the connection

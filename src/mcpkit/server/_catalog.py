@@ -34,7 +34,11 @@ OnConflict = Literal["replace", "error", "ignore"]
 
 
 class McpCatalogManager:
-    """Holds what the server offers; mutations fire list_changed once broadcasting is on."""
+    """Holds what the server offers; mutations fire list_changed once broadcasting is on.
+
+    Its size: register, replace, remove, look up and list each of the five kinds of entry
+    (tools, resources, templates, prompts, completions), and tell listeners of changes: the
+    catalog's whole API, each method a few lines over its tables."""
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolEntry] = {}

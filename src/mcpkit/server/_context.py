@@ -46,7 +46,12 @@ if TYPE_CHECKING:
 
 
 class McpToolContext:
-    """Injected into a call that declares a parameter of this type."""
+    """Injected into a call that declares a parameter of this type.
+
+    Its size: everything a tool may do during its call (progress, logs, sampling,
+    elicitation, roots, per-session and per-call state, the request's metadata) is reached
+    through the one ``ctx`` users know from FastMCP and the mcp SDK; each method is a few
+    lines over the call's binding."""
 
     # The call's own state (``set_state``), made on first use: none for most calls.
     _request_bag: StateBag | None = None

@@ -45,7 +45,9 @@ from mcpkit.stores._bus import InProcessMessageBus, new_instance_id
 from mcpkit.stores._events import InMemoryEventStore, event_seq
 from mcpkit.stores._sessions import SessionRecord
 from mcpkit.transports.http._asgi import Receive, Send, send_json, send_response, start_sse
-from mcpkit.transports.http._streamable.streams import Replayer, StreamRelay
+from mcpkit.transports.http._streamable.relay import StreamRelay
+from mcpkit.transports.http._streamable.replies import fail, store_unavailable
+from mcpkit.transports.http._streamable.streams import Replayer
 
 if TYPE_CHECKING:
     from mcpkit.server._engine.binding import TransportBinding
@@ -173,7 +175,7 @@ class SessionCluster:
                 )
                 await send_json(send, 503, error_response(request.id, error), headers[:1])
             else:
-                await self.handler.store_unavailable(send, exc, request.id)
+                await store_unavailable(send, exc, request.id)
             return
         await send_json(send, 200, response, headers)
 
@@ -278,7 +280,7 @@ class SessionCluster:
         what any instance writes for the client reaches it through this GET."""
         handler = self.handler
         if last_event_id is None and session.listener is not None:
-            await handler.fail(
+            await fail(
                 send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session"
             )
             return
@@ -294,7 +296,7 @@ class SessionCluster:
         try:
             stop = await self.event_store.listen(session.session_id, relay.feed)
         except StoreUnavailableError as exc:
-            await handler.store_unavailable(send, exc)
+            await store_unavailable(send, exc)
             return
         session.add_relay(relay)
         try:

@@ -4,10 +4,9 @@ the GET streams, the cluster of instances) read of the endpoint they serve. The 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from mcpkit._exceptions import StoreUnavailableError
     from mcpkit.server._engine.engine import McpEngine
     from mcpkit.stores._events import EventStore
     from mcpkit.transports.http._asgi import Receive, Send
@@ -73,24 +72,6 @@ class StreamableEndpoint(Protocol):
     async def owned_session(
         self, send: Send, session_id: str, owner: str | None
     ) -> StreamableSession | None: ...
-
-    async def fail(
-        self,
-        send: Send,
-        status: int,
-        code: int,
-        message: str,
-        data: Any = None,
-        extra: list[tuple[bytes, bytes]] | None = None,
-    ) -> None: ...
-
-    async def unsupported_version(
-        self, send: Send, version: str | None, request_id: Any = None
-    ) -> None: ...
-
-    async def store_unavailable(
-        self, send: Send, exc: StoreUnavailableError, request_id: Any = None
-    ) -> None: ...
 
 
 __all__ = ["SharedStreams", "StreamServer", "StreamableEndpoint"]

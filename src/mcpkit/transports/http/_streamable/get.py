@@ -19,6 +19,7 @@ from mcpkit.transports.http._asgi import (
     send_chunk,
     start_sse,
 )
+from mcpkit.transports.http._streamable.replies import fail, unsupported_version
 from mcpkit.transports.http._streamable.sessions import StreamableSession
 from mcpkit.transports.http._streamable.streams import Replayer, SseResponse, SseStream
 
@@ -37,19 +38,15 @@ class ListenStreams:
     async def get(self, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         handler = self.handler
         if "text/event-stream" not in headers.get("accept", ""):
-            await handler.fail(
-                send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow text/event-stream"
-            )
+            await fail(send, 406, ErrorCode.INVALID_REQUEST, "Accept must allow text/event-stream")
             return
         version = headers.get("mcp-protocol-version")
         if not is_supported(version):
-            await handler.unsupported_version(send, version)
+            await unsupported_version(send, version)
             return
         session_id = headers.get("mcp-session-id")
         if session_id is None:
-            await handler.fail(
-                send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
-            )
+            await fail(send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required")
             return
         session = await handler.owned_session(send, session_id, session_owner(CURRENT_AUTH.get()))
         if session is None:
@@ -59,7 +56,7 @@ class ListenStreams:
             await handler.shared_cluster.get(session, send, receive, version, last_event_id)
             return
         if last_event_id is None and session.standalone.attached:
-            await handler.fail(
+            await fail(
                 send, 409, ErrorCode.INVALID_REQUEST, "A stream is already open for this session"
             )
             return

@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import (
-    InternalError,
-    InvalidRequestError,
     ProtocolError,
     StoreUnavailableError,
 )
@@ -43,9 +41,8 @@ from mcpkit.protocol._versions import (
     resumable_streams,
 )
 from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
-from mcpkit.server._engine.lifecycle import close_connection, open_connection
+from mcpkit.server._engine.lifecycle import close_connection
 from mcpkit.server._engine.session import McpSession
-from mcpkit.server._eras.modern import UnsupportedProtocolVersionError
 from mcpkit.stores._events import InMemoryEventStore
 from mcpkit.transports.http._asgi import (
     BodyTooLarge,
@@ -53,12 +50,9 @@ from mcpkit.transports.http._asgi import (
     Send,
     empty_response,
     encode_headers,
-    error_body,
     json_response,
-    send_chunk,
     send_json,
     send_response,
-    start_sse,
 )
 from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._options import StreamableHttpServerOptions
@@ -69,6 +63,7 @@ from mcpkit.transports.http._request_watch import (
     read_body,
     write_in_pieces,
 )
+from mcpkit.transports.http._streamable.admission import session_for, session_table
 from mcpkit.transports.http._streamable.calls import PostCall
 from mcpkit.transports.http._streamable.cluster import STATEFUL_METHODS, SessionCluster
 from mcpkit.transports.http._streamable.get import ListenStreams
@@ -78,10 +73,17 @@ from mcpkit.transports.http._streamable.modern_post import (
     ModernPosts,
     is_modern_post,
 )
+from mcpkit.transports.http._streamable.replies import (
+    answer_cancelled,
+    answer_too_large,
+    fail,
+    fail_unknown_session,
+    listen_needs_sse,
+    store_unavailable,
+    unsupported_version,
+)
 from mcpkit.transports.http._streamable.sessions import (
-    SessionLimitReached,
     StreamableSession,
-    StreamableSessionStore,
 )
 from mcpkit.transports.http._streamable.streams import SseResponse, SseStream
 
@@ -90,9 +92,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcpkit.http")
 
-#: JSON-RPC error code of the answer a JSON-only client gets for a request it cancelled.
-#: MCP defines none; -32800 is the "request cancelled" of other JSON-RPC protocols (LSP).
-REQUEST_CANCELLED = -32800
 #: Versions whose answer headers a stateless endpoint keeps made (a POST names a supported
 #: version, or none, before its headers are made: a handful at most).
 MAX_VERSION_HEADERS = 16
@@ -108,7 +107,7 @@ class StreamableHttpHandler:
         self.event_store = (
             options.event_store if options.event_store is not None else InMemoryEventStore()
         )
-        self.sessions = self._session_table(options)
+        self.sessions = session_table(options, self.event_store)
         self.sessions.on_remove(self._forget)
         self._stateless_ids = itertools.count(1)
         #: The session each stateless POST of a version copies (``_engine.binding``).
@@ -139,23 +138,6 @@ class StreamableHttpHandler:
             f"{self.cluster.instance_id}." if self.shared_cluster is not None else ""
         )
 
-    def _session_table(self, options: StreamableHttpServerOptions) -> StreamableSessionStore:
-        """``options.session_store``: a ``StreamableSessionStore`` (this process's table) or
-        a ``SessionStore`` backend shared with other instances; None: in memory."""
-        store = options.session_store
-        if isinstance(store, StreamableSessionStore):
-            if store.event_store is None:
-                store.event_store = self.event_store
-            store.retry_ms = options.retry_ms
-            return store
-        return StreamableSessionStore(
-            max_sessions=options.max_sessions,
-            idle_timeout=options.session_idle_timeout,
-            backend=store,
-            event_store=self.event_store,
-            retry_ms=options.retry_ms,
-        )
-
     # dispatch by HTTP method --------------------------------------------------------------
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
@@ -176,7 +158,7 @@ class StreamableHttpHandler:
             await self.delete(send, headers)
         else:
             allow = "POST" if stateless else "GET, POST, DELETE"
-            await self.fail(
+            await fail(
                 send,
                 405,
                 ErrorCode.INVALID_REQUEST,
@@ -192,7 +174,7 @@ class StreamableHttpHandler:
         accept = headers.get("accept", "*/*")
         wants_sse = "text/event-stream" in accept
         if not (wants_sse or "application/json" in accept or "*/*" in accept):
-            await self.fail(
+            await fail(
                 send,
                 406,
                 ErrorCode.INVALID_REQUEST,
@@ -207,7 +189,7 @@ class StreamableHttpHandler:
             try:  # BodyTimeout: answered 408 by McpAsgiApp
                 body = await read_body(receive, limit, watched)
             except BodyTooLarge:
-                await self.fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
+                await fail(send, 413, ErrorCode.INVALID_REQUEST, f"Body exceeds {limit} bytes")
                 return
             try:
                 decoded = decode_message(
@@ -229,7 +211,7 @@ class StreamableHttpHandler:
                     return
                 request: JsonRpcRequest = decoded  # type: ignore[assignment]  # checked by admission
                 if not wants_sse and request.method == "subscriptions/listen":
-                    await self._listen_needs_sse(send, request, response_headers)
+                    await listen_needs_sse(send, request, response_headers)
                     return
                 await self.serve_request(
                     request,
@@ -246,16 +228,16 @@ class StreamableHttpHandler:
             # (the client would take it for the answer to its own request of that id).
             request_id = decoded.id if type(decoded) is JsonRpcRequest else None
             if not is_supported(version):
-                await self.unsupported_version(send, version, request_id)
+                await unsupported_version(send, version, request_id)
                 return
             batch = type(decoded) is list
             messages: list[Any] = decoded if batch else [decoded]  # type: ignore[assignment]
             session = None
             if not self.options.stateless:
                 try:
-                    session, failure = await self._session_for(messages, headers)
+                    session, failure = await session_for(self, messages, headers)
                 except StoreUnavailableError as exc:
-                    await self.store_unavailable(send, exc, request_id)
+                    await store_unavailable(send, exc, request_id)
                     return
                 if failure is not None:
                     await send_json(
@@ -265,7 +247,7 @@ class StreamableHttpHandler:
             if batch and not allows_batch_post(
                 None if session is None else session.protocol_version, version
             ):
-                await self.fail(
+                await fail(
                     send,
                     400,
                     ErrorCode.INVALID_REQUEST,
@@ -298,67 +280,6 @@ class StreamableHttpHandler:
         finally:
             self.requests.leave(watched)
 
-    async def _session_for(
-        self, messages: list[Any], headers: dict[str, str]
-    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
-        """The session of a stateful POST: a new one for ``initialize``, else the one its
-        ``Mcp-Session-Id`` names; or why there is none (status, body)."""
-        if len(messages) == 1:
-            initialize = getattr(messages[0], "method", None) == "initialize" and isinstance(
-                messages[0], JsonRpcRequest
-            )
-        else:
-            initialize = any(
-                isinstance(m, JsonRpcRequest) and m.method == "initialize" for m in messages
-            )
-        if initialize:
-            if len(messages) != 1:
-                return None, (
-                    400,
-                    error_body(ErrorCode.INVALID_REQUEST, "initialize must be sent on its own"),
-                )
-            session: StreamableSession | None
-            try:
-                session = self.sessions.create(
-                    self.event_store,
-                    self.options.retry_ms,
-                    owner=session_owner(CURRENT_AUTH.get()),
-                )
-            except SessionLimitReached:
-                return None, (
-                    503,
-                    error_body(ErrorCode.INTERNAL_ERROR, "Too many sessions; try again later"),
-                )
-            open_connection(self.engine, session.mcp, session.standalone.write)
-            return session, None
-        session_id = headers.get("mcp-session-id")
-        if session_id is None:
-            return None, (
-                400,
-                error_body(ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"),
-            )
-        auth = CURRENT_AUTH.get()
-        owner = None if auth is None else session_owner(auth)  # no call without auth
-        if self.sessions.backend is not None:  # a session store to ask
-            return self._found(await self.sessions.find_owned(session_id, owner), session_id)
-        session = self.sessions.owned_here(session_id, owner)
-        return (session, None) if session is not None else self._found(None, session_id)
-
-    @staticmethod
-    def _found(
-        session: StreamableSession | None, session_id: str
-    ) -> tuple[StreamableSession | None, tuple[int, dict[str, Any]] | None]:
-        if session is None:
-            return None, (
-                404,
-                error_body(
-                    ErrorCode.SESSION_EXPIRED,
-                    "Session expired or unknown",
-                    {"sessionId": session_id},
-                ),
-            )
-        return session, None
-
     async def owned_session(
         self, send: Send, session_id: str, owner: str | None
     ) -> StreamableSession | None:
@@ -368,10 +289,10 @@ class StreamableHttpHandler:
         try:
             session = await self.sessions.find_owned(session_id, owner)
         except StoreUnavailableError as exc:
-            await self.store_unavailable(send, exc)
+            await store_unavailable(send, exc)
             return None
         if session is None:
-            await self.fail_unknown_session(send, session_id)
+            await fail_unknown_session(send, session_id)
         return session
 
     def response_headers(
@@ -550,7 +471,7 @@ class StreamableHttpHandler:
                 await stream.end_response()  # also when cancelled: the stream ends unanswered
                 call.end()
         elif response is None:
-            await self._answer_cancelled(request, wants_sse, send, response_headers)
+            await answer_cancelled(request, wants_sse, send, response_headers)
         else:
             status = (
                 MODERN_ERROR_STATUS.get(response["error"].get("code"), 200)
@@ -564,59 +485,11 @@ class StreamableHttpHandler:
                 await send(body)
                 return
             if size > self.options.max_answer_bytes:
-                start, body = self._answer_too_large(request, size, response_headers)
+                start, body = answer_too_large(
+                    request, size, self.options.max_answer_bytes, response_headers
+                )
             await send(start)
             await write_in_pieces(send, body["body"], watched, self.options.sse_write_timeout)
-
-    def _answer_too_large(
-        self, request: JsonRpcRequest, size: int, response_headers: list[tuple[bytes, bytes]]
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The error that answers a request whose answer passed ``max_answer_bytes``."""
-        limit = self.options.max_answer_bytes
-        logger.warning(
-            "%s: an answer of %d bytes passed max_answer_bytes (%d)", request.method, size, limit
-        )
-        error = InternalError(
-            f"The answer ({size} bytes) exceeds the server's max_answer_bytes ({limit})",
-            {"size": size, "limit": limit},
-        )
-        return json_response(200, error_response(request.id, error), response_headers)
-
-    async def _answer_cancelled(
-        self,
-        request: JsonRpcRequest,
-        wants_sse: bool,
-        send: Send,
-        response_headers: list[tuple[bytes, bytes]],
-    ) -> None:
-        """The POST of a request cancelled before it said anything (``notifications/cancelled``,
-        its session ended, or, 2026-07-28, its client hung up).
-
-        The receiver of a cancellation SHOULD NOT answer the request, but the POST of a
-        request MUST get ``text/event-stream`` or one JSON object (202 is only for a POST of
-        notifications and responses). So: an SSE stream that ends with no event at all (no
-        priming id either: there is nothing to resume), which the client, which MUST accept
-        SSE, reads as a request left unanswered. A client that accepts only JSON gets a
-        JSON-RPC error for the request, which it ignores (the sender of a cancellation
-        SHOULD ignore any response that comes after)."""
-        if wants_sse:
-            await start_sse(send, response_headers)
-            await send_chunk(send, b"", more=False)
-            return
-        answer = error_body(REQUEST_CANCELLED, "Request cancelled", request_id=request.id)
-        await send_json(send, 200, answer, response_headers)
-
-    async def _listen_needs_sse(
-        self, send: Send, request: JsonRpcRequest, response_headers: list[tuple[bytes, bytes]]
-    ) -> None:
-        """406 for ``subscriptions/listen`` from a client that does not accept SSE: its
-        answer is a stream that stays open (2026-07-28 Streamable HTTP), never one JSON
-        object, so it could never be answered."""
-        error = InvalidRequestError(
-            "subscriptions/listen is answered with an SSE stream:"
-            " Accept must include text/event-stream"
-        )
-        await send_json(send, 406, error_response(request.id, error), response_headers)
 
     def new_post_stream(self, session: StreamableSession | None) -> SseStream:
         """The SSE stream of a POST's answer; resumable within a session."""
@@ -643,61 +516,12 @@ class StreamableHttpHandler:
             label=label,
         )
 
-    async def unsupported_version(
-        self, send: Send, version: str | None, request_id: Any = None
-    ) -> None:
-        error = UnsupportedProtocolVersionError(version)
-        headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode())]
-        await send_json(send, 400, error_response(request_id, error), headers)
-
-    async def store_unavailable(
-        self, send: Send, exc: StoreUnavailableError, request_id: Any = None
-    ) -> None:
-        """503: the session or event store (Redis) cannot be reached; the client may retry."""
-        logger.warning("store unavailable: %s", exc)
-        headers = [
-            (b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()),
-            (b"retry-after", b"1"),
-        ]
-        body = error_body(
-            ErrorCode.INTERNAL_ERROR,
-            f"Session store unavailable: {exc}",
-            {"retryable": True},
-            request_id,
-        )
-        await send_json(send, 503, body, headers)
-
-    async def fail(
-        self,
-        send: Send,
-        status: int,
-        code: int,
-        message: str,
-        data: Any = None,
-        extra: list[tuple[bytes, bytes]] | None = None,
-    ) -> None:
-        """An HTTP error whose body is a JSON-RPC error; it carries MCP-Protocol-Version too."""
-        headers = [(b"mcp-protocol-version", LATEST_HANDSHAKE_VERSION.encode()), *(extra or ())]
-        await send_json(send, status, error_body(code, message, data), headers)
-
-    async def fail_unknown_session(self, send: Send, session_id: str) -> None:
-        """404 for a session this server does not know (expired, ended, another's)."""
-        await self.fail(
-            send,
-            404,
-            ErrorCode.SESSION_EXPIRED,
-            "Session expired or unknown",
-            {"sessionId": session_id},
-        )
-
     # DELETE -------------------------------------------------------------------------------
 
     async def delete(self, send: Send, headers: dict[str, str]) -> None:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
-            await self.fail(
-                send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required"
-            )
+            await fail(send, 400, ErrorCode.INVALID_REQUEST, "Mcp-Session-Id header is required")
             return
         # The ownership check, without a coroutine when nothing is to be looked up: without
         # auth, and no owner here, DELETE works as it always did.
@@ -713,12 +537,12 @@ class StreamableHttpHandler:
             try:
                 known = await self.sessions.end(session_id)
             except StoreUnavailableError as exc:
-                await self.store_unavailable(send, exc)
+                await store_unavailable(send, exc)
                 return
             if held is None:
                 await self.cluster.publish_ended(session_id)  # else _forget tells the others
         if not known:
-            await self.fail_unknown_session(send, session_id)
+            await fail_unknown_session(send, session_id)
             return
         start, body = empty_response(200)
         await send(start)

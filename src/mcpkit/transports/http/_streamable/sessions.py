@@ -33,7 +33,8 @@ from mcpkit._exceptions import SessionLimitReached, StoreUnavailableError
 from mcpkit.server._engine.session import McpSession
 from mcpkit.stores._sessions import SessionRecord
 from mcpkit.transports.http._options import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
-from mcpkit.transports.http._streamable.streams import SseStream, StreamRelay
+from mcpkit.transports.http._streamable.relay import StreamRelay
+from mcpkit.transports.http._streamable.streams import SseStream
 
 if TYPE_CHECKING:
     from mcpkit.stores._events import EventStore
@@ -175,7 +176,11 @@ OnAdopt = Callable[[StreamableSession, SessionRecord], Any]
 
 class StreamableSessionStore:
     """This process's sessions, with a cap and idle expiry; with a ``backend``, replicas of
-    the sessions it holds for every instance."""
+    the sessions it holds for every instance.
+
+    Its size: one table answers every question about a session, here and across instances
+    (create, find, adopt, persist, end, expire, count against ``max_sessions``); they share
+    its tables and counts, which a split would pass between objects."""
 
     def __init__(
         self,
