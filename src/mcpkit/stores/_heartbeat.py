@@ -9,7 +9,6 @@ asyncio task of the loop that started it (the Redis store, whose client is an as
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 import weakref
@@ -54,15 +53,25 @@ class ThreadHeartbeat:
             self._thread.join(timeout)
 
 
+#: Longest ``LoopHeartbeat.stop`` waits for a beat under way to finish.
+STOP_TIMEOUT = 5.0
+
+
 class LoopHeartbeat:
     """Awaits ``beat()`` every ``interval`` seconds in an asyncio task of the loop that
-    called ``start``, until ``stop`` (or until that loop ends)."""
+    called ``start``, until ``stop`` (or until that loop ends).
+
+    ``stop`` cancels the task only between beats: a beat under way (a Redis command, say)
+    is let finish, for at most ``STOP_TIMEOUT`` seconds, since a client cancelled in the
+    middle of a command may never answer the cancellation."""
 
     def __init__(self, beat: Callable[[], Awaitable[None]], interval: float, name: str) -> None:
         self._beat = beat
         self._interval = interval
         self._name = name
         self._task: asyncio.Task[None] | None = None
+        self._beating = False
+        self._stopping = False
 
     def running_here(self) -> bool:
         """Whether it beats on the running loop."""
@@ -73,25 +82,34 @@ class LoopHeartbeat:
 
     def start(self) -> None:
         """Beat on the running loop (a heartbeat left on another loop is dropped)."""
+        self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self._run(), name=self._name)
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             await asyncio.sleep(self._interval)
+            if self._stopping:
+                return
+            self._beating = True
             try:
                 await self._beat()
             except Exception:  # the next beat tries again
                 logger.warning("a task store's heartbeat failed", exc_info=True)
+            finally:
+                self._beating = False
 
     async def stop(self) -> None:
         task, self._task = self._task, None
+        self._stopping = True
         if task is None or task.done():
             return
         loop = task.get_loop()
         if loop is not asyncio.get_running_loop():
-            if not loop.is_closed():  # it may run in another thread
+            if not loop.is_closed() and not self._beating:  # it may run in another thread
                 loop.call_soon_threadsafe(task.cancel)
             return
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        if not self._beating:  # asleep between beats: it ends at once
+            task.cancel()
+        await asyncio.wait((task,), timeout=STOP_TIMEOUT)
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a beat's failure was logged already
