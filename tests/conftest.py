@@ -1,9 +1,7 @@
 """Shared fixtures: an in-memory client whose every received message is schema-checked;
 and the no-skip rule: with ``MCPKIT_TESTS_NO_SKIP=1`` (``.ci/run`` sets it) a test that
 would skip (a peer, the conformance suite or redis-server missing) fails instead, so CI never
-passes on tests that did not run; and the gate rule: tests marked ``mcpkit_protocol`` are
-deselected (listed at the end, never skipped) where the installed uvicorn is one mcpkit's own
-HTTP protocol does not serve under (the floors job's lowest uvicorn)."""
+passes on tests that did not run."""
 
 from __future__ import annotations
 
@@ -54,38 +52,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped, but MCPKIT_TESTS_NO_SKIP=1 forbids skips: {reason}"
 
 
-def _gate_refusal() -> str | None:
-    """Why mcpkit's HTTP protocol does not serve under the installed uvicorn, or None."""
-    import uvicorn
-
-    from mcpkit.transports.http._server.protocol import protocol_refusal
-
-    return protocol_refusal(uvicorn.__version__)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if _gate_refusal() is None:
-        return
-    gated = [item for item in items if item.get_closest_marker("mcpkit_protocol")]
-    if gated:
-        config.hook.pytest_deselected(items=gated)
-        items[:] = [item for item in items if not item.get_closest_marker("mcpkit_protocol")]
-        config.stash[_GATED] = len(gated)
-
-
-_GATED = pytest.StashKey[int]()
-
-
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """The figures the fuzz and soak tests measured (``tests.figures.record``), and the
-    tests the gate rule left out."""
-    refusal = _gate_refusal()
-    if refusal is not None:  # (under pytest-xdist the workers collect: no count here)
-        gated = config.stash.get(_GATED, None)
-        terminalreporter.write_sep("-", "deselected: mcpkit's HTTP protocol does not serve here")
-        terminalreporter.write_line(
-            f"{'the' if gated is None else gated} tests marked mcpkit_protocol: {refusal}"
-        )
+    """The figures the fuzz and soak tests measured (``tests.figures.record``)."""
     for title, text in FIGURES:
         terminalreporter.write_sep("-", title)
         terminalreporter.write_line(text)

@@ -161,20 +161,3 @@ async def trickled_post(url: str) -> tuple[list[bytes], bytes, float, bool]:
         await asyncio.gather(trickling, return_exceptions=True)
         writer.close()
     return head, body, took, closed
-
-
-#: Part of the one line mcpkit's HTTP protocol gate logs where the installed uvicorn is not
-#: one it is tested with (``protocol_refusal``): the floors job's lowest uvicorn, say.
-GATE_WARNING = "is not a release mcpkit's HTTP protocol is tested with"
-
-
-def past_the_gate_warning(stream: Any) -> Any:
-    """The next line of ``stream`` (bytes or text) that is not the gate's warning."""
-    while True:
-        line = stream.readline()
-        if GATE_WARNING not in (line.decode() if isinstance(line, bytes) else line):
-            return line
-
-
-def without_the_gate_warning(text: str) -> str:
-    return "".join(line for line in text.splitlines(keepends=True) if GATE_WARNING not in line)

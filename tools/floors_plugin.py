@@ -15,10 +15,6 @@ the mounting tests host mcpkit under, OpenTelemetry), either
 builds). Everything left out is listed at the end of the run, with the package it needs. A
 test that needs another missing package fails (the job runs with ``MCPKIT_TESTS_NO_SKIP=1``,
 so a skip fails too): the rule grows only here.
-
-Tests of mcpkit's own HTTP protocol (marked ``mcpkit_protocol``) are deselected where the
-installed uvicorn is one that protocol does not serve under: ``tests/conftest.py`` does that
-for every run, this job's lowest uvicorn included.
 """
 
 from __future__ import annotations

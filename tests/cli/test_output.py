@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_server import without_the_gate_warning
-
 SERVER = '''
 from mcpkit import McpServerApp, mcp_prompt, mcp_resource, mcp_server, mcp_tool
 
@@ -208,7 +206,7 @@ def test_run_json_announces_the_server_as_one_line(folder):
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0 and without_the_gate_warning(err) == ""
+    assert proc.returncode == 0 and err == ""
 
 
 def test_config_and_install_json(folder):

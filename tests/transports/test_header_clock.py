@@ -1,9 +1,10 @@
-"""The connection clock of ``mcpkit run``'s HTTP protocol, in process: a connection is timed
-against ``header_read_timeout`` from its opening and from the first bytes of each kept-alive
-request, and against uvicorn's ``timeout_keep_alive`` while idle between requests, with no
-timer of its own; it leaves the server's clock when it closes or becomes a WebSocket (nothing
-kept per connection after); the sweep closes one past its time and spares the rest; without
-a header timeout, uvicorn's own keep-alive timer does the idle part. And ``serve_http``
+"""The header bounds ``mcpkit run`` and ``serve_http`` put around uvicorn's HTTP protocol, in
+process: a connection is timed against ``header_read_timeout`` from its opening and from the
+first bytes of each kept-alive request until its headers end (idle between requests, uvicorn's
+keep-alive times it); it leaves the server's clock when it closes, becomes a WebSocket or
+sends what is not HTTP (uvicorn answers that); the sweep closes one past its time and spares
+the rest; headers past ``max_header_bytes`` are answered 431, a body never counts. And
+``serve_http``
 turns uvicorn's access log off unless its log level shows it, and sends no ``server``
 header unless asked."""
 
@@ -31,8 +32,8 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"ok"})
 
 
-def protocol_class(timeout: float | None) -> Any:
-    options = StreamableHttpServerOptions(header_read_timeout=timeout)
+def protocol_class(timeout: float | None, limit: int = 8192) -> Any:
+    options = StreamableHttpServerOptions(header_read_timeout=timeout, max_header_bytes=limit)
     return uvicorn_http_protocol(options)["http"]
 
 
@@ -45,43 +46,46 @@ def connect(cls: Any, keep_alive: float = 5) -> tuple[Any, RecordingTransport]:
     return protocol, transport
 
 
-@pytest.mark.mcpkit_protocol
-async def test_timed_while_headers_come_not_while_idle_and_forgotten_when_closed():
+async def answered(transport: RecordingTransport) -> bytes:
+    for _ in range(50):
+        if transport.written:
+            break
+        await asyncio.sleep(0)
+    return transport.written
+
+
+async def test_timed_while_headers_come_not_after_and_forgotten_when_closed():
     cls = protocol_class(10)
-    clock = cls.connection_clock
+    clock = cls.clock
     protocol, transport = connect(cls)
     assert protocol in clock.connections and protocol.clock_since is not None  # silent: timed
     protocol.data_received(REQUEST)
     assert protocol.clock_since is None  # headers complete
-    for _ in range(20):
-        await asyncio.sleep(0)
-    assert transport.written.startswith(b"HTTP/1.1 200")
-    # idle between requests: timed against the keep-alive time, with no timer of its own
-    assert protocol.clock_idle and protocol.clock_since is not None
-    assert protocol.clock_limit == protocol.timeout_keep_alive + clock.interval
-    assert protocol.timeout_keep_alive_task is None
+    assert (await answered(transport)).startswith(b"HTTP/1.1 200")
+    assert protocol.clock_since is None  # idle between requests: uvicorn's keep-alive times it
     protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
     # the next request's headers are coming: timed against the header time
-    assert not protocol.clock_idle and protocol.clock_limit == clock.header_limit
+    assert protocol.clock_since is not None and protocol.clock_limit == clock.header_limit
     protocol.connection_lost(None)
     assert protocol not in clock.connections
 
 
-@pytest.mark.mcpkit_protocol
 async def test_the_sweep_closes_only_a_connection_past_its_time():
     cls = protocol_class(0.08)
     slow, slow_transport = connect(cls)
     done, done_transport = connect(cls)
     done.data_received(REQUEST)
+    trickling, trickling_transport = connect(cls)
+    trickling.data_received(b"POST /mcp HTTP/1.1\r\n")
     await asyncio.sleep(0.3)
-    assert slow_transport.closed and not done_transport.closed
-    slow.connection_lost(None)
-    done.connection_lost(None)
-    assert not cls.connection_clock.connections
+    assert slow_transport.closed and trickling_transport.closed and not done_transport.closed
+    assert (await answered(done_transport)).startswith(b"HTTP/1.1 200")
+    for protocol in (slow, done, trickling):
+        protocol.connection_lost(None)
+    assert not cls.clock.connections
 
 
-@pytest.mark.mcpkit_protocol
-async def test_the_sweep_closes_a_connection_idle_past_its_keep_alive_time():
+async def test_uvicorn_times_the_idle_connection_with_its_keep_alive():
     cls = protocol_class(0.04)
     idle, idle_transport = connect(cls, keep_alive=0.05)
     kept, kept_transport = connect(cls, keep_alive=30)
@@ -94,21 +98,34 @@ async def test_the_sweep_closes_a_connection_idle_past_its_keep_alive_time():
     kept.connection_lost(None)
 
 
-@pytest.mark.mcpkit_protocol
-async def test_without_a_header_timeout_uvicorn_times_the_idle_connection():
-    cls = protocol_class(None)
+@pytest.mark.parametrize("pieces", [1, 7])
+async def test_headers_past_the_bound_get_431_and_the_app_is_not_called(pieces):
+    cls = protocol_class(10, limit=200)
     protocol, transport = connect(cls)
-    protocol.data_received(REQUEST)
-    for _ in range(20):
-        await asyncio.sleep(0)
-    assert transport.written.startswith(b"HTTP/1.1 200")
-    assert protocol.timeout_keep_alive_task is not None
-    protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
-    assert protocol.timeout_keep_alive_task is None  # cancelled by the next request's bytes
+    request = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 300 + b"\r\n\r\n"
+    size = -(-len(request) // pieces)
+    for at in range(0, len(request), size):
+        if transport.closed:
+            break
+        protocol.data_received(request[at : at + size])
+    assert transport.written.startswith(b"HTTP/1.1 431 ") and transport.closed
+    assert protocol not in cls.clock.connections
     protocol.connection_lost(None)
 
 
-@pytest.mark.mcpkit_protocol
+async def test_a_body_past_the_header_bound_is_no_header():
+    cls = protocol_class(10, limit=200)
+    protocol, transport = connect(cls)
+    body = b"x" * 1000
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-length: 1000\r\n\r\n"
+    protocol.data_received(head + body[:500])
+    protocol.data_received(body[500:])
+    assert (await answered(transport)).startswith(b"HTTP/1.1 200")
+    protocol.data_received(REQUEST)  # kept alive: the next request's headers count from 0
+    assert not transport.closed
+    protocol.connection_lost(None)
+
+
 async def test_a_websocket_upgrade_leaves_the_clock():
     cls = protocol_class(10)
     protocol, transport = connect(cls)
@@ -117,13 +134,21 @@ async def test_a_websocket_upgrade_leaves_the_clock():
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     )
     assert transport.protocol is not None and transport.protocol is not protocol
-    assert protocol not in cls.connection_clock.connections
+    assert protocol not in cls.clock.connections
 
 
-@pytest.mark.mcpkit_protocol
+async def test_a_malformed_request_is_uvicorns_to_answer():
+    cls = protocol_class(10)
+    protocol, transport = connect(cls)
+    protocol.data_received(b"NOT HTTP AT ALL\r\n\r\n")
+    assert transport.written.startswith(b"HTTP/1.1 400 ") and transport.closed
+    assert protocol not in cls.clock.connections
+    protocol.connection_lost(None)
+
+
 async def test_without_a_timeout_nothing_is_timed():
     cls = protocol_class(None)
-    assert cls.connection_clock is None
+    assert cls.clock is None
     protocol, _ = connect(cls)
     protocol.data_received(b"POST /mcp HTTP/1.1\r\nHost: ")
     assert protocol.clock_since is None

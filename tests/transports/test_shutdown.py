@@ -21,7 +21,7 @@ import pytest
 
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.server._engine.shutdown import SERVER_SHUTTING_DOWN
-from tests.http_server import past_the_gate_warning, post_head, serving, trickled_post
+from tests.http_server import post_head, serving, trickled_post
 from tests.wire import initialize_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,7 +225,7 @@ class HttpServer:
         )
         assert self.proc.stderr is not None
         self.stderr = self.proc.stderr
-        banner = past_the_gate_warning(self.stderr).decode()
+        banner = self.stderr.readline().decode()
         if not banner.startswith("mcpkit: serving"):
             self.proc.kill()  # a failed start leaves no server behind
             self.proc.wait(10)

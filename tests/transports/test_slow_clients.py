@@ -56,7 +56,6 @@ async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:
             return b""
 
 
-@pytest.mark.mcpkit_protocol
 async def test_a_connection_that_sends_nothing_is_closed(port):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     started = time.monotonic()
@@ -65,7 +64,6 @@ async def test_a_connection_that_sends_nothing_is_closed(port):
     writer.close()
 
 
-@pytest.mark.mcpkit_protocol
 async def test_headers_trickled_past_the_timeout_close_the_connection(port):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
@@ -87,7 +85,6 @@ async def test_headers_trickled_past_the_timeout_close_the_connection(port):
         writer.close()
 
 
-@pytest.mark.mcpkit_protocol
 async def test_headers_past_the_size_bound_get_431(port):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Big: " + b"a" * 20_000)

@@ -92,21 +92,9 @@ _KNOWN_NAMES: dict[bytes, str] = {
 KNOWN_HEADER_NAMES = frozenset(_KNOWN_NAMES.values())
 
 
-#: The scope entry where mcpkit's HTTP protocol leaves a request's headers decoded as it read
-#: them: a copy of the header list they were decoded from, and the map ``header_map`` makes.
-DECODED_HEADERS_KEY = "mcpkit.decoded_headers"
-#: The name of a header as ``header_map`` keys it, for a name it knows (else None).
-known_header_name = _KNOWN_NAMES.get
-
-
 def header_map(scope: Scope) -> dict[str, str]:
-    """Request headers by lower-case name (ASGI already lower-cases them); last wins. The
-    map the server decoded as it read them when the scope's headers are still those
-    (a middleware may have changed them since)."""
-    decoded = scope.get(DECODED_HEADERS_KEY)
-    if decoded is not None and decoded[0] == scope["headers"]:
-        return decoded[1]  # type: ignore[no-any-return]
-    known = known_header_name
+    """Request headers by lower-case name (ASGI already lower-cases them); last wins."""
+    known = _KNOWN_NAMES.get
     headers: dict[str, str] = {}
     for name, value in scope["headers"]:
         headers[known(name) or name.decode("latin-1")] = value.decode("latin-1")

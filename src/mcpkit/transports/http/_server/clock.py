@@ -1,7 +1,6 @@
-"""The time bounds of a server's connections, kept by one sweeper instead of a timer per
-request: a connection waiting for its request headers (``header_read_timeout``) or idle
-between requests (uvicorn's ``timeout_keep_alive``) stores when the wait began and how
-long it may last, and the sweep closes those past it."""
+"""The header time bound of a server's connections, kept by one sweeper instead of a timer
+per request: a connection waiting for its request headers (``header_read_timeout``) stores
+when the wait began and how long it may last, and the sweep closes those past it."""
 
 from __future__ import annotations
 
@@ -23,10 +22,6 @@ class ConnectionClock:
         self.now = 0.0
         self.connections: set[Any] = set()
         self._sweeper: asyncio.Task[None] | None = None
-
-    def idle_limit(self, keep_alive: float) -> float:
-        """``clock_limit`` of a connection idle between requests."""
-        return keep_alive + self.interval
 
     def add(self, protocol: Any, loop: asyncio.AbstractEventLoop) -> None:
         self.connections.add(protocol)

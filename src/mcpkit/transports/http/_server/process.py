@@ -1,4 +1,4 @@
-"""One process serving an app over HTTP: uvicorn (with mcpkit's protocol where asked),
+"""One process serving an app over HTTP: uvicorn (its request headers bounded unless told),
 shut down gracefully on SIGTERM/SIGINT. ``run_http_server`` runs it, and so does each
 worker ``workers=N`` starts."""
 

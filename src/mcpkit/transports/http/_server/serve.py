@@ -1,5 +1,5 @@
 """Running the process that serves an app over HTTP: ``serve_http`` and
-``run_http_server`` bind, start uvicorn (with mcpkit's protocol where asked), shut down
+``run_http_server`` bind, start uvicorn (its request headers bounded), shut down
 gracefully on SIGTERM/SIGINT and, with ``workers=N``, supervise N processes. Only a
 process mcpkit runs goes through here; an ASGI host serves ``McpAsgiApp`` itself."""
 
