@@ -37,25 +37,6 @@ def uvicorn_command(
     ]
 
 
-#: ``--http`` for mcpkit's own HTTP protocol (uvicorn 0.35 or later).
-MCPKIT_HTTP = "mcpkit.transports.http.protocol:McpHttpProtocol"
-
-
-def with_http(flags: list[str], protocol: str | None) -> list[str]:
-    """``flags`` with ``--http protocol`` in place of theirs (as they are when None)."""
-    if protocol is None:
-        return flags
-    out, skip = [], False
-    for flag in flags:
-        if skip:
-            skip = False
-        elif flag == "--http":
-            skip = True
-        else:
-            out.append(flag)
-    return [*out, "--http", protocol]
-
-
 def stop_server(proc: subprocess.Popen) -> None:
     """SIGTERM, then SIGKILL after 10 s: a server that will not stop does not hang the bench."""
     if proc.poll() is None:

@@ -9,14 +9,13 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
   mcpkit    mcpkit's ``create_asgi_app`` (project venv), default options, on uvicorn's
             protocol as the command line chose it: what ``uvicorn app:app`` users get
-  mcpkit-protocol  the ``mcpkit`` app from uvicorn's command line given mcpkit's protocol
-            (``--http mcpkit.transports.http.protocol:McpHttpProtocol``)
-  bare-protocol  the bare app from the same command line: the ceiling on mcpkit's protocol
-  mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
-            mcpkit's own HTTP protocol and settings, and the GC freeze of a process it owns)
-  bare-run  the bare app on that protocol, with serve_http's uvicorn settings
-  baseline, baseline-protocol  ``mcpkit`` and ``mcpkit-protocol`` of git revision
-            ``--baseline REV``: before and after a change, each against its own ceiling
+  mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn's
+            protocol with its request headers bounded, serve_http's settings, and the GC
+            freeze of a process it owns)
+  bare-run  the bare app served the same way (``uvicorn_http_protocol()``, serve_http's
+            uvicorn settings): the ceiling of ``mcpkit-run``
+  baseline  ``mcpkit`` of git revision ``--baseline REV``: before and after a change, both
+            against ``bare``
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)
   fastmcp   ``FastMCP.http_app`` (bench/.venv-peers)
   lauren    lauren-mcp's Streamable HTTP controller (bench/.venv-peers)
@@ -81,7 +80,7 @@ except ImportError:  # pragma: no cover - depends on how it was started
 
 sys.path.insert(0, str(HERE))
 from _pinning import pin_self, pinned
-from _uvicorn import MCPKIT_HTTP, stop_server, uvicorn_command, with_http
+from _uvicorn import stop_server, uvicorn_command
 from _wrk import bench_result, wrk_command
 
 PEERS = HERE / ".venv-peers"
@@ -93,42 +92,28 @@ SERVERS_DIR = HERE / "servers"
 SERVERS: dict[str, tuple[str, str]] = {
     "bare": ("project", "http_bare:app"),
     "mcpkit": ("project", "http_mcpkit:app"),
-    # the same, with the garbage-collector freeze at start-up: what the freeze is worth
     # the same app served by serve_http, as `mcpkit run -t http` does (a script, not uvicorn's CLI)
     "mcpkit-run": ("project", "http_mcpkit_served.py"),
-    # the bare app on that same protocol and settings: what the protocol gives any ASGI app
+    # the bare app on that same protocol and settings: what serving that way gives any ASGI app
     "bare-run": ("project", "http_bare_served.py"),
-    # the mcpkit app from uvicorn's command line, told to use mcpkit's protocol (HTTP_FLAGS)
-    "mcpkit-protocol": ("project", "http_mcpkit:app"),
-    # the bare app from the same command line: the ceiling on mcpkit's protocol
-    "bare-protocol": ("project", "http_bare:app"),
     # mcpkit of another revision (--baseline REV): before and after a change in one run
     "baseline": ("project", "http_mcpkit:app"),
-    "baseline-protocol": ("project", "http_mcpkit:app"),
     "official": ("peers", "http_official:app"),
     "fastmcp": ("peers", "http_fastmcp:app"),
     "lauren": ("peers", "http_lauren:app"),
 }
 PEER_NAMES = ("official", "fastmcp", "lauren")
-#: Servers whose uvicorn command line names another HTTP protocol than the bench's flags.
-HTTP_FLAGS = {
-    "mcpkit-protocol": MCPKIT_HTTP,
-    "bare-protocol": MCPKIT_HTTP,
-    "baseline-protocol": MCPKIT_HTTP,
-}
-#: The servers of mcpkit's revision under test and of --baseline REV.
-BASELINES = ("baseline", "baseline-protocol")
+#: The servers of mcpkit of --baseline REV.
+BASELINES = ("baseline",)
 #: Each mcpkit row and the bare app served the same way (server, protocol, settings): the
-#: ratio that tells what mcpkit costs, whatever the protocol gives every app.
+#: ratio that tells what mcpkit costs, whatever the serving gives every app.
 SAME_SERVING = {
     "mcpkit": "bare",
-    "mcpkit-protocol": "bare-protocol",
     "mcpkit-run": "bare-run",
     "baseline": "bare",
-    "baseline-protocol": "bare-protocol",
 }
-#: The mcpkit app on mcpkit's own HTTP protocol, each compared with bare too.
-ON_MCPKIT_PROTOCOL = ("mcpkit-run", "mcpkit-protocol")
+#: The mcpkit rows not served from uvicorn's command line, each compared with bare too.
+ALSO_AGAINST_BARE = ("mcpkit-run",)
 #: The targets the report checks: mcpkit's rate as a share of bare's (the second speed
 #: round: every call scenario, and churn), times the fastest peer, and churn cycles per second.
 SHARE_OF_BARE = 0.70
@@ -397,9 +382,7 @@ class Server:
         if target.endswith(".py"):  # a script that serves itself on the port it is given
             command = [str(python), str(SERVERS_DIR / target), str(self.port)]
         else:
-            command = uvicorn_command(
-                python, target, self.port, with_http(flags, HTTP_FLAGS.get(name))
-            )
+            command = uvicorn_command(python, target, self.port, flags)
         self.command = pinned(command, SERVER_CPU)
         self.proc = subprocess.Popen(
             self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=str(HERE)
@@ -720,12 +703,12 @@ def summarize(rows: list[dict], scenarios: list[str], servers: list[str], rounds
                     for name, r in measured.items()
                     if not (clean and r.get("disturbed"))
                 }
-                for served, ceiling in SAME_SERVING.items():  # on the same protocol
+                for served, ceiling in SAME_SERVING.items():  # served the same way
                     if served != "mcpkit" and rates.get(served) and rates.get(ceiling):
                         ratios.setdefault(f"{served}/{ceiling}", []).append(
                             rates[served] / rates[ceiling]
                         )
-                for served in ON_MCPKIT_PROTOCOL:  # against uvicorn's own protocol too
+                for served in ALSO_AGAINST_BARE:  # against uvicorn's command line too
                     if rates.get(served) and rates.get("bare"):
                         ratios.setdefault(f"{served}/bare", []).append(
                             rates[served] / rates["bare"]
@@ -809,7 +792,7 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
     for served, ceiling in SAME_SERVING.items():
         if served != "mcpkit" and served in servers and ceiling in servers:
             keys.append(f"{served}/{ceiling}")
-    for served in ON_MCPKIT_PROTOCOL:
+    for served in ALSO_AGAINST_BARE:
         if served in servers and "bare" in servers:
             keys.append(f"{served}/bare")
     for key, best_key, title in (
@@ -866,7 +849,7 @@ def print_report(summary: dict, scenarios: list[str], servers: list[str], rounds
             continue
         share = CHURN_SHARE_OF_BARE if scenario == "churn" else SHARE_OF_BARE
         best = trio(scenario, "mcpkit/best-peer")
-        for served in ("mcpkit", *ON_MCPKIT_PROTOCOL):
+        for served in ("mcpkit", *ALSO_AGAINST_BARE):
             bare = trio(scenario, f"{served}/{SAME_SERVING[served]}")
             if bare[0] is not None:
                 label = f"{scenario}: {served} >= {share:.0%} of {SAME_SERVING[served]} "
@@ -1079,9 +1062,8 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         metavar="REV",
-        help="also serve mcpkit of git revision REV as the servers 'baseline' and "
-        "'baseline-protocol' and print their ratios to the bare app served the same way, "
-        "beside mcpkit's: a change's cost measured within each round",
+        help="also serve mcpkit of git revision REV as the server 'baseline' and print its "
+        "ratio to the bare app beside mcpkit's: a change's cost measured within each round",
     )
     parser.add_argument(
         "--upgrade-peers", action="store_true", help="reinstall the peers at their latest versions"

@@ -3,14 +3,12 @@ JSON and as SSE, by mcpkit and by a bare ASGI app writing the same bytes, in one
 
     .venv/bin/python bench/large_payload.py [--payload-mib 5] [--duration 5] [--rounds 3]
                                             [--connections 1] [--scenarios NAME ...]
-                                            [--mcpkit-protocol]
 
 Servers (bench/servers/http_large.py): ``mcpkit`` (``create_asgi_app``, stateless) and
 ``bare`` (reads the body, writes a prebuilt answer of the same bytes). Each runs under the
 same uvicorn as bench/http_load.py (``--loop uvloop --http httptools`` when both import),
-pinned to CPU 1; wrk (one thread, ``--connections``) on CPU 0. Both are served on uvicorn's
-protocol, or with ``--mcpkit-protocol`` both on mcpkit's (``--http
-mcpkit.transports.http.protocol:McpHttpProtocol``), as ``mcpkit run`` serves.
+pinned to CPU 1; wrk (one thread, ``--connections``) on CPU 0. Both are served from
+uvicorn's command line, on uvicorn's own protocol.
 
 Scenarios: ``tool-json`` / ``resource-json`` (Accept: application/json; a JSON body) and
 ``tool-sse`` / ``resource-sse`` (the request carries a progressToken: the server sends one
@@ -51,7 +49,7 @@ import httpx
 
 sys.path.insert(0, str(HERE))
 from _pinning import pinned
-from _uvicorn import MCPKIT_HTTP, stop_server, uvicorn_command, with_http
+from _uvicorn import stop_server, uvicorn_command
 
 SERVERS_DIR = HERE / "servers"
 EXTRAS = HERE / ".venv-peers" / "project-extras"
@@ -246,8 +244,7 @@ def measure(
     name: str, scenario: str, text: str, args: argparse.Namespace, wrk: str, tmp: Path
 ) -> dict[str, Any]:
     env = server_env(args.payload_bytes)
-    protocol = MCPKIT_HTTP if args.mcpkit_protocol else None
-    server = Server(name, SERVERS[name], with_http(args.flags, protocol), env)
+    server = Server(name, SERVERS[name], args.flags, env)
     try:
         server.wait_ready()
         peak_reset = server.reset_peak()
@@ -289,11 +286,6 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=1, help="wrk connections (default 1)")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--json", type=Path, help="also write the results here (outside the repo)")
-    parser.add_argument(
-        "--mcpkit-protocol",
-        action="store_true",
-        help=f"serve both with --http {MCPKIT_HTTP} (else both on uvicorn's protocol)",
-    )
     args = parser.parse_args()
     args.payload_bytes = int(args.payload_mib * 2**20)
     wrk = shutil.which("wrk")

@@ -1,10 +1,8 @@
 """Instructions per request of a whole server process: uvicorn, its parser and event loop,
 and the app, counted by callgrind, for the bare ASGI app and for mcpkit, both from uvicorn's
-command line, for mcpkit as ``mcpkit run -t http`` serves it (``mcpkit-run``: mcpkit's
-HTTP protocol on uvicorn), and for mcpkit from uvicorn's command line given that protocol
-(``mcpkit-protocol``: ``--http mcpkit.transports.http.protocol:McpHttpProtocol``). The
-noise-free counterpart of ``http_load.py``'s ratios to bare, and what it takes to move
-them.
+command line, and for mcpkit as ``mcpkit run -t http`` serves it (``mcpkit-run``: uvicorn's
+protocol with its request headers bounded). The noise-free counterpart of
+``http_load.py``'s ratios to bare, and what it takes to move them.
 
     python bench/server_instructions.py [--scenarios stateless session modern] [--requests 1000]
 
@@ -30,12 +28,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
-from _uvicorn import SERVERS_DIR, uvicorn_command, with_http
+from _uvicorn import SERVERS_DIR, uvicorn_command
 from http_load import (
     ACCEPT_HEADERS,
     CALL,
     CALL_MODERN,
-    HTTP_FLAGS,
     MODERN_HEADERS,
     PROJECT_PY,
     SHARE_OF_BARE,
@@ -48,9 +45,8 @@ from http_load import (
 
 SCENARIOS = ("stateless", "session", "modern")
 #: The bare app and mcpkit from uvicorn's command line; mcpkit as ``mcpkit run -t http``
-#: serves it (``serve_http``: mcpkit's own HTTP protocol on uvicorn); mcpkit from uvicorn's
-#: command line on that protocol.
-SERVER_NAMES = ("bare", "mcpkit", "mcpkit-run", "mcpkit-protocol")
+#: serves it (``serve_http``: uvicorn's protocol with its request headers bounded).
+SERVER_NAMES = ("bare", "mcpkit", "mcpkit-run")
 #: Requests of the shorter run; the longer sends ``--requests`` more.
 BASE_REQUESTS = 200
 #: Seconds a server under valgrind may take to start listening.
@@ -97,8 +93,7 @@ def count(server: str, scenario: str, requests: int, flags: list[str]) -> int:
     if server == "mcpkit-run":  # served as `mcpkit run -t http` serves it
         command = [str(PROJECT_PY), str(SERVERS_DIR / "http_mcpkit_served.py"), str(port)]
     else:
-        app = "http_mcpkit:app" if server in HTTP_FLAGS else f"http_{server}:app"
-        command = uvicorn_command(PROJECT_PY, app, port, with_http(flags, HTTP_FLAGS.get(server)))
+        command = uvicorn_command(PROJECT_PY, f"http_{server}:app", port, flags)
     process = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
         env=env,

@@ -1,6 +1,7 @@
-"""The bare ASGI app of ``http_bare.py`` served on mcpkit's HTTP protocol, with the uvicorn
-settings ``serve_http`` uses (no access log, no ``server`` header): what that protocol gives
-any ASGI app, the ceiling ``mcpkit-run`` is measured against beside uvicorn's own.
+"""The bare ASGI app of ``http_bare.py`` served as ``serve_http`` serves: uvicorn's protocol
+with its request headers bounded (``uvicorn_http_protocol()``) and the uvicorn settings
+``serve_http`` uses (no access log, no ``server`` header). The ceiling ``mcpkit-run`` is
+measured against, beside the bare app from uvicorn's command line.
 
     python http_bare_served.py PORT
 """

@@ -1,6 +1,6 @@
-"""mcpkit served as ``mcpkit run -t http`` serves it: ``serve_http`` (uvicorn with mcpkit's
-own HTTP protocol: the header time and size bounds of the options, a leaner request cycle),
-the same app as ``http_mcpkit.py``, stateless or stateful by ``BENCH_MODE``.
+"""mcpkit served as ``mcpkit run -t http`` serves it: ``serve_http`` (uvicorn's protocol
+with the header time and size bounds of the options), the same app as ``http_mcpkit.py``,
+stateless or stateful by ``BENCH_MODE``.
 
     python http_mcpkit_served.py PORT
 """
