@@ -13,7 +13,7 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
             (``--http mcpkit.transports.http.protocol:McpHttpProtocol``)
   bare-protocol  the bare app from the same command line: the ceiling on mcpkit's protocol
   mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn with
-            mcpkit's own HTTP protocol and settings, and the GC freeze of a process it owns)
+            mcpkit's own HTTP protocol and settings, and the GC freeze mcpkit run asks for)
   bare-run  the bare app on that protocol, with serve_http's uvicorn settings
   baseline, baseline-protocol  ``mcpkit`` and ``mcpkit-protocol`` of git revision
             ``--baseline REV``: before and after a change, each against its own ceiling
@@ -93,7 +93,6 @@ SERVERS_DIR = HERE / "servers"
 SERVERS: dict[str, tuple[str, str]] = {
     "bare": ("project", "http_bare:app"),
     "mcpkit": ("project", "http_mcpkit:app"),
-    # the same, with the garbage-collector freeze at start-up: what the freeze is worth
     # the same app served by serve_http, as `mcpkit run -t http` does (a script, not uvicorn's CLI)
     "mcpkit-run": ("project", "http_mcpkit_served.py"),
     # the bare app on that same protocol and settings: what the protocol gives any ASGI app
