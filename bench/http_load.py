@@ -11,7 +11,7 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
             protocol as the command line chose it: what ``uvicorn app:app`` users get
   mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn's
             protocol with its request headers bounded, serve_http's settings, and the GC
-            freeze of a process it owns)
+            freeze mcpkit run asks for)
   bare-run  the bare app served the same way (``uvicorn_http_protocol()``, serve_http's
             uvicorn settings): the ceiling of ``mcpkit-run``
   baseline  ``mcpkit`` of git revision ``--baseline REV``: before and after a change, both

@@ -1,5 +1,6 @@
 """The bench's mcpkit server: one async tool, ``add``. ``mcpkit run`` serves it on uvloop
-(when installed); ``python mcpkit_stdio.py asyncio`` serves it on the stdlib loop."""
+(when installed); ``python mcpkit_stdio.py asyncio`` serves it on the stdlib loop,
+otherwise as ``mcpkit run`` does (the collector frozen after start-up)."""
 
 import sys
 
@@ -21,4 +22,4 @@ if __name__ == "__main__" and sys.argv[1:] == ["asyncio"]:
 
     from mcpkit.transports import serve_stdio
 
-    asyncio.run(serve_stdio(app))
+    asyncio.run(serve_stdio(app, freeze_gc=True))

@@ -1,5 +1,6 @@
-"""Runtime helpers every layer may use: process-level tuning applied by the servers mcpkit
-runs itself (``mcpkit run``), and the event loop they run on."""
+"""Runtime helpers every layer may use: process-level tuning applied where mcpkit is the
+program (``mcpkit run``, ``mcpkit proxy``) or where its caller asks, and the event loop the
+servers run on."""
 
 from __future__ import annotations
 

@@ -206,7 +206,7 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     apps: list[Any] = []
 
-    async def serve_stdio(app: Any) -> None:
+    async def serve_stdio(app: Any, **kwargs: Any) -> None:
         apps.append(app)
 
     def run_http_server(app: Any, *args: Any, **kwargs: Any) -> None:

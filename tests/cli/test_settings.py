@@ -158,6 +158,14 @@ def test_each_type_is_read_into_the_options():
     assert options.host == "127.0.0.1" and options.port == 9
 
 
+def test_mcpkit_run_and_proxy_freeze_the_collector_by_default_where_the_options_do_not():
+    """The options' default is a library's (off); the commands are the program (on)."""
+    assert StreamableHttpServerOptions().freeze_gc_at_startup is False
+    assert BY_FIELD["freeze_gc_at_startup"].default is True
+    assert server_options({}).freeze_gc_at_startup is True
+    assert server_options({"MCPKIT_FREEZE_GC_AT_STARTUP": "0"}).freeze_gc_at_startup is False
+
+
 def test_a_list_of_objects_is_read_item_by_item():
     guards = Setting("guards", "MCPKIT_GUARDS", "options", "objects", False, (), "Guards")
     assert guards.parse("os.path:isabs, os.path:isdir") == (os.path.isabs, os.path.isdir)

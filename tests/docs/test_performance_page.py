@@ -4,6 +4,7 @@ benchmark commands it gives name scripts of ``bench/`` and options they take."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import subprocess
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpkit import McpServerApp
+from mcpkit import McpServerApp, serve_stdio
+from mcpkit.cli._settings import server_options
 from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.testing import connected
 from mcpkit.transports.http import StreamableHttpServerOptions
@@ -52,8 +54,13 @@ async def test_a_typed_result_is_sent_twice_and_a_str_once():
 def test_the_defaults_it_quotes():
     assert "`max_sync_workers`, 32 by default" in PAGE
     assert DEFAULT_MAX_SYNC_WORKERS == 32
-    assert "`freeze_gc_at_startup` (True by default: on where mcpkit runs the process)" in PAGE
-    assert StreamableHttpServerOptions().freeze_gc_at_startup is True
+    assert (
+        "`freeze_gc_at_startup` (False by default; `mcpkit run` and `mcpkit proxy` turn it on)"
+        in PAGE
+    )
+    assert StreamableHttpServerOptions().freeze_gc_at_startup is False
+    assert inspect.signature(serve_stdio).parameters["freeze_gc"].default is False
+    assert server_options({}).freeze_gc_at_startup is True
 
 
 @pytest.mark.parametrize("command", bench_commands(), ids=lambda words: words[1])

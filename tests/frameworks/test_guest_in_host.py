@@ -1,7 +1,9 @@
 """An mcpkit app is a guest in its host's process: mounted in FastAPI and started through the
 host's lifespan, or served as the top-level app by the host's uvicorn, it answers calls and
 leaves the host's garbage collector unfrozen and uvicorn's HTTP protocol as uvicorn chose it.
-Only a process mcpkit runs (``run_http_server``) freezes the collector after start-up."""
+A program of the user's serving an app (``serve_stdio``, ``run_http_server``, ``app.run()``)
+keeps its collector unfrozen unless it asks; ``mcpkit run`` and ``mcpkit proxy``, which are
+the program, freeze it after start-up unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` is false."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import asyncio
 import contextlib
 import gc
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -20,7 +24,7 @@ from fastapi import FastAPI
 
 from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import POST_HEADERS, free_port
+from tests.http_server import POST_HEADERS, free_port, server_process
 from tests.wire import initialize_request
 
 
@@ -106,33 +110,118 @@ def test_importing_and_making_the_app_loads_nothing_of_uvicorns_internals():
     assert done.stdout.strip() == "[]"
 
 
-HTTP_SERVER = """
-import gc
-from mcpkit import McpServerApp, mcp_tool
+#: A program of the user's serving an app with a ``frozen`` tool (the collector's freeze count,
+#: read while serving): ``python host.py HOW [PORT]``; ``mcpkit run host.py`` serves ``app``.
+HOST_PROGRAM = """
+import asyncio, gc, sys
+from mcpkit import McpServerApp, mcp_tool, serve_stdio
+from mcpkit.transports.http import StreamableHttpServerOptions, run_http_server
 
 @mcp_tool
 def frozen() -> int:
     return gc.get_freeze_count()
 
 app = McpServerApp(frozen)
+
+if __name__ == "__main__":
+    how = sys.argv[1]
+    port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    if how == "serve_stdio":
+        asyncio.run(serve_stdio(app))
+    elif how == "serve_stdio-freeze_gc":
+        asyncio.run(serve_stdio(app, freeze_gc=True))
+    elif how == "app.run":
+        app.run()
+    elif how == "app.run-http":
+        app.run("http", host="127.0.0.1", port=port, stateless=True)
+    else:
+        options = StreamableHttpServerOptions(
+            host="127.0.0.1", port=port, stateless=True, freeze_gc_at_startup=how.endswith("-freeze")
+        )
+        run_http_server(app, options)
 """
+TOOLS_CALL = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "frozen", "arguments": {}},
+}
+
+
+@pytest.fixture
+def host_program(tmp_path):
+    path = tmp_path / "host.py"
+    path.write_text(HOST_PROGRAM)
+    return path
+
+
+def environment(freeze_setting: str = "") -> dict[str, str]:
+    """This process's environment without ``MCPKIT_*`` variables, and with
+    ``MCPKIT_FREEZE_GC_AT_STARTUP=freeze_setting`` when it is given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
+    if freeze_setting:
+        env["MCPKIT_FREEZE_GC_AT_STARTUP"] = freeze_setting
+    return env
+
+
+def frozen_over_http(url: str) -> int:
+    """The ``frozen`` tool's answer from the stateless server at ``url``."""
+    with httpx.Client(timeout=10) as http:
+        answer = http.post(url, json=TOOLS_CALL, headers=POST_HEADERS)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["result"]["structuredContent"]["result"]
+
+
+async def frozen_over_stdio(arguments: list[str], env: dict[str, str], **client: Any) -> int:
+    """The ``frozen`` tool's answer from ``python ARGUMENTS``, a stdio server (or proxy)."""
+    options = StdioClientTransportOptions(
+        command=sys.executable,
+        arguments=arguments,
+        inherit_environment_variables=False,
+        environment_variables=env,
+    )
+    async with asyncio.timeout(30), McpClient.stdio(options, **client) as connected:
+        return (await connected.call_tool("frozen")).structured_content["result"]
+
+
+@pytest.mark.parametrize(
+    ("how", "freezes"),
+    [("serve_stdio", False), ("serve_stdio-freeze_gc", True), ("app.run", False)],
+)
+async def test_a_program_of_the_users_serving_stdio_freezes_only_when_it_asks(
+    host_program, how, freezes
+):
+    """``serve_stdio(app)`` and ``app.run()`` live in the user's program: they leave its
+    collector as it is, unless ``freeze_gc=True``."""
+    count = await frozen_over_stdio([str(host_program), how], environment())
+    assert (count > 0) is freezes, count
+
+
+@pytest.mark.parametrize(
+    ("how", "freezes"),
+    [("run_http_server", False), ("run_http_server-freeze", True), ("app.run-http", False)],
+)
+def test_a_program_of_the_users_serving_http_freezes_only_when_it_asks(host_program, how, freezes):
+    """``run_http_server``, ``serve_http`` (``app.run("http")``) live in the user's program:
+    they leave its collector as it is, unless ``freeze_gc_at_startup=True``."""
+    port = free_port()
+    command = [sys.executable, str(host_program), how, str(port)]
+    with server_process(command, port, env=environment()):
+        count = frozen_over_http(f"http://127.0.0.1:{port}/mcp")
+    assert (count > 0) is freezes, count
 
 
 @pytest.mark.parametrize(
     "setting", ["", "false"], ids=["default", "MCPKIT_FREEZE_GC_AT_STARTUP=false"]
 )
-def test_mcpkit_run_freezes_the_collector_unless_told_not_to(tmp_path, setting):
-    """``mcpkit run -t http`` runs the process: it freezes what start-up left alive, unless
+def test_mcpkit_run_over_http_freezes_the_collector_unless_told_not_to(host_program, setting):
+    """``mcpkit run -t http`` is the program: it freezes what start-up left alive, unless
     ``freeze_gc_at_startup`` is false."""
-    (tmp_path / "server.py").write_text(HTTP_SERVER)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
-    if setting:
-        env["MCPKIT_FREEZE_GC_AT_STARTUP"] = setting
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpkit", "run", "server.py", "-t", "http", "--port", "0"]
+        [sys.executable, "-m", "mcpkit", "run", "host.py", "-t", "http", "--port", "0"]
         + ["--stateless"],
-        cwd=tmp_path,
-        env=env,
+        cwd=host_program.parent,
+        env=environment(setting),
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -140,43 +229,68 @@ def test_mcpkit_run_freezes_the_collector_unless_told_not_to(tmp_path, setting):
     try:
         banner = proc.stderr.readline()
         assert banner.startswith("mcpkit: serving"), banner
-        url = banner.split(" on ", 1)[1].strip()
-        with httpx.Client(timeout=10) as http:
-            call = {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "frozen", "arguments": {}},
-            }
-            answer = http.post(url, json=call, headers=POST_HEADERS)
-        count = answer.json()["result"]["structuredContent"]["result"]
+        count = frozen_over_http(banner.split(" on ", 1)[1].strip())
     finally:
         proc.terminate()
         proc.communicate(timeout=20)
     assert (count > 0) is (setting == "")
 
 
-STDIO_SERVER = """
-import asyncio, gc, sys
-from mcpkit import McpServerApp, mcp_tool, serve_stdio
-
-@mcp_tool
-def frozen() -> int:
-    return gc.get_freeze_count()
-
-asyncio.run(serve_stdio(McpServerApp(frozen), freeze_gc=sys.argv[1] == "freeze"))
-"""
-
-
-@pytest.mark.parametrize("freeze", [True, False], ids=["the-program", "beside-other-work"])
-async def test_serve_stdio_freezes_the_collector_unless_told_not_to(tmp_path, freeze):
-    """``serve_stdio`` takes stdin, stdout and the signals: it is the program and freezes
-    what start-up left alive, unless its caller says it does work of its own beside."""
-    script = tmp_path / "server.py"
-    script.write_text(STDIO_SERVER)
-    options = StdioClientTransportOptions(
-        command=sys.executable, arguments=[str(script), "freeze" if freeze else "keep"]
+@pytest.mark.parametrize("setting", ["", "0"], ids=["default", "MCPKIT_FREEZE_GC_AT_STARTUP=0"])
+async def test_mcpkit_run_on_stdio_freezes_the_collector_unless_told_not_to(host_program, setting):
+    """``mcpkit run`` on stdio is the program too: the same freeze, the same setting."""
+    count = await frozen_over_stdio(
+        ["-m", "mcpkit", "run", str(host_program)], environment(setting)
     )
-    async with asyncio.timeout(30), McpClient.stdio(options) as client:
-        count = (await client.call_tool("frozen")).structured_content["result"]
-    assert (count > 0) is freeze, count
+    assert (count > 0) is (setting == ""), count
+
+
+#: ``python -c COUNTED REPORT mcpkit-arguments...``: the ``mcpkit`` command, writing its
+#: process's freeze count to the file REPORT as it exits.
+COUNTED = (
+    "import atexit, gc, runpy, sys\n"
+    "report = sys.argv.pop(1)\n"
+    "atexit.register(lambda: open(report, 'w').write(str(gc.get_freeze_count())))\n"
+    "sys.argv[0] = 'mcpkit'\n"
+    "runpy.run_module('mcpkit', run_name='__main__')\n"
+)
+
+
+@pytest.mark.parametrize("setting", ["", "0"], ids=["default", "MCPKIT_FREEZE_GC_AT_STARTUP=0"])
+async def test_mcpkit_proxy_freezes_its_collector_and_leaves_its_backends(
+    host_program, tmp_path, setting
+):
+    """``mcpkit proxy`` is the program: it freezes its own collector unless told not to; its
+    backend, a program of the user's calling ``app.run()``, keeps its own unfrozen."""
+    report = tmp_path / "proxy-freeze-count"
+    backend = shlex.join([sys.executable, str(host_program), "app.run"])
+    arguments = ["-c", COUNTED, str(report), "proxy", "--transport", "stdio", backend]
+    backend_count = await frozen_over_stdio(arguments, environment(setting), protocol_mode="legacy")
+    assert backend_count == 0
+    async with asyncio.timeout(10):
+        while not report.exists() or not report.read_text():
+            await asyncio.sleep(0.05)
+    assert (int(report.read_text()) > 0) is (setting == "")
+
+
+def test_serve_stdio_gives_the_program_its_stdout_and_signals_back(tmp_path):
+    """While it serves, what the program prints goes to stderr (the protocol owns stdout);
+    once it returns, ``sys.stdout`` and the SIGINT/SIGTERM handlers are the program's again."""
+    program = tmp_path / "program.py"
+    program.write_text(
+        "import asyncio, signal, sys\n"
+        "from mcpkit import McpServerApp, serve_stdio\n"
+        "before = sys.stdout, signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)\n"
+        "asyncio.run(serve_stdio(McpServerApp('quiet')))\n"
+        "after = sys.stdout, signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)\n"
+        "print('same' if after == before else f'changed: {before} -> {after}')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(program)],
+        input=b"",  # no request: the input ends at once, and so does serving
+        capture_output=True,
+        timeout=30,
+        env=environment(),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"same\n", (done.stdout, done.stderr)

@@ -73,7 +73,7 @@ def run_proxy(
     """Serve the proxy until stdin closes (stdio) or until interrupted (HTTP)."""
     from mcpkit._runtime import run_async
     from mcpkit.cli._errors import EXIT_USAGE, CliError
-    from mcpkit.cli._run import announce_stdio, require_websocket_library
+    from mcpkit.cli._run import announce_stdio, freezes_gc, require_websocket_library
 
     try:
         server = proxy_app(target, headers, backend_transport)
@@ -85,7 +85,7 @@ def run_proxy(
         from mcpkit.transports._stdio import serve_stdio
 
         announce_stdio(server.name)
-        run_async(serve_stdio(server))
+        run_async(serve_stdio(server, freeze_gc=freezes_gc()))
         return 0
     from mcpkit.cli._errors import bind_error
     from mcpkit.cli._settings import server_options

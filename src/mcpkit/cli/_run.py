@@ -18,7 +18,14 @@ import sys
 from typing import Any
 
 from mcpkit._runtime import run_async
-from mcpkit.cli._run_options import DEFAULTS, FLAGS, GLOBAL_FLAGS, TRANSPORTS, VALUE_OPTIONS
+from mcpkit.cli._run_options import (
+    DEFAULTS,
+    FLAGS,
+    GLOBAL_FLAGS,
+    PROGRAM_DEFAULTS,
+    TRANSPORTS,
+    VALUE_OPTIONS,
+)
 
 
 def parse_fast(argv: list[str]) -> dict[str, Any] | None:
@@ -133,6 +140,7 @@ def run_server(
         from mcpkit.cli._loader import load_app
         from mcpkit.transports._stdio import serve_stdio
 
+        freeze_gc = freezes_gc()
         # stdout is the protocol's: a print() while the file is imported would reach the
         # client as a malformed message.
         with contextlib.redirect_stdout(sys.stderr):
@@ -140,7 +148,7 @@ def run_server(
         if shutdown_grace is not None:
             server.shutdown_grace = shutdown_grace
         announce_stdio(server.name)
-        run_async(serve_stdio(server))
+        run_async(serve_stdio(server, freeze_gc=freeze_gc))
         return 0
     from mcpkit.cli._errors import bind_error
     from mcpkit.transports.http._server.serve import bind_http_socket, run_http_server
@@ -209,6 +217,19 @@ def run_server(
         return 0
     run_http_server(server, options, sock=sock, on_started=banner)
     return 0
+
+
+def freezes_gc() -> bool:
+    """Whether ``mcpkit run`` or ``mcpkit proxy`` on stdio freezes the collector after
+    start-up: they are the program, so yes unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` says no
+    (over HTTP, ``server_options`` reads it). The settings are loaded only when it is set:
+    they import the HTTP transport, which stdio does without."""
+    text = os.environ.get("MCPKIT_FREEZE_GC_AT_STARTUP", "")
+    if not text.strip():
+        return bool(PROGRAM_DEFAULTS["freeze_gc_at_startup"])
+    from mcpkit.cli._settings import BY_FIELD
+
+    return bool(BY_FIELD["freeze_gc_at_startup"].parse(text))
 
 
 def announce_stdio(name: str) -> None:

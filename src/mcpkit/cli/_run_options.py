@@ -23,6 +23,12 @@ DEFAULTS: dict[str, Any] = {
     "json_output": False,
 }
 
+#: ``StreamableHttpServerOptions`` fields whose default differs under ``mcpkit run`` and
+#: ``mcpkit proxy`` (on stdio too: ``freeze_gc_at_startup`` is ``serve_stdio``'s ``freeze_gc``).
+#: They are the program and may change the interpreter's state; the options' own defaults
+#: are a library's, living in the process of a program of the user's.
+PROGRAM_DEFAULTS: dict[str, Any] = {"freeze_gc_at_startup": True}
+
 #: option -> parameter, for the options that take a value
 VALUE_OPTIONS = {
     "--transport": "transport",

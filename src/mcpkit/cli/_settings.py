@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpkit.cli._errors import EXIT_USAGE, CliError
-from mcpkit.cli._run_options import DEFAULTS, FLAGS, VALUE_OPTIONS
+from mcpkit.cli._run_options import DEFAULTS, FLAGS, PROGRAM_DEFAULTS, VALUE_OPTIONS
 from mcpkit.transports.http._options import StreamableHttpServerOptions, TransportSecuritySettings
 
 PREFIX = "MCPKIT_"
@@ -85,7 +85,7 @@ DESCRIPTIONS: dict[str, str] = {
     "bearer_auth": "A `BearerAuthConfig`: require bearer tokens",
     "websocket_guard": "A check `(headers) -> bool` run on each WebSocket upgrade",
     "connection_guards": "Guards run on every HTTP request and WebSocket upgrade, before any MCP message",
-    "freeze_gc_at_startup": "Under mcpkit run, move start-up objects out of the garbage collector's reach",
+    "freeze_gc_at_startup": "Once the server is up, `gc.freeze()` what start-up left alive, on stdio too (mcpkit run and mcpkit proxy; `StreamableHttpServerOptions`' own default: false)",
 }
 
 #: Smallest accepted value of numeric settings (every other one: 0 and up).
@@ -117,7 +117,8 @@ _EXAMPLES = {
 class Setting:
     """One ``MCPKIT_*`` variable: the field it sets, in which group (``run``: an ``mcpkit
     run`` flag only; ``options``: a ``StreamableHttpServerOptions`` field, maybe a flag too;
-    ``security``: a ``TransportSecuritySettings`` field), how its value is read, its default."""
+    ``security``: a ``TransportSecuritySettings`` field), how its value is read, its default
+    under ``mcpkit run`` (the field's own, or ``PROGRAM_DEFAULTS``'s)."""
 
     field: str
     env: str
@@ -330,7 +331,7 @@ def _build() -> tuple[Setting, ...]:
                     group,
                     kind,
                     optional,
-                    _default_of(item),
+                    PROGRAM_DEFAULTS.get(item.name, _default_of(item)),
                     DESCRIPTIONS.get(item.name, ""),
                     flags.get(item.name),
                 )
@@ -380,8 +381,10 @@ def with_env(
 def server_options(
     environ: Mapping[str, str] | None = None, **fields: Any
 ) -> StreamableHttpServerOptions:
-    """``StreamableHttpServerOptions`` from the environment, ``fields`` winning over it."""
-    options = read_settings("options", environ)
+    """``StreamableHttpServerOptions`` as ``mcpkit run`` and ``mcpkit proxy`` serve with:
+    from the environment, ``fields`` winning over it, ``PROGRAM_DEFAULTS`` where neither
+    sets a field."""
+    options = {**PROGRAM_DEFAULTS, **read_settings("options", environ)}
     security = read_settings("security", environ)
     if security:
         options["transport_security"] = TransportSecuritySettings(**security)

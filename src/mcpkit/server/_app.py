@@ -477,8 +477,10 @@ class McpServerApp:
         stdio, what an AI client launches (``python server.py``); ``app.run("http",
         port=8000)`` serves Streamable HTTP, with legacy SSE and WebSocket beside it;
         ``options`` are ``StreamableHttpServerOptions`` fields (``host``, ``port``,
-        ``endpoint``, ``stateless``, ...). Blocks; inside an event loop of your own,
-        ``await serve_stdio(app)`` or mount ``create_asgi_app(app)`` instead."""
+        ``endpoint``, ``stateless``, ...). The process is yours: its garbage collector is
+        left as it is (``freeze_gc_at_startup=True`` freezes it over HTTP, as ``mcpkit run``
+        does). Blocks; inside an event loop of your own, ``await serve_stdio(app)`` or mount
+        ``create_asgi_app(app)`` instead."""
         if transport not in _RUN_TRANSPORTS:
             raise ValueError(
                 f"app.run(): unknown transport {transport!r}; use one of {', '.join(_RUN_TRANSPORTS)}"

@@ -30,14 +30,15 @@ async def serve_stdio(
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     shutdown_grace: float | None = None,
     max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
-    freeze_gc: bool = True,
+    freeze_gc: bool = False,
 ) -> None:
     """Serve ``app`` on stdin/stdout until stdin closes, or SIGTERM or SIGINT arrives.
 
-    It takes the process's stdin, stdout and signals: it is the program, so once the app
-    has started, what is alive is frozen out of the garbage collector's reach (``gc.freeze``)
-    unless ``freeze_gc`` is False (a program that awaits it beside work of its own). A
-    signal during start-up stops the start-up at once (a proxy's backend may never answer).
+    It takes the process's stdin, stdout and signals, but the process is still its caller's:
+    the garbage collector is left as it is unless ``freeze_gc`` is True, and then what is
+    alive once the app has started is frozen out of its reach (``gc.freeze``). ``mcpkit run``
+    and ``mcpkit proxy``, which are the program, pass True. A signal during start-up stops
+    the start-up at once (a proxy's backend may never answer).
 
     Then input stops; the requests still running get ``shutdown_grace`` seconds (None: the
     app's ``shutdown_grace``) to finish and answer, less if a second signal comes; what
@@ -50,7 +51,8 @@ async def serve_stdio(
     grace = engine.shutdown_grace if shutdown_grace is None else check_grace(shutdown_grace)
     stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb", buffering=0)
     stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    # Anything user code prints must not corrupt the protocol stream.
+    # Anything user code prints must not corrupt the protocol stream (until this returns).
+    printed_to = sys.stdout
     sys.stdout = sys.stderr
     connection: ServerConnection | None = None
     stop = asyncio.Event()  # input ended, or a signal: shut down
@@ -103,6 +105,8 @@ async def serve_stdio(
             await engine.stop()
     finally:
         restore_signals()
+        if sys.stdout is sys.stderr:  # unless the program has moved it since
+            sys.stdout = printed_to
 
 
 def _catch_signals(handler: Callable[[], None]) -> Callable[[], None]:

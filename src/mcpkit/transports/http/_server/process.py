@@ -112,8 +112,8 @@ def serve_in_this_process(
                     raise
                 return  # a signal stopped it: handle_exit has set should_exit
             if self.started and freeze_gc:
-                # This process is mcpkit's: what start-up made (modules, the catalog,
-                # schemas) is left out of the collector's full collections.
+                # Asked for (mcpkit run and mcpkit proxy ask): what start-up made (modules,
+                # the catalog, schemas) is left out of the collector's full collections.
                 freeze_startup_objects()
 
         async def main_loop(self) -> None:
