@@ -140,13 +140,16 @@ async def sign_in(
     url: str,
     user: DevUser = ALICE,
     *,
-    expect_consent: bool = True,
+    expect_consent: bool | None = None,
 ) -> str:
     """The browser's whole way from the client's authorization URL back to its redirect
     URI: consent (when asked), the provider's login, the proxy's callback. Returns where the
-    client was sent back to."""
+    client was sent back to. ``expect_consent``: whether the consent page must (True) or
+    must not (False) be shown; None: either."""
     first = await http.get(url)
-    if expect_consent:
+    if expect_consent is not None:
+        assert (first.status_code == 200) is expect_consent, first.text
+    if first.status_code == 200:
         assert first.status_code == 200 and "Allow access?" in first.text, first.text
         upstream = await approve(http, w, first.text)
     else:
