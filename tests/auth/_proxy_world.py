@@ -21,6 +21,7 @@ from mcpkit.auth import DevAuthServer, DevUser, OAuthProxy, OidcUpstream
 from mcpkit.auth._dpop import b64url
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import POST_HEADERS, free_port, serve_asgi
+from tests.wire import initialize_request
 
 REDIRECT = "http://127.0.0.1:33418/callback"
 ALICE = DevUser("alice", "wonderland", email="alice@example.test", name="Alice Liddell")
@@ -183,32 +184,15 @@ async def tokens_for(
 
 
 async def call_whoami(http: httpx.AsyncClient, w: World, token: str) -> httpx.Response:
-    """A 2025-11-25 stateless-style exchange: initialize, then tools/call, with the token."""
-    headers = {**POST_HEADERS, "authorization": f"Bearer {token}"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
-    first = await http.post(w.mcp_url, json=init, headers=headers)
-    if first.status_code != 200:
-        return first
-    headers["mcp-session-id"] = first.headers["mcp-session-id"]
+    """A session opened with the token, then ``whoami`` called in it; a refused
+    ``initialize`` is the answer."""
+    auth = {"authorization": f"Bearer {token}"}
+    init = await http.post(w.mcp_url, json=initialize_request(), headers={**POST_HEADERS, **auth})
+    if init.status_code != 200:
+        return init
+    headers = {**POST_HEADERS, **auth, "mcp-session-id": init.headers["mcp-session-id"]}
     headers["mcp-protocol-version"] = "2025-11-25"
-    await http.post(
-        w.mcp_url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
-    )
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "whoami", "arguments": {}},
-    }
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami"}}
     return await http.post(w.mcp_url, json=call, headers={**headers, "accept": "application/json"})
 
 

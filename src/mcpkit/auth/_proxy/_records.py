@@ -15,6 +15,9 @@ _R = TypeVar("_R")
 def _from_dict(cls: type[_R], data: Mapping[str, Any]) -> _R:
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k in names}
+    identity = data.get("identity")
+    if isinstance(identity, Mapping):  # a grant's user, a record of its own
+        values["identity"] = UpstreamIdentity.from_dict(identity)
     return cls(**values)
 
 
@@ -99,13 +102,6 @@ class AuthorizationCode(_Record):
     expires_at: float
     used: bool = False
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> AuthorizationCode:
-        """The record ``as_dict`` made."""
-        values = dict(data)
-        values["identity"] = UpstreamIdentity.from_dict(values["identity"])
-        return _from_dict(cls, values)
-
 
 @dataclass(frozen=True, slots=True)
 class RefreshRecord(_Record):
@@ -119,13 +115,6 @@ class RefreshRecord(_Record):
     family: str
     expires_at: float
     used: bool = False
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RefreshRecord:
-        """The record ``as_dict`` made."""
-        values = dict(data)
-        values["identity"] = UpstreamIdentity.from_dict(values["identity"])
-        return _from_dict(cls, values)
 
 
 __all__ = [

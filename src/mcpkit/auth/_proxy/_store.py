@@ -39,6 +39,7 @@ DEFAULT_MAX_REVOCATIONS = 100_000
 DEFAULT_CLIENT_TTL: float | None = None
 
 _V = TypeVar("_V")
+_G = TypeVar("_G", AuthorizationCode, RefreshRecord)
 
 
 class StoreFullError(MCPError):
@@ -154,6 +155,14 @@ class ExpiringTable(Generic[_V]):
             self.entries.popitem(last=False)
         self.entries[key] = (until, value)
 
+    def take(self, key: str, mark: Callable[[_V], _V]) -> _V | None:
+        """The entry as it was, replaced by ``mark(entry)`` (its expiry kept)."""
+        entry = self.entries.get(key)
+        if entry is None or entry[0] <= self.clock():
+            return self.get(key)
+        self.entries[key] = (entry[0], mark(entry[1]))
+        return entry[1]
+
     def pop(self, key: str) -> _V | None:
         value = self.get(key)
         self.entries.pop(key, None)
@@ -161,6 +170,10 @@ class ExpiringTable(Generic[_V]):
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+def _used(record: _G) -> _G:
+    return replace(record, used=True)
 
 
 class MemoryProxyStore:
@@ -216,10 +229,7 @@ class MemoryProxyStore:
 
     async def take_code(self, key: str) -> AuthorizationCode | None:
         """The code as it was, now marked used."""
-        code = self.codes.get(key)
-        if code is not None and not code.used:
-            self.codes.entries[key] = (code.expires_at, replace(code, used=True))
-        return code
+        return self.codes.take(key, _used)
 
     async def save_refresh(self, key: str, record: RefreshRecord) -> None:
         """Keep a refresh token until it expires."""
@@ -227,10 +237,7 @@ class MemoryProxyStore:
 
     async def take_refresh(self, key: str) -> RefreshRecord | None:
         """The refresh token as it was, now marked used."""
-        record = self.refresh_tokens.get(key)
-        if record is not None and not record.used:
-            self.refresh_tokens.entries[key] = (record.expires_at, replace(record, used=True))
-        return record
+        return self.refresh_tokens.take(key, _used)
 
     async def get_refresh(self, key: str) -> RefreshRecord | None:
         """The refresh token as it is."""
