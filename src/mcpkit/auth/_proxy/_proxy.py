@@ -84,8 +84,8 @@ class OAuthProxy:
 
     ``upstream``: the provider (``OidcUpstream``); ``base_url``: where the proxy is reached
     (its issuer; the endpoints hang from it); ``resource``: the MCP endpoint's URL, the
-    audience of every token. ``scopes``: the scopes clients may ask for (none: any set is
-    refused but the empty one). ``signing_key``: a private JWK, PEM or joserfc key (None: a
+    audience of every token. ``scopes``: the scopes clients may ask for, and get when they name
+    none (empty: whatever they ask for is granted as asked). ``signing_key``: a private JWK, PEM or joserfc key (None: a
     new P-256 key, so tokens end with the process). ``store``: where clients, codes,
     tokens and consents live (None: a ``MemoryProxyStore``, one process's).
     """
