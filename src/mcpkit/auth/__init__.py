@@ -8,6 +8,10 @@ their state shared by a server's instances through ``RedisDPoPState``. The
 identity of an accepted request is an ``AuthInfo``. ``HostAuth`` puts a host application's
 own check (FastAPI, Starlette, Lauren) in front of a mounted MCP app instead.
 
+Authorization-server side: ``OAuthProxy`` is the MCP server's own OAuth 2.1 authorization
+server in front of an upstream provider (``OidcUpstream``); ``DevAuthServer`` is a
+development identity provider to sign in with locally.
+
 Client side: ``mcpkit.auth.client.OAuthClientProvider``.
 """
 
@@ -46,12 +50,24 @@ _LAZY = {
     "mcpkit.auth._oidc": ("OidcVerifier",),
     "mcpkit.auth._unavailable": ("VerifierUnavailableError",),
     "mcpkit.auth._server": ("WELL_KNOWN_PRM", "BearerAuthConfig", "BearerAuthGate"),
+    "mcpkit.auth._proxy": (
+        "MemoryProxyStore",
+        "OAuthProxy",
+        "OidcUpstream",
+        "ProxyStore",
+        "ProxyTokenVerifier",
+        "StoreFullError",
+        "Upstream",
+        "UpstreamIdentity",
+    ),
+    "mcpkit.auth._dev": ("DevAuthServer", "DevUser"),
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mcpkit.auth._config import BearerAuthConfig
+    from mcpkit.auth._dev import DevAuthServer, DevUser
     from mcpkit.auth._dpop import (
         DPoPError,
         DPoPNonceManager,
@@ -67,6 +83,16 @@ if TYPE_CHECKING:
     from mcpkit.auth._introspection import IntrospectionVerifier
     from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
     from mcpkit.auth._oidc import OidcVerifier
+    from mcpkit.auth._proxy import (
+        MemoryProxyStore,
+        OAuthProxy,
+        OidcUpstream,
+        ProxyStore,
+        ProxyTokenVerifier,
+        StoreFullError,
+        Upstream,
+        UpstreamIdentity,
+    )
     from mcpkit.auth._server import WELL_KNOWN_PRM, BearerAuthGate
     from mcpkit.auth._unavailable import VerifierUnavailableError
 
@@ -85,6 +111,8 @@ __all__ = [
     "DPoPProofFactory",
     "DPoPProofVerifier",
     "DPoPStateStore",
+    "DevAuthServer",
+    "DevUser",
     "FileDPoPState",
     "HostAuth",
     "HostVerifier",
@@ -93,9 +121,17 @@ __all__ = [
     "JwksError",
     "JwtVerifier",
     "LocalDPoPState",
+    "MemoryProxyStore",
     "OAuthError",
+    "OAuthProxy",
+    "OidcUpstream",
     "OidcVerifier",
+    "ProxyStore",
+    "ProxyTokenVerifier",
     "RedisDPoPState",
+    "StoreFullError",
+    "Upstream",
+    "UpstreamIdentity",
     "VerifierUnavailableError",
     "access_token_hash",
     "build_challenge",

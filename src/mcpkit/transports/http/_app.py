@@ -6,7 +6,9 @@ Every endpoint is an ASGI app of its own (``StreamableHttpHandler``, the legacy 
 handler's ``get`` and ``post``), and so is each layer around it: connection guards
 (``ConnectionGate.wrap``) and, with ``options.bearer_auth`` set, the auth layer
 (``BearerAuthLayer``), which every request to an MCP endpoint passes before its endpoint
-runs. The protected-resource metadata is served, without auth, at its well-known paths.
+runs. The protected-resource metadata is served, without auth, at its well-known paths,
+and so are the endpoints of an authorization server served beside the MCP endpoint
+(``options.auth_server``, an ``OAuthProxy``), which then also gates it.
 The accepted identity travels in ``scope["mcp.auth"]`` and the ``CURRENT_AUTH`` context
 variable; the transports put it on each call's binding.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import math
 import signal
@@ -89,7 +92,16 @@ class McpAsgiApp:
         #: What was given to serve (an app, or an engine).
         self.app = app
         self.engine = engine = engine_of(app)
-        self.options = options or StreamableHttpServerOptions()
+        options = options or StreamableHttpServerOptions()
+        #: An authorization server's endpoints (``options.auth_server``), served as they are.
+        self.auth_server_routes: dict[str, AsgiApp] = {}
+        if options.auth_server is not None:
+            self.auth_server_routes = dict(options.auth_server.endpoints())
+            if options.bearer_auth is None:
+                options = dataclasses.replace(
+                    options, bearer_auth=options.auth_server.bearer_auth()
+                )
+        self.options = options
         if self.options.server_name:
             engine.announced_name = self.options.server_name
         if self.options.server_version:
@@ -168,6 +180,14 @@ class McpAsgiApp:
         handler = self.routes.get(path)
         if handler is None:
             handler = self.public_routes.get(path)
+            if handler is None and path in self.auth_server_routes:
+                # The authorization server's own endpoints: form posts, browser pages and
+                # cross-origin calls, each checked by the endpoint itself.
+                try:
+                    await self.auth_server_routes[path](scope, receive, send)
+                except Exception as exc:  # the safety net
+                    await self._failed(send, exc)
+                return
             if handler is None:
                 # A wrong path is the usual mistake of a first mount (/mcp/mcp): say the right one.
                 await send_text(

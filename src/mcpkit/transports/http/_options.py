@@ -102,6 +102,10 @@ class StreamableHttpServerOptions:
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     transport_security: TransportSecuritySettings = field(default_factory=TransportSecuritySettings)
     bearer_auth: Any = None  # BearerAuthConfig (authorization issue)
+    #: An authorization server served beside the endpoint (``mcpkit.auth.OAuthProxy``): its
+    #: ``endpoints()`` are routed without the transport's checks (they run their own), and,
+    #: unless ``bearer_auth`` is set, its ``bearer_auth()`` gates the MCP endpoints.
+    auth_server: Any = None
     #: Connection-level check on a WebSocket upgrade, ``(headers) -> bool`` (or awaitable);
     #: False refuses before the handshake.
     websocket_guard: Any = None
