@@ -83,6 +83,7 @@ DESCRIPTIONS: dict[str, str] = {
     "allowed_hosts": "Host values admitted (empty: localhost, 127.0.0.1, [::1])",
     "allowed_origins": "Origin values admitted besides the server's own (empty: localhost, 127.0.0.1, [::1]; *: any)",
     "bearer_auth": "A `BearerAuthConfig`: require bearer tokens",
+    "auth_server": "An authorization server served beside the endpoint (an `OAuthProxy`), which also gates it",
     "websocket_guard": "A check `(headers) -> bool` run on each WebSocket upgrade",
     "connection_guards": "Guards run on every HTTP request and WebSocket upgrade, before any MCP message",
     "freeze_gc_at_startup": "Once the server is up, `gc.freeze()` what start-up left alive, on stdio too (mcpkit run and mcpkit proxy; `StreamableHttpServerOptions`' own default: false)",
