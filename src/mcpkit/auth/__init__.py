@@ -8,6 +8,10 @@ their state shared by a server's instances through ``RedisDPoPState``. The
 identity of an accepted request is an ``AuthInfo``. ``HostAuth`` puts a host application's
 own check (FastAPI, Starlette, Lauren) in front of a mounted MCP app instead.
 
+Per component: ``auth=`` on a tool, resource or prompt takes a scope, scopes, a predicate
+or an ``AuthRequirement`` (``require_scopes``, ``require``); a caller who does not satisfy
+it finds the component absent (docs/auth.md).
+
 Client side: ``mcpkit.auth.client.OAuthClientProvider``.
 """
 
@@ -21,9 +25,13 @@ from mcpkit.auth._types import (
     CURRENT_AUTH,
     SCOPE_KEY,
     AuthInfo,
+    AuthPredicate,
+    AuthRequirement,
     AuthResult,
     OAuthError,
     current_auth,
+    require,
+    require_scopes,
 )
 
 # The token and proof modules import joserfc and cryptography: they load on first use, so
@@ -75,6 +83,8 @@ __all__ = [
     "SCOPE_KEY",
     "WELL_KNOWN_PRM",
     "AuthInfo",
+    "AuthPredicate",
+    "AuthRequirement",
     "AuthResult",
     "BearerAuthConfig",
     "BearerAuthGate",
@@ -103,6 +113,8 @@ __all__ = [
     "find_challenge",
     "jwk_thumbprint",
     "parse_www_authenticate",
+    "require",
+    "require_scopes",
 ]
 
 

@@ -12,8 +12,9 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from mcpkit.server._access import usable
 from mcpkit.server._entries import (
     CompletionEntry,
     PromptEntry,
@@ -21,6 +22,9 @@ from mcpkit.server._entries import (
     ResourceTemplateEntry,
     ToolEntry,
 )
+
+if TYPE_CHECKING:
+    from mcpkit.auth._types import AuthInfo
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -33,6 +37,41 @@ COMPLETIONS_CHANGED = "completions"
 OnConflict = Literal["replace", "error", "ignore"]
 
 
+E = TypeVar("E")
+
+
+class _Table(dict[str, E]):
+    """One table of the catalog, counting its entries that carry an ``auth`` requirement:
+    while there is none, its lists are the same for every caller and are not filtered."""
+
+    __slots__ = ("restricted",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.restricted = 0
+
+    def _count(self, entry: Any, step: int) -> None:
+        if entry is not None and entry.auth is not None:
+            self.restricted += step
+
+    def __setitem__(self, key: str, entry: E) -> None:
+        self._count(self.get(key), -1)
+        self._count(entry, 1)
+        super().__setitem__(key, entry)
+
+    def __delitem__(self, key: str) -> None:
+        self._count(self.get(key), -1)
+        super().__delitem__(key)
+
+    def pop(self, key: str, default: Any = None) -> Any:
+        """Remove and return the entry at ``key`` (``default`` when there is none)."""
+        if key not in self:
+            return default
+        entry = super().pop(key)
+        self._count(entry, -1)
+        return entry
+
+
 class McpCatalogManager:
     """Holds what the server offers; mutations fire list_changed once broadcasting is on.
 
@@ -41,10 +80,16 @@ class McpCatalogManager:
     catalog's whole API, each method a few lines over its tables."""
 
     def __init__(self) -> None:
-        self._tools: dict[str, ToolEntry] = {}
-        self._resources: dict[str, ResourceEntry] = {}
-        self._templates: dict[str, ResourceTemplateEntry] = {}
-        self._prompts: dict[str, PromptEntry] = {}
+        self._tools: _Table[ToolEntry] = _Table()
+        self._resources: _Table[ResourceEntry] = _Table()
+        self._templates: _Table[ResourceTemplateEntry] = _Table()
+        self._prompts: _Table[PromptEntry] = _Table()
+        self._kinds: dict[str, _Table[Any]] = {
+            "tools": self._tools,
+            "resources": self._resources,
+            "resourceTemplates": self._templates,
+            "prompts": self._prompts,
+        }
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
         self._pending: set[asyncio.Task[object]] = set()
@@ -151,10 +196,14 @@ class McpCatalogManager:
         """The tool of that name, if any."""
         return self._tools.get(name)
 
-    def header_params_of(self, name: str) -> Any:
-        """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown one)."""
+    def header_params_of(self, name: str, auth: AuthInfo | None = None) -> Any:
+        """The ``x-mcp-header`` parameters of the tool ``name`` as the caller ``auth`` sees
+        it (none for an unknown one, or one its ``auth`` requirement hides from the caller:
+        its headers are checked as an unknown tool's)."""
         tool = self._tools.get(name)
-        return tool.header_params if tool is not None else ()
+        if tool is None or (tool.auth is not None and usable(tool, auth) is None):
+            return ()
+        return tool.header_params
 
     def list_tools(self) -> list[ToolEntry]:
         """Every tool, in registration order."""
@@ -310,6 +359,11 @@ class McpCatalogManager:
             ):
                 return entry
         return None
+
+    def restricts(self, kind: str) -> bool:
+        """Whether the list ``kind`` (``"tools"``, ``"resources"``, ``"resourceTemplates"``
+        or ``"prompts"``) holds an entry with an ``auth`` requirement, so differs by caller."""
+        return self._kinds[kind].restricted > 0
 
     @property
     def has_completions(self) -> bool:
