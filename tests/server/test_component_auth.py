@@ -293,3 +293,24 @@ def test_the_forms_auth_takes() -> None:
         mcp_tool(auth=asynchronous)
     with pytest.raises(TypeError, match="sync"):
         require(lambda auth: asynchronous(auth))(None)
+
+
+def test_the_catalog_knows_which_lists_differ_by_caller() -> None:
+    """Counted as entries come, are replaced and go: a list with no requirement left is
+    served unfiltered again."""
+    app = McpServerApp("counted")
+    catalog = app.catalog
+    assert not catalog.restricts("tools")
+    catalog.register_tool(build_public_tool(), auth="admin")
+    assert catalog.restricts("tools") and not catalog.restricts("prompts")
+    catalog.register_tool(build_public_tool())  # replaced by one without a requirement
+    assert not catalog.restricts("tools")
+    catalog.register_tool(build_public_tool(), auth="admin")
+    catalog.unregister_tool("public")
+    assert not catalog.restricts("tools")
+    app.resource("r://{x}", auth="admin")(lambda x: x)
+    app.resource("r://one", auth="admin")(lambda: "one")
+    assert catalog.restricts("resourceTemplates") and catalog.restricts("resources")
+    catalog.replace_resources(remove=["r://one"])
+    catalog.unregister_resource("r://{x}")
+    assert not catalog.restricts("resourceTemplates") and not catalog.restricts("resources")

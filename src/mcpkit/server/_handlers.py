@@ -300,9 +300,10 @@ class MethodHandlers:
     ) -> dict[str, Any]:
         catalog = self.catalog
         restricted = catalog.restricts("tools")
-        tools = catalog.tool_wire_list()
         if restricted:  # per caller: only the tools its identity may call
             tools = [entry.to_wire() for entry in visible(catalog.list_tools(), binding.auth)]
+        else:
+            tools = catalog.tool_wire_list()
         page, cursor = paginate(tools, _params(request).get("cursor"), self.app.page_size)
         result: dict[str, Any] = {"tools": _downgrade.tools(list(page), _version(binding))}
         if cursor:
