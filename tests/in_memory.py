@@ -13,12 +13,15 @@ from mcpkit.transports import InMemoryTransport, MessageStream
 
 
 @contextlib.asynccontextmanager
-async def serving_in_memory(app: McpServerApp) -> AsyncIterator[MessageStream]:
-    """Start ``app`` and serve one in-memory connection until the block ends; yields the
-    client end. Closing is bounded: the server task is cancelled, the app stopped."""
+async def serving_in_memory(
+    app: McpServerApp, **serve_options: Any
+) -> AsyncIterator[MessageStream]:
+    """Start ``app`` and serve one in-memory connection until the block ends (``serve_options``
+    go to ``serve_stream``: ``auth=`` runs it as that identity); yields the client end.
+    Closing is bounded: the server task is cancelled, the app stopped."""
     client_end, server_end = InMemoryTransport.pair()
     await app.start()
-    server = asyncio.create_task(serve_stream(app, server_end))
+    server = asyncio.create_task(serve_stream(app, server_end, **serve_options))
     try:
         yield client_end
     finally:

@@ -12,6 +12,10 @@ Authorization-server side: ``OAuthProxy`` is the MCP server's own OAuth 2.1 auth
 server in front of an upstream provider (``OidcUpstream``); ``DevAuthServer`` is a
 development identity provider to sign in with locally.
 
+Per component: ``auth=`` on a tool, resource or prompt takes a scope, scopes, a predicate
+or an ``AuthRequirement`` (``require_scopes``, ``require``); a caller who does not satisfy
+it finds the component absent (docs/auth.md).
+
 Client side: ``mcpkit.auth.client.OAuthClientProvider``.
 """
 
@@ -25,9 +29,13 @@ from mcpkit.auth._types import (
     CURRENT_AUTH,
     SCOPE_KEY,
     AuthInfo,
+    AuthPredicate,
+    AuthRequirement,
     AuthResult,
     OAuthError,
     current_auth,
+    require,
+    require_scopes,
 )
 
 # The token and proof modules import joserfc and cryptography: they load on first use, so
@@ -101,6 +109,8 @@ __all__ = [
     "SCOPE_KEY",
     "WELL_KNOWN_PRM",
     "AuthInfo",
+    "AuthPredicate",
+    "AuthRequirement",
     "AuthResult",
     "BearerAuthConfig",
     "BearerAuthGate",
@@ -139,6 +149,8 @@ __all__ = [
     "find_challenge",
     "jwk_thumbprint",
     "parse_www_authenticate",
+    "require",
+    "require_scopes",
 ]
 
 

@@ -1,10 +1,11 @@
-"""What a token verifier answers, and the identity a verified request carries."""
+"""What a token verifier answers, the identity a verified request carries, and what a
+tool, resource or prompt may require of that identity (``auth=`` on its decorator)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +74,112 @@ class AuthInfo:
         )
 
 
+#: A predicate on the caller's identity: ``(AuthInfo | None) -> bool``, sync (it runs on
+#: every list and call of the component it guards, so it must not wait).
+AuthPredicate = Callable[[AuthInfo | None], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class AuthRequirement:
+    """What a caller's identity must satisfy to see and use a tool, resource, resource
+    template or prompt (``auth=`` on its decorator). A caller who does not satisfy it finds
+    the component absent: not listed, and called, read or got as an unknown one would be.
+
+    Made by ``require_scopes`` or ``require``; ``a & b`` requires both, ``a | b`` either.
+    Calling one with an identity (None without auth) says whether it is satisfied.
+    """
+
+    check: AuthPredicate
+    description: str
+
+    def __call__(self, auth: AuthInfo | None) -> bool:
+        verdict = self.check(auth)
+        if hasattr(verdict, "__await__"):
+            close = getattr(verdict, "close", None)
+            if close is not None:
+                close()  # never awaited: no "coroutine was never awaited" warning
+            raise TypeError(f"{self.description} returned an awaitable: an auth predicate is sync")
+        return bool(verdict)
+
+    def __and__(self, other: object) -> AuthRequirement:
+        first, second = self, _operand(other)
+        return AuthRequirement(lambda auth: first(auth) and second(auth), f"({first} & {second})")
+
+    def __or__(self, other: object) -> AuthRequirement:
+        first, second = self, _operand(other)
+        return AuthRequirement(lambda auth: first(auth) or second(auth), f"({first} | {second})")
+
+    def __str__(self) -> str:
+        return self.description
+
+
+def require_scopes(*scopes: str) -> AuthRequirement:
+    """A verified identity whose token grants every one of ``scopes``; a scope given as
+    ``"a b"`` is two, as in an OAuth ``scope`` parameter. With no scope: any verified
+    identity. Never satisfied without auth (no identity)."""
+    wanted = tuple(part for scope in scopes for part in _scope_parts(scope))
+
+    def check(auth: AuthInfo | None) -> bool:
+        return auth is not None and auth.has_scopes(*wanted)
+
+    return AuthRequirement(check, f"require_scopes({', '.join(map(repr, wanted))})")
+
+
+def require(predicate: AuthPredicate) -> AuthRequirement:
+    """A requirement decided by ``predicate(auth)``, given the caller's ``AuthInfo`` (None
+    without auth) and returning a bool. It must be a plain (sync) function: it runs on every
+    list and call of what it guards. One that raises hides the component."""
+    if isinstance(predicate, AuthRequirement):
+        return predicate
+    if not callable(predicate):
+        raise TypeError(f"require() takes a predicate (AuthInfo | None) -> bool, not {predicate!r}")
+    import inspect
+
+    # a coroutine function, or an object whose __call__ is one
+    if inspect.iscoroutinefunction(predicate) or inspect.iscoroutinefunction(
+        type(predicate).__call__
+    ):
+        raise TypeError("an auth predicate must be sync: it runs on every list and call")
+    name = getattr(predicate, "__qualname__", None) or type(predicate).__name__
+    return AuthRequirement(predicate, f"require({name})")
+
+
+def as_requirement(value: object) -> AuthRequirement | None:
+    """The ``AuthRequirement`` of an ``auth=`` option: None (no requirement), a scope
+    string, a collection of scopes (all required), a predicate, or a requirement."""
+    if value is None or isinstance(value, AuthRequirement):
+        return value
+    if isinstance(value, str):
+        if not value.split():
+            raise ValueError("auth= got an empty scope")
+        return require_scopes(value)
+    if callable(value):
+        return require(value)
+    if isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping)):
+        scopes = list(value)
+        if not scopes or not all(isinstance(scope, str) for scope in scopes):
+            raise TypeError(f"auth= takes a non-empty collection of scope strings, not {value!r}")
+        return require_scopes(*scopes)
+    raise TypeError(
+        "auth= takes a scope, a collection of scopes, a predicate (AuthInfo | None) -> bool "
+        f"or require_scopes(...) / require(...), not {value!r}"
+    )
+
+
+def _operand(value: object) -> AuthRequirement:
+    """The other side of ``&`` or ``|``: anything ``auth=`` takes but None."""
+    requirement = as_requirement(value)
+    if requirement is None:
+        raise TypeError("an auth requirement cannot be combined with None")
+    return requirement
+
+
+def _scope_parts(scope: str) -> list[str]:
+    if not isinstance(scope, str):
+        raise TypeError(f"a scope is a string, not {scope!r}")
+    return scope.split()
+
+
 #: The identity of the request being served, set by the HTTP auth gate around the handler.
 CURRENT_AUTH: ContextVar[AuthInfo | None] = ContextVar("mcp_auth", default=None)
 
@@ -113,4 +220,16 @@ class OAuthError(MCPError):
         self.status_code = status_code
 
 
-__all__ = ["CURRENT_AUTH", "SCOPE_KEY", "AuthInfo", "AuthResult", "OAuthError", "current_auth"]
+__all__ = [
+    "CURRENT_AUTH",
+    "SCOPE_KEY",
+    "AuthInfo",
+    "AuthPredicate",
+    "AuthRequirement",
+    "AuthResult",
+    "OAuthError",
+    "as_requirement",
+    "current_auth",
+    "require",
+    "require_scopes",
+]

@@ -223,6 +223,7 @@ class EntryBuilder:
             task_support=spec.task_support,
             header_params=header_params,
             run_in_thread=spec.run_in_thread,
+            auth=spec.auth,
         )
 
     def resource(
@@ -254,6 +255,7 @@ class EntryBuilder:
             method_name=_name_of(fn),
             server_class=server_class,
             run_in_thread=spec.run_in_thread,
+            auth=spec.auth,
         )
         if UriTemplate.is_template(spec.uri):
             template = UriTemplate(spec.uri)
@@ -300,4 +302,5 @@ class EntryBuilder:
             method_name=_name_of(fn),
             server_class=server_class,
             run_in_thread=spec.run_in_thread,
+            auth=spec.auth,
         )

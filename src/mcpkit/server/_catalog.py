@@ -12,8 +12,9 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from mcpkit.server._access import usable
 from mcpkit.server._entries import (
     CompletionEntry,
     PromptEntry,
@@ -21,6 +22,9 @@ from mcpkit.server._entries import (
     ResourceTemplateEntry,
     ToolEntry,
 )
+
+if TYPE_CHECKING:
+    from mcpkit.auth._types import AuthInfo
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -45,6 +49,15 @@ class McpCatalogManager:
         self._resources: dict[str, ResourceEntry] = {}
         self._templates: dict[str, ResourceTemplateEntry] = {}
         self._prompts: dict[str, PromptEntry] = {}
+        #: Each list's table, and how many of its entries carry an ``auth`` requirement
+        #: (kept by ``_set`` and ``_pop``: while none does, the list is the same for all).
+        self._kinds: dict[str, dict[str, Any]] = {
+            "tools": self._tools,
+            "resources": self._resources,
+            "resourceTemplates": self._templates,
+            "prompts": self._prompts,
+        }
+        self._restricted = dict.fromkeys(self._kinds, 0)
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
         self._pending: set[asyncio.Task[object]] = set()
@@ -109,15 +122,30 @@ class McpCatalogManager:
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
-    @staticmethod
-    def _put(table: dict[str, Any], key: str, entry: Any, on_conflict: OnConflict) -> bool:
-        if key in table:
+    def _put(self, kind: str, key: str, entry: Any, on_conflict: OnConflict) -> bool:
+        if key in self._kinds[kind]:
             if on_conflict == "error":
                 raise ValueError(f"{key!r} is already registered")
             if on_conflict == "ignore":
                 return False
-        table[key] = entry
+        self._set(kind, key, entry)
         return True
+
+    def _set(self, kind: str, key: str, entry: Any) -> None:
+        """Put ``entry`` at ``key`` of the list ``kind`` (under the lock)."""
+        table = self._kinds[kind]
+        old = table.get(key)
+        table[key] = entry
+        self._restricted[kind] += (entry.auth is not None) - (
+            old is not None and old.auth is not None
+        )
+
+    def _pop(self, kind: str, key: str) -> Any:
+        """Take the entry at ``key`` out of the list ``kind`` (under the lock); None if none."""
+        entry = self._kinds[kind].pop(key, None)
+        if entry is not None and entry.auth is not None:
+            self._restricted[kind] -= 1
+        return entry
 
     # tools ------------------------------------------------------------------------------
 
@@ -131,7 +159,7 @@ class McpCatalogManager:
         """Add a tool (a ``ToolEntry`` or a function, described as ``@mcp_tool`` would)."""
         entry = meta if isinstance(meta, ToolEntry) else self._entry_builder.tool(meta, **spec)
         with self._lock:
-            added = self._put(self._tools, entry.name, entry, on_conflict)
+            added = self._put("tools", entry.name, entry, on_conflict)
             if added:
                 self._tool_list = None
         if added:
@@ -141,7 +169,7 @@ class McpCatalogManager:
     def unregister_tool(self, name: str) -> bool:
         """Remove a tool; False when there was none of that name. Clients hear list_changed."""
         with self._lock:
-            if self._tools.pop(name, None) is None:
+            if self._pop("tools", name) is None:
                 return False
             self._tool_list = None
         self._changed("notifications/tools/list_changed")
@@ -151,10 +179,17 @@ class McpCatalogManager:
         """The tool of that name, if any."""
         return self._tools.get(name)
 
-    def header_params_of(self, name: str) -> Any:
-        """The ``x-mcp-header`` parameters of the tool ``name`` (none for an unknown one)."""
+    def header_params_of(self, name: str, auth: AuthInfo | None = None) -> Any:
+        """The ``x-mcp-header`` parameters of the tool ``name`` as the caller ``auth`` sees
+        it (none for an unknown one, or one its ``auth`` requirement hides from the caller:
+        its headers are checked as an unknown tool's)."""
         tool = self._tools.get(name)
-        return tool.header_params if tool is not None else ()
+        if tool is None:
+            return ()
+        params = tool.header_params
+        if params and tool.auth is not None and usable(tool, auth) is None:
+            return ()
+        return params
 
     def list_tools(self) -> list[ToolEntry]:
         """Every tool, in registration order."""
@@ -185,9 +220,9 @@ class McpCatalogManager:
         )
         with self._lock:
             if isinstance(entry, ResourceTemplateEntry):
-                added = self._put(self._templates, entry.uri_template, entry, on_conflict)
+                added = self._put("resourceTemplates", entry.uri_template, entry, on_conflict)
             else:
-                added = self._put(self._resources, entry.uri, entry, on_conflict)
+                added = self._put("resources", entry.uri, entry, on_conflict)
         if added:
             self._changed("notifications/resources/list_changed")
         return entry
@@ -198,10 +233,10 @@ class McpCatalogManager:
         """Drop the resources at the URIs in ``remove`` and add (or replace) ``add``, as one
         change: a single ``list_changed`` however many there are. True if anything changed."""
         with self._lock:
-            removed = [self._resources.pop(uri, None) for uri in remove]
+            removed = [self._pop("resources", uri) for uri in remove]
             added = list(add)
             for entry in added:
-                self._resources[entry.uri] = entry
+                self._set("resources", entry.uri, entry)
         changed = bool(added) or any(entry is not None for entry in removed)
         if changed:
             self._changed("notifications/resources/list_changed")
@@ -209,15 +244,16 @@ class McpCatalogManager:
 
     def unregister_resource(self, name: str) -> bool:
         """Remove a resource or template by URI, URI template or name."""
-        for table in (self._resources, self._templates):
+        for kind in ("resources", "resourceTemplates"):
             with self._lock:
+                table = self._kinds[kind]
                 key = (
                     name
                     if name in table
                     else next((k for k, e in table.items() if e.name == name), None)
                 )
                 if key is not None:
-                    del table[key]
+                    self._pop(kind, key)
             if key is not None:
                 self._changed("notifications/resources/list_changed")
                 return True
@@ -257,7 +293,7 @@ class McpCatalogManager:
         about a name already taken. Clients hear list_changed."""
         entry = meta if isinstance(meta, PromptEntry) else self._entry_builder.prompt(meta, **spec)
         with self._lock:
-            added = self._put(self._prompts, entry.name, entry, on_conflict)
+            added = self._put("prompts", entry.name, entry, on_conflict)
         if added:
             self._changed("notifications/prompts/list_changed")
         return entry
@@ -265,7 +301,7 @@ class McpCatalogManager:
     def unregister_prompt(self, name: str) -> bool:
         """Remove a prompt; False when there was none of that name. Clients hear list_changed."""
         with self._lock:
-            if self._prompts.pop(name, None) is None:
+            if self._pop("prompts", name) is None:
                 return False
         self._changed("notifications/prompts/list_changed")
         return True
@@ -310,6 +346,11 @@ class McpCatalogManager:
             ):
                 return entry
         return None
+
+    def restricts(self, kind: str) -> bool:
+        """Whether the list ``kind`` (``"tools"``, ``"resources"``, ``"resourceTemplates"``
+        or ``"prompts"``) holds an entry with an ``auth`` requirement, so differs by caller."""
+        return self._restricted[kind] > 0
 
     @property
     def has_completions(self) -> bool:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
+from mcpkit.auth._types import AuthRequirement, as_requirement
+
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
 
@@ -55,6 +57,11 @@ class ToolSpec:
     structured_output: bool | None = None
     task_support: str | None = None
     run_in_thread: bool = True
+    #: What a caller's identity must satisfy to see and call it (``as_requirement``).
+    auth: AuthRequirement | None = None
+
+    def __post_init__(self) -> None:
+        _take_requirement(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +76,10 @@ class ResourceSpec:
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     run_in_thread: bool = True
+    auth: AuthRequirement | None = None
+
+    def __post_init__(self) -> None:
+        _take_requirement(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +90,17 @@ class PromptSpec:
     icons: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] | None = None
     run_in_thread: bool = True
+    auth: AuthRequirement | None = None
+
+    def __post_init__(self) -> None:
+        _take_requirement(self)
+
+
+def _take_requirement(spec: Any) -> None:
+    """A spec's ``auth=`` as an ``AuthRequirement``: a scope, scopes or a predicate are
+    turned into one when the decorator runs, so a wrong one fails there."""
+    if spec.auth is not None and not isinstance(spec.auth, AuthRequirement):
+        object.__setattr__(spec, "auth", as_requirement(spec.auth))
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +186,7 @@ def mcp_tool(
     task_support: str | None = None,
     task: bool | str | None = None,
     run_in_thread: bool = True,
+    auth: Any = None,
 ) -> Callable[[F], F]: ...
 def mcp_tool(name: Any = None, **options: Any) -> Any:
     """Expose a method as a tool.
@@ -185,6 +208,12 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     ``task_support`` (``"optional"``, ``"required"``, ``"forbidden"``) lets the tool run as a
     task (docs/tasks.md); ``task=True`` is FastMCP's spelling of ``"optional"``, and
     ``task=False`` of ``"forbidden"``.
+
+    ``auth`` is what a caller's identity must satisfy to see and call the tool: a scope
+    (``"files:write"``), a collection of scopes (all required), a sync predicate
+    ``(AuthInfo | None) -> bool``, or ``require_scopes(...)`` / ``require(...)`` from
+    ``mcpkit.auth``. A caller who does not satisfy it does not find the tool in
+    ``tools/list``, and calling it is answered as for an unknown tool (docs/auth.md).
     """
     if callable(name):
         return _mark(TOOL_ATTR, ToolSpec())(name)
@@ -223,10 +252,12 @@ def mcp_resource(
     icons: list[dict[str, Any]] | None = None,
     meta: dict[str, Any] | None = None,
     run_in_thread: bool = True,
+    auth: Any = None,
 ) -> Callable[[F], F]:
     """Expose a method as a resource. ``uri`` with ``{var}`` expressions (RFC 6570) makes a
-    resource template whose variables arrive as keyword arguments. ``run_in_thread`` as for
-    ``mcp_tool``."""
+    resource template whose variables arrive as keyword arguments. ``run_in_thread`` and
+    ``auth`` as for ``mcp_tool``: a caller ``auth`` refuses finds the resource (or
+    template) absent from the lists, and reading it is answered as for an unknown URI."""
     spec = ResourceSpec(
         uri,
         name,
@@ -238,6 +269,7 @@ def mcp_resource(
         tuple(icons or ()),
         meta,
         run_in_thread,
+        auth,
     )
     return _mark(RESOURCE_ATTR, spec)
 
@@ -253,10 +285,12 @@ def mcp_prompt(
     icons: list[dict[str, Any]] | None = None,
     meta: dict[str, Any] | None = None,
     run_in_thread: bool = True,
+    auth: Any = None,
 ) -> Callable[[F], F]: ...
 def mcp_prompt(name: Any = None, **options: Any) -> Any:
     """Expose a method as a prompt; its parameters are the prompt's arguments.
-    ``run_in_thread`` as for ``mcp_tool``."""
+    ``run_in_thread`` and ``auth`` as for ``mcp_tool`` (a prompt ``auth`` refuses is got as
+    an unknown one)."""
     if callable(name):
         return _mark(PROMPT_ATTR, PromptSpec())(name)
     options["icons"] = tuple(options.get("icons") or ())

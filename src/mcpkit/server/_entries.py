@@ -58,6 +58,8 @@ class ToolEntry(_Callable):
     _wire: dict[str, Any] | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+    #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
+    auth: Any = None
 
     def to_wire(self) -> dict[str, Any]:
         """The tool as ``tools/list`` describes it (made once)."""
@@ -99,6 +101,8 @@ class ResourceEntry(_Callable):
     server_class: type | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+    #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
+    auth: Any = None
 
     def to_wire(self) -> dict[str, Any]:
         """The resource as ``resources/list`` describes it."""
@@ -137,6 +141,8 @@ class ResourceTemplateEntry(_Callable):
     server_class: type | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+    #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
+    auth: Any = None
 
     @property
     def uri_template(self) -> str:
@@ -176,6 +182,8 @@ class PromptEntry(_Callable):
     server_class: type | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
+    #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
+    auth: Any = None
 
     def to_wire(self) -> dict[str, Any]:
         """The prompt as ``prompts/list`` describes it."""

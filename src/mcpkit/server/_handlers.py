@@ -28,6 +28,15 @@ from mcpkit.protocol._versions import (
     V2024_11_05,
     negotiate_version,
 )
+from mcpkit.server._access import (
+    completes_hidden,
+    listed,
+    mark_private,
+    match_template,
+    permits,
+    usable,
+    visible,
+)
 from mcpkit.server._context import McpToolContext
 from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.server._engine.execution import McpExecutionContext
@@ -289,12 +298,18 @@ class MethodHandlers:
     async def list_tools(
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
-        page, cursor = paginate(
-            self.catalog.tool_wire_list(), _params(request).get("cursor"), self.app.page_size
-        )
+        catalog = self.catalog
+        restricted = catalog.restricts("tools")
+        if restricted:  # per caller: only the tools its identity may call
+            tools = [entry.to_wire() for entry in visible(catalog.list_tools(), binding.auth)]
+        else:
+            tools = catalog.tool_wire_list()
+        page, cursor = paginate(tools, _params(request).get("cursor"), self.app.page_size)
         result: dict[str, Any] = {"tools": _downgrade.tools(list(page), _version(binding))}
         if cursor:
             result["nextCursor"] = cursor
+        if restricted:
+            mark_private(result, binding)
         return result
 
     def call_tool(
@@ -305,7 +320,8 @@ class MethodHandlers:
         params = request.params or {}
         name = params.get("name")
         entry = self.catalog.get_tool(name) if isinstance(name, str) else None
-        if entry is None:
+        if entry is None or (entry.auth is not None and not permits(entry.auth, binding.auth)):
+            # A tool the caller may not call is one it cannot tell from an unknown one.
             raise InvalidParamsError(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):
@@ -386,40 +402,42 @@ class MethodHandlers:
 
     # resources --------------------------------------------------------------------------
 
+    def _listed(
+        self, request: JsonRpcRequest, binding: TransportBinding, kind: str, entries: list[Any]
+    ) -> dict[str, Any]:
+        """One page of the list ``kind`` (resources, templates, prompts) as the caller sees
+        it: without what its identity may not use."""
+        entries, restricted = listed(self.catalog, kind, entries, binding)
+        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
+        described = [entry.to_wire() for entry in page]
+        result: dict[str, Any] = {kind: _downgrade.descriptions(described, _version(binding))}
+        if cursor:
+            result["nextCursor"] = cursor
+        if restricted:
+            mark_private(result, binding)
+        return result
+
     async def list_resources(
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
-        entries = self.catalog.list_resources()
-        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
-        resources = [entry.to_wire() for entry in page]
-        result: dict[str, Any] = {
-            "resources": _downgrade.descriptions(resources, _version(binding))
-        }
-        if cursor:
-            result["nextCursor"] = cursor
-        return result
+        return self._listed(request, binding, "resources", self.catalog.list_resources())
 
     async def list_resource_templates(
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
-        entries = self.catalog.list_resource_templates()
-        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
-        templates = [entry.to_wire() for entry in page]
-        result: dict[str, Any] = {
-            "resourceTemplates": _downgrade.descriptions(templates, _version(binding))
-        }
-        if cursor:
-            result["nextCursor"] = cursor
-        return result
+        templates = self.catalog.list_resource_templates()
+        return self._listed(request, binding, "resourceTemplates", templates)
 
     async def read_resource(
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
         uri = _require_str(_params(request), "uri")
         entry: Any = self.catalog.get_resource(uri)
+        if entry is not None and entry.auth is not None:
+            entry = usable(entry, binding.auth)  # hidden: read as an unknown URI
         kwargs: dict[str, Any] = {}
         if entry is None:
-            found = self.catalog.match_template(uri)
+            found = match_template(self.catalog, uri, binding.auth)
             if found is None:
                 raise ResourceNotFoundError(uri)
             entry, kwargs = found
@@ -457,13 +475,7 @@ class MethodHandlers:
     async def list_prompts(
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
-        entries = self.catalog.list_prompts()
-        page, cursor = paginate(entries, _params(request).get("cursor"), self.app.page_size)
-        prompts = [entry.to_wire() for entry in page]
-        result: dict[str, Any] = {"prompts": _downgrade.descriptions(prompts, _version(binding))}
-        if cursor:
-            result["nextCursor"] = cursor
-        return result
+        return self._listed(request, binding, "prompts", self.catalog.list_prompts())
 
     async def get_prompt(
         self, request: JsonRpcRequest, binding: TransportBinding
@@ -471,7 +483,7 @@ class MethodHandlers:
         params = _params(request)
         name = _require_str(params, "name")
         entry = self.catalog.get_prompt(name)
-        if entry is None:
+        if entry is None or (entry.auth is not None and not permits(entry.auth, binding.auth)):
             raise InvalidParamsError(f"Unknown prompt: {name}", {"name": name})
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):
@@ -488,7 +500,7 @@ class MethodHandlers:
     async def complete(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
         ref_type, target, arg_name, value, context = completion_params(_params(request))
         entry = self.catalog.find_completion(ref_type, target, arg_name)
-        if entry is None:
+        if entry is None or completes_hidden(self.catalog, ref_type, target, binding.auth):
             return {"completion": {"values": [], "hasMore": False}}
         offered = {"value": value, "argument": arg_name, "context": context}
         kwargs = {key: val for key, val in offered.items() if key in entry.accepts}

@@ -271,8 +271,10 @@ async def serve_stream(
     require_initialized: bool = False,
     headers: Mapping[str, str] | None = None,
     max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
+    auth: AuthInfo | None = None,
 ) -> None:
-    """Serve one connection until its stream ends."""
+    """Serve one connection until its stream ends; ``auth``: the identity its calls run as
+    (a stream whose peer was verified some other way, or a test's)."""
     connection = ServerConnection(
         app,
         stream.send,
@@ -280,6 +282,7 @@ async def serve_stream(
         max_message_depth=max_message_depth,
         require_initialized=require_initialized,
         headers=headers,
+        auth=auth,
     )
     try:
         while True:

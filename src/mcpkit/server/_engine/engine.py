@@ -79,9 +79,10 @@ class McpEngine:
         #: (``StreamableHttpServerOptions.server_name``/``server_version``); None: the app's.
         self.announced_name: str | None = None
         self.announced_version: str | None = None
-        #: The ``x-mcp-header`` parameters of a tool, by name, for the HTTP transport to
-        #: compare a 2026-07-28 call's headers with (the served app sets it).
-        self.tool_header_params: Callable[[str], Any] = _no_header_params
+        #: The ``x-mcp-header`` parameters of a tool, by name and the caller's identity (none
+        #: for a tool that identity may not call), for the HTTP transport to compare a
+        #: 2026-07-28 call's headers with (the served app sets it).
+        self.tool_header_params: Callable[[str, Any], Any] = _no_header_params
         #: The guards the served classes declare for connections (``can_connect``), checked
         #: by the HTTP transports on each one.
         self.connection_guards: list[ConnectionGuard] = []
@@ -177,7 +178,7 @@ class McpEngine:
             engine.share_request_state_secret(secret)
 
 
-def _no_header_params(name: str) -> tuple[()]:
+def _no_header_params(name: str, auth: Any) -> tuple[()]:
     return ()
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import InvalidParamsError, ProtocolError
-from mcpkit.auth._types import CURRENT_AUTH
+from mcpkit.auth._types import CURRENT_AUTH, AuthInfo
 from mcpkit.protocol._headers import (
     NAME_FIELDS,
     PARAM_HEADERS_META_KEY,
@@ -152,7 +152,8 @@ class ModernPosts:
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
         response_headers = self.response_headers(headers, body_version or version)
         key = f"m{next(self._ids)}"
-        session = self._session(request, meta, headers, version, body_version, key)
+        auth = CURRENT_AUTH.get()
+        session = self._session(request, meta, headers, version, body_version, key, auth)
         if type(session) is not McpSession:
             return None, response_headers, (400, error_response(request.id, session))
         # _meta is there once its session is made: a modern request carries it. The
@@ -170,7 +171,7 @@ class ModernPosts:
             headers=headers,
             connection_key=key,
             modern=True,
-            auth=CURRENT_AUTH.get(),
+            auth=auth,
             http_scope=scope,
         )
         CURRENT_BINDING.set(binding)  # as for a handshake-era POST: the call's own binding
@@ -184,11 +185,13 @@ class ModernPosts:
         version: str | None,
         body_version: Any,
         key: str,
+        auth: AuthInfo | None,
     ) -> McpSession | ProtocolError:
         """The request's session (under ``key``), made from its ``_meta``; or why the request
         is refused before it runs. Nothing of the body is trusted to be of its type: a value
         that is not is refused, -32602, before it reaches a lookup (a dict key must be
-        hashable)."""
+        hashable). ``auth`` is the caller's identity: a tool it may not call has its headers
+        checked as an unknown tool's."""
         if body_version is not None:
             if type(body_version) is not str:
                 return InvalidParamsError(
@@ -212,7 +215,7 @@ class ModernPosts:
                 if type(name) is not str:
                     return InvalidParamsError(f'"{field}" must be a string', {"field": field})
                 if method == "tools/call":
-                    annotations = self.tool_header_params(name)
+                    annotations = self.tool_header_params(name, auth)
                 # The usual request: both headers sent verbatim and nothing more to compare
                 # (what check_request_headers concludes first, without its call).
                 if (

@@ -1,0 +1,128 @@
+"""Per-component authorization: which tools, resources, templates and prompts a caller may
+see and use, decided from the identity on the call's binding (``binding.auth``) by each
+entry's ``auth`` requirement (``mcpkit.auth.AuthRequirement``, given as ``auth=`` to its
+decorator).
+
+A caller the requirement refuses finds the component absent: the lists leave it out and a
+call, read or get of it is answered exactly as for a name no one registered. The set is
+worked out per request, from that request's identity; a catalog with no requirement in a
+list (``McpCatalogManager.restricts``) is listed as before, unfiltered and cached.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from mcpkit.auth._types import AuthInfo, AuthRequirement
+    from mcpkit.server._engine.binding import TransportBinding
+    from mcpkit.server._entries import ResourceTemplateEntry
+
+logger = logging.getLogger("mcpkit.server")
+
+E = TypeVar("E")
+
+#: What a list result whose content depends on the caller says of caching (2026-07-28:
+#: reused only within the same authorization context).
+PRIVATE = "private"
+
+
+class Catalog(Protocol):
+    """What is read here of the catalog (``McpCatalogManager``, which uses this module)."""
+
+    def restricts(self, kind: str) -> bool: ...
+    def get_prompt(self, name: str) -> Any: ...
+    def get_resource(self, uri: str) -> Any: ...
+    def list_resource_templates(self) -> list[ResourceTemplateEntry]: ...
+    def match_template(self, uri: str) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None: ...
+
+
+def permits(requirement: AuthRequirement, auth: AuthInfo | None) -> bool:
+    """Whether ``auth`` satisfies ``requirement``; one that raises refuses (and is logged):
+    a broken check hides the component rather than showing it."""
+    try:
+        return requirement(auth)
+    except Exception:
+        logger.warning(
+            "the auth requirement %s raised; its component is hidden from this caller",
+            requirement,
+            exc_info=True,
+        )
+        return False
+
+
+def usable(entry: E | None, auth: AuthInfo | None) -> E | None:
+    """``entry`` when the caller may use it, else None: what a lookup of an unknown name
+    gives, so the refusal that follows is the unknown name's."""
+    if entry is None:
+        return None
+    requirement = entry.auth  # type: ignore[attr-defined]  # every catalog entry has it
+    if requirement is None or permits(requirement, auth):
+        return entry
+    return None
+
+
+def visible(entries: Iterable[E], auth: AuthInfo | None) -> list[E]:
+    """The ``entries`` the caller may see, in their order."""
+    return [entry for entry in entries if usable(entry, auth) is not None]
+
+
+def listed(
+    catalog: Catalog, kind: str, entries: list[E], binding: TransportBinding
+) -> tuple[list[E], bool]:
+    """``entries`` of the list ``kind`` as the caller on ``binding`` sees them, and whether
+    that list depends on the caller (then a 2026-07-28 result is ``cacheScope: private``)."""
+    if not catalog.restricts(kind):
+        return entries, False
+    return visible(entries, binding.auth), True
+
+
+def mark_private(result: dict[str, Any], binding: TransportBinding) -> None:
+    """A 2026-07-28 list that differs by caller may be cached only for this caller."""
+    if binding.modern:
+        result["cacheScope"] = PRIVATE
+
+
+def match_template(
+    catalog: Catalog, uri: str, auth: AuthInfo | None
+) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None:
+    """The first template the caller may read that matches ``uri``, with its variables'
+    values (``McpCatalogManager.match_template`` over the visible templates alone)."""
+    if not catalog.restricts("resourceTemplates"):
+        return catalog.match_template(uri)
+    for entry in visible(catalog.list_resource_templates(), auth):
+        values = entry.template.match(uri)
+        if values is not None:
+            return entry, values
+    return None
+
+
+def completes_hidden(catalog: Catalog, ref_type: str, target: str, auth: AuthInfo | None) -> bool:
+    """Whether ``completion/complete`` names a prompt or template the caller may not see:
+    answered as for one that does not exist (no values)."""
+    if ref_type == "ref/prompt":
+        if not catalog.restricts("prompts"):
+            return False
+        found: Any = catalog.get_prompt(target)
+    else:
+        if not (catalog.restricts("resourceTemplates") or catalog.restricts("resources")):
+            return False
+        found = catalog.get_resource(target) or next(
+            (t for t in catalog.list_resource_templates() if t.uri_template == target), None
+        )
+    return found is not None and usable(found, auth) is None
+
+
+__all__ = [
+    "PRIVATE",
+    "Catalog",
+    "completes_hidden",
+    "listed",
+    "mark_private",
+    "match_template",
+    "permits",
+    "usable",
+    "visible",
+]
