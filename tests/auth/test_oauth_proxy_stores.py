@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,26 +33,10 @@ from mcpkit.auth._proxy._records import (
 )
 from tests.auth._proxy_world import REDIRECT, authorize_url, pkce, query_of, register, sign_in
 from tests.auth._proxy_world import world as proxy_world
+from tests.auth._support import FakeClock as Clock
 from tests.redis_server import REDIS_SERVER, RedisServer, needs_redis
 
 ALICE = UpstreamIdentity("alice", "dev", email="a@example.test", claims={"groups": ["x"]})
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 Make = Callable[..., ProxyStore]
@@ -277,6 +261,7 @@ async def test_two_proxies_sharing_redis_redeem_a_code_once(redis_server: RedisS
                 )
                 assert sorted(r.status_code for r in both) == [200, 400]
             await upstream.aclose()
+            await b.aclose()
     finally:
         await store_a.aclose()
         await store_b.aclose()

@@ -20,8 +20,7 @@ from typing import Any
 from mcpkit._exceptions import StoreUnavailableError
 from mcpkit._extras import require
 from mcpkit.auth._dpop_state import ScriptHost
-from mcpkit.auth._proxy._store import StoreFullError
-from mcpkit.auth._proxy._tables import TableProxyStore
+from mcpkit.auth._proxy._store import StoreFullError, TableProxyStore
 
 DEFAULT_PROXY_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_PROXY_REDIS_PREFIX = "mcpkit"

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcpkit.auth._proxy._store import StoreFullError
-from mcpkit.auth._proxy._tables import TABLES, TableProxyStore
+from mcpkit.auth._proxy._store import TABLES, StoreFullError, TableProxyStore
 from mcpkit.auth._sqlite import SqliteWorker
 
 #: Seconds a statement waits for another process's write lock before the store reports
