@@ -74,6 +74,7 @@ async def world(**proxy_options: Any) -> AsyncIterator[World]:
         async with serve_asgi(dev, port=dev_port), serve_asgi(asgi, port=mcp_port, lifespan="on"):
             yield World(dev, proxy, base, f"{base}/mcp")
     finally:
+        await proxy.aclose()
         await upstream.aclose()
 
 

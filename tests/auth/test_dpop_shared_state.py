@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import textwrap
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +42,6 @@ WAIT = 10.0
 #: Where both instances say they are (``public_url``): a proof names one URL for both, as
 #: it does for workers sharing one port.
 PUBLIC = "https://mcp.example.test"
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def dpop_headers(key: DPoPProofFactory, token: str, url: str, nonce: str | None) -> dict[str, str]:

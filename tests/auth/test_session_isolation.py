@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -39,7 +39,7 @@ from mcpkit.stores import (
 from tests.auth._support import Signer
 from tests.auth.test_server_gate import AUDIENCE, INIT, INIT_LEGACY, INITIALIZED, make_config
 from tests.http_server import serving
-from tests.redis_server import RedisServer, needs_redis
+from tests.redis_server import needs_redis
 
 VERSION = "2025-11-25"
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -524,15 +524,6 @@ async def test_session_records_keep_their_owner_and_old_ones_read_as_unowned(tmp
             assert again is not None and again.owner == "sha256:abc"
         finally:
             await store.close()
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @needs_redis

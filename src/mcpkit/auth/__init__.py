@@ -9,7 +9,8 @@ identity of an accepted request is an ``AuthInfo``. ``HostAuth`` puts a host app
 own check (FastAPI, Starlette, Lauren) in front of a mounted MCP app instead.
 
 Authorization-server side: ``OAuthProxy`` is the MCP server's own OAuth 2.1 authorization
-server in front of an upstream provider (``OidcUpstream``); ``DevAuthServer`` is a
+server in front of an upstream provider (``OidcUpstream``), its state in memory, in SQLite
+(``SqliteProxyStore``) or in Redis (``RedisProxyStore``); ``DevAuthServer`` is a
 development identity provider to sign in with locally.
 
 Per component: ``auth=`` on a tool, resource or prompt takes a scope, scopes, a predicate
@@ -64,6 +65,8 @@ _LAZY = {
         "OidcUpstream",
         "ProxyStore",
         "ProxyTokenVerifier",
+        "RedisProxyStore",
+        "SqliteProxyStore",
         "StoreFullError",
         "Upstream",
         "UpstreamIdentity",
@@ -97,6 +100,8 @@ if TYPE_CHECKING:
         OidcUpstream,
         ProxyStore,
         ProxyTokenVerifier,
+        RedisProxyStore,
+        SqliteProxyStore,
         StoreFullError,
         Upstream,
         UpstreamIdentity,
@@ -139,6 +144,8 @@ __all__ = [
     "ProxyStore",
     "ProxyTokenVerifier",
     "RedisDPoPState",
+    "RedisProxyStore",
+    "SqliteProxyStore",
     "StoreFullError",
     "Upstream",
     "UpstreamIdentity",

@@ -2,27 +2,20 @@
 several processes of one machine without Redis (``--workers N --stateless``): give each the
 same path as ``BearerAuthConfig.dpop_store``.
 
-Stdlib ``sqlite3`` in WAL mode on a thread of its own (the event loop never waits on the
-disk, and a connection stays on the thread that made it); every change is one ``BEGIN
-IMMEDIATE`` transaction, so two processes recording the same proof at once cannot both
-succeed.
+Stdlib ``sqlite3`` in WAL mode on a thread of its own (``SqliteWorker``); every change is
+one ``BEGIN IMMEDIATE`` transaction, so two processes recording the same proof at once
+cannot both succeed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
 
-from mcpkit._exceptions import StoreUnavailableError
 from mcpkit.auth._dpop import DEFAULT_REPLAY_CACHE_SIZE, Clock
-
-T = TypeVar("T")
+from mcpkit.auth._sqlite import SqliteWorker
 
 #: Seconds a statement waits for another process's write lock before the store reports
 #: itself unavailable (the gate answers 503).
@@ -57,45 +50,7 @@ class FileDPoPState:
         self.max_entries = max(1, max_entries)
         self.busy_timeout = busy_timeout
         self.clock = clock
-        self._conn: sqlite3.Connection | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcpkit-dpop")
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            conn = sqlite3.connect(
-                self.path,
-                timeout=self.busy_timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
-
-    def _in_transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        try:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-            return result
-        except sqlite3.OperationalError as exc:
-            raise StoreUnavailableError(f"DPoP state {self.path}: {exc}") from exc
-
-    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._in_transaction, fn)
+        self._worker = SqliteWorker(path, _SCHEMA, busy_timeout, "DPoP state")
 
     async def nonce_key(self, period: int, ttl: float) -> bytes:
         """The key nonces of ``period`` are made with (``DPoPStateStore.nonce_key``)."""
@@ -113,7 +68,7 @@ class FileDPoPState:
             ).fetchone()
             return bytes(key)
 
-        return await self._run(get_or_make)
+        return await self._worker.run(get_or_make)
 
     async def first_use(self, key: str, ttl: float) -> bool:
         """Record a proof; False for a replay (``DPoPStateStore.first_use``)."""
@@ -141,18 +96,11 @@ class FileDPoPState:
             )
             return True
 
-        return await self._run(record)
+        return await self._worker.run(record)
 
     async def close(self) -> None:
         """Close the file (the store cannot be used after)."""
-
-        def shut() -> None:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
-        await asyncio.get_running_loop().run_in_executor(self._executor, shut)
-        self._executor.shutdown(wait=False)
+        await self._worker.close()
 
 
 __all__ = ["DEFAULT_DPOP_BUSY_TIMEOUT", "FileDPoPState"]

@@ -1,7 +1,8 @@
 """The browser's part of the flow: the client's ``/authorize`` request, the consent form,
 and the provider's redirect back to the proxy's callback.
 
-1. ``/authorize`` checks the client, its exact redirect URI (a mismatch is never
+1. ``/authorize`` checks the client (registered, or its client metadata document fetched
+   and checked), its exact redirect URI (a mismatch is never
    redirected to), PKCE (S256 only), the scopes and the RFC 8707 ``resource``, and keeps
    the request as a pending authorization (``pending_ttl``) bound to the browser's cookie.
 2. A browser that has not approved this client (the confused-deputy rule: consent is per
@@ -24,7 +25,7 @@ import secrets
 from dataclasses import replace
 
 from mcpkit.auth._dpop import b64url
-from mcpkit.auth._proxy._clients import secret_hash
+from mcpkit.auth._proxy._clients import ClientRegistry, secret_hash
 from mcpkit.auth._proxy._consent import consent_page
 from mcpkit.auth._proxy._http import (
     OAuthEndpointError,
@@ -70,10 +71,17 @@ class _Redirectable(Exception):
 class BrowserFlow:
     """``/authorize``, the consent form and the upstream callback."""
 
-    def __init__(self, settings: ProxySettings, store: ProxyStore, upstream: Upstream) -> None:
+    def __init__(
+        self,
+        settings: ProxySettings,
+        store: ProxyStore,
+        upstream: Upstream,
+        clients: ClientRegistry,
+    ) -> None:
         self.settings = settings
         self.store = store
         self.upstream = upstream
+        self.clients = clients
 
     # -- /authorize ---------------------------------------------------------------------
 
@@ -108,7 +116,7 @@ class BrowserFlow:
         client_id = params.get("client_id")
         if not client_id:
             raise OAuthEndpointError("invalid_request", "the request names no client_id")
-        client = await self.store.get_client(client_id)
+        client = await self.clients.get(client_id)
         if client is None:
             raise OAuthEndpointError("invalid_client", "unknown client_id")
         redirect_uri = params.get("redirect_uri")

@@ -1,6 +1,7 @@
-"""The proxy's clients: dynamic registration (RFC 7591) with its checks, and client
-authentication at the token and revocation endpoints (``none`` for public clients,
-``client_secret_basic`` or ``client_secret_post`` for confidential ones)."""
+"""The proxy's clients: dynamic registration (RFC 7591) with its checks, clients found by
+their client metadata document (``_cimd``), and client authentication at the token and
+revocation endpoints (``none`` for public clients, ``client_secret_basic`` or
+``client_secret_post`` for confidential ones)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mcpkit.auth._proxy._http import OAuthEndpointError
+from mcpkit.auth._proxy._cimd import ClientDocuments, is_document_client_id
+from mcpkit.auth._proxy._http import LOOPBACK_HOSTS, OAuthEndpointError
 from mcpkit.auth._proxy._records import ClientRecord
 from mcpkit.auth._proxy._store import ProxyStore, StoreFullError
 
@@ -25,7 +27,6 @@ MAX_REDIRECT_URIS = 10
 MAX_METADATA_VALUE = 2048
 AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 GRANT_TYPES = ("authorization_code", "refresh_token")
-_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def secret_hash(secret: str) -> str:
@@ -51,7 +52,7 @@ def check_redirect_uri(uri: Any) -> str:
         raise OAuthEndpointError("invalid_redirect_uri", f"{uri} has a fragment")
     if parts.scheme == "https" and host:
         return uri
-    if parts.scheme == "http" and host in _LOOPBACK:
+    if parts.scheme == "http" and host in LOOPBACK_HOSTS:
         return uri
     raise OAuthEndpointError(
         "invalid_redirect_uri",
@@ -73,18 +74,94 @@ def _text(data: Mapping[str, Any], name: str) -> str:
     return value
 
 
+def client_from_metadata(
+    data: Mapping[str, Any],
+    scopes_supported: Sequence[str],
+    *,
+    client_id: str,
+    created_at: float,
+    default_method: str = "client_secret_basic",
+) -> ClientRecord:
+    """The client RFC 7591 metadata describe (a registration's body, or a client metadata
+    document's), checked; raises ``OAuthEndpointError`` (``invalid_client_metadata``,
+    ``invalid_redirect_uri``)."""
+    uris = data.get("redirect_uris")
+    if not isinstance(uris, list) or not uris:
+        raise OAuthEndpointError("invalid_redirect_uri", "redirect_uris must list at least one URI")
+    if len(uris) > MAX_REDIRECT_URIS:
+        raise OAuthEndpointError(
+            "invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect URIs"
+        )
+    redirect_uris = tuple(check_redirect_uri(uri) for uri in uris)
+    method = data.get("token_endpoint_auth_method", default_method)
+    if method not in AUTH_METHODS:
+        raise _metadata_error(
+            f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}"
+        )
+    grant_types = _strings(data, "grant_types", ["authorization_code"])
+    unknown = [g for g in grant_types if g not in GRANT_TYPES]
+    if unknown or "authorization_code" not in grant_types:
+        raise _metadata_error(
+            "grant_types must include authorization_code and may add refresh_token"
+        )
+    if any(r != "code" for r in _strings(data, "response_types", ["code"])):
+        raise _metadata_error("response_types may only be code")
+    scope = _text(data, "scope")
+    if scopes_supported:
+        extra = [s for s in scope.split() if s not in scopes_supported]
+        if extra:
+            raise _metadata_error(f"scope names unknown scopes: {' '.join(extra)}")
+    client_uri = _text(data, "client_uri")
+    if client_uri and urlsplit(client_uri).scheme not in ("https", "http"):
+        raise _metadata_error("client_uri must be an http(s) URL")
+    return ClientRecord(
+        client_id=client_id,
+        redirect_uris=redirect_uris,
+        client_name=_text(data, "client_name"),
+        token_endpoint_auth_method=method,
+        grant_types=tuple(dict.fromkeys(grant_types)),
+        scope=scope,
+        client_uri=client_uri,
+        created_at=created_at,
+    )
+
+
 class ClientRegistry:
-    """Registers clients and authenticates them."""
+    """Finds clients (registered in the store, or described by a client metadata
+    document: ``documents``, None when those are not accepted), registers clients and
+    authenticates them."""
 
     def __init__(
         self,
         store: ProxyStore,
         scopes_supported: Sequence[str],
         clock: Callable[[], float] = time.time,
+        *,
+        documents: bool = True,
+        **document_options: Any,
     ) -> None:
         self.store = store
         self.scopes_supported = tuple(scopes_supported)
         self.clock = clock
+        self.documents = (
+            ClientDocuments(self._document_client, clock=clock, **document_options)
+            if documents
+            else None
+        )
+
+    def _document_client(self, document: dict[str, Any], url: str) -> ClientRecord:
+        return client_from_metadata(
+            document, self.scopes_supported, client_id=url, created_at=self.clock()
+        )
+
+    async def get(self, client_id: str) -> ClientRecord | None:
+        """The client: registered (dynamically, or by the application through the store),
+        else the one its client metadata document describes when ``client_id`` is a URL.
+        None when unknown; ``OAuthEndpointError`` when its document cannot be used."""
+        client = await self.store.get_client(client_id)
+        if client is None and self.documents is not None and is_document_client_id(client_id):
+            client = await self.documents.client(client_id)
+        return client
 
     async def register(self, body: bytes) -> dict[str, Any]:
         """The registration response (RFC 7591 §3.2.1) for a request body; raises
@@ -95,7 +172,12 @@ class ClientRegistry:
             raise _metadata_error("the body is not JSON") from None
         if not isinstance(data, dict):
             raise _metadata_error("the body must be a JSON object")
-        client = self._client_from(data)
+        client = client_from_metadata(
+            data,
+            self.scopes_supported,
+            client_id=secrets.token_urlsafe(16),
+            created_at=self.clock(),
+        )
         secret = None
         if client.token_endpoint_auth_method != "none":
             secret = secrets.token_urlsafe(32)
@@ -121,49 +203,6 @@ class ClientRegistry:
             if getattr(client, name):
                 answer[name] = getattr(client, name)
         return answer
-
-    def _client_from(self, data: Mapping[str, Any]) -> ClientRecord:
-        uris = data.get("redirect_uris")
-        if not isinstance(uris, list) or not uris:
-            raise OAuthEndpointError(
-                "invalid_redirect_uri", "redirect_uris must list at least one URI"
-            )
-        if len(uris) > MAX_REDIRECT_URIS:
-            raise OAuthEndpointError(
-                "invalid_redirect_uri", f"at most {MAX_REDIRECT_URIS} redirect URIs"
-            )
-        redirect_uris = tuple(check_redirect_uri(uri) for uri in uris)
-        method = data.get("token_endpoint_auth_method", "client_secret_basic")
-        if method not in AUTH_METHODS:
-            raise _metadata_error(
-                f"token_endpoint_auth_method must be one of {', '.join(AUTH_METHODS)}"
-            )
-        grant_types = _strings(data, "grant_types", ["authorization_code"])
-        unknown = [g for g in grant_types if g not in GRANT_TYPES]
-        if unknown or "authorization_code" not in grant_types:
-            raise _metadata_error(
-                "grant_types must include authorization_code and may add refresh_token"
-            )
-        if any(r != "code" for r in _strings(data, "response_types", ["code"])):
-            raise _metadata_error("response_types may only be code")
-        scope = _text(data, "scope")
-        if self.scopes_supported:
-            extra = [s for s in scope.split() if s not in self.scopes_supported]
-            if extra:
-                raise _metadata_error(f"scope names unknown scopes: {' '.join(extra)}")
-        client_uri = _text(data, "client_uri")
-        if client_uri and urlsplit(client_uri).scheme not in ("https", "http"):
-            raise _metadata_error("client_uri must be an http(s) URL")
-        return ClientRecord(
-            client_id=secrets.token_urlsafe(16),
-            redirect_uris=redirect_uris,
-            client_name=_text(data, "client_name"),
-            token_endpoint_auth_method=method,
-            grant_types=tuple(dict.fromkeys(grant_types)),
-            scope=scope,
-            client_uri=client_uri,
-            created_at=self.clock(),
-        )
 
     async def authenticate(
         self, params: Mapping[str, str], headers: Mapping[str, str]
@@ -191,7 +230,10 @@ class ClientRegistry:
             method = "client_secret_post"
         if not client_id:
             raise OAuthEndpointError("invalid_client", "the client is not identified", 401)
-        client = await self.store.get_client(client_id)
+        try:
+            client = await self.get(client_id)
+        except OAuthEndpointError as exc:
+            raise OAuthEndpointError("invalid_client", exc.description, 401) from None
         if client is None:
             raise OAuthEndpointError("invalid_client", "unknown client", 401)
         if client.client_secret_hash:
@@ -215,5 +257,6 @@ __all__ = [
     "MAX_REDIRECT_URIS",
     "ClientRegistry",
     "check_redirect_uri",
+    "client_from_metadata",
     "secret_hash",
 ]

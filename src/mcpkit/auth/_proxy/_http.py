@@ -18,6 +18,8 @@ Scope = dict[str, Any]
 DEFAULT_MAX_FORM_BYTES = 64 * 1024
 #: Most parameters one request may carry (query or form).
 MAX_PARAMETERS = 64
+#: The hosts that name this computer (plain http is allowed there, RFC 8252 §7.3).
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 _NO_STORE = ((b"cache-control", b"no-store"), (b"pragma", b"no-cache"))
 _CORS = ((b"access-control-allow-origin", b"*"),)
@@ -211,6 +213,7 @@ def error_page(description: str) -> str:
 
 __all__ = [
     "DEFAULT_MAX_FORM_BYTES",
+    "LOOPBACK_HOSTS",
     "OAuthEndpointError",
     "cookies_of",
     "error_page",

@@ -1,9 +1,9 @@
 """``OAuthProxy``: the MCP server's own OAuth 2.1 authorization server, in front of an
 upstream OpenID Connect / OAuth provider the proxy is registered at once.
 
-MCP clients register with the proxy (RFC 7591), sign their users in through it, and get
-the proxy's own tokens: JWTs signed with its key, for the MCP resource alone, naming the
-upstream user (``sub``, ``email``, ``name``, ``upstream``). The provider's tokens stay in
+MCP clients register with the proxy (RFC 7591) or name the URL of their Client ID Metadata
+Document as their ``client_id``, sign their users in through it, and get the proxy's own
+tokens: JWTs signed with its key, for the MCP resource alone, naming the upstream user (``sub``, ``email``, ``name``, ``upstream``). The provider's tokens stay in
 the proxy. The MCP server accepts the proxy's tokens through ``bearer_auth()`` (the usual
 ``BearerAuthConfig``, with the in-process ``verifier()``), so the user reaches tools as
 ``ctx.auth``.
@@ -30,6 +30,7 @@ from mcpkit.auth._proxy._access import (
     load_signing_key,
 )
 from mcpkit.auth._proxy._authorize import BrowserFlow
+from mcpkit.auth._proxy._cimd import DEFAULT_CLIENT_METADATA_TIMEOUT
 from mcpkit.auth._proxy._clients import ClientRegistry
 from mcpkit.auth._proxy._http import (
     DEFAULT_MAX_FORM_BYTES,
@@ -87,7 +88,15 @@ class OAuthProxy:
     audience of every token. ``scopes``: the scopes clients may ask for, and get when they name
     none (empty: whatever they ask for is granted as asked). ``signing_key``: a private JWK, PEM or joserfc key (None: a
     new P-256 key, so tokens end with the process). ``store``: where clients, codes,
-    tokens and consents live (None: a ``MemoryProxyStore``, one process's).
+    tokens and consents live (None: a ``MemoryProxyStore``, one process's; ``SqliteProxyStore``
+    or ``RedisProxyStore`` for several workers or instances).
+
+    Clients register dynamically (``/register``) or, with ``client_metadata_documents``
+    (the default), name the https URL of their Client ID Metadata Document as their
+    ``client_id``: the proxy fetches it (within ``client_metadata_timeout`` seconds, from a
+    public address only) and caches it. ``allow_insecure_client_metadata``: for tests and
+    development only, documents are also fetched from loopback and private addresses, and
+    over plain http from a loopback host.
     """
 
     def __init__(
@@ -106,6 +115,9 @@ class OAuthProxy:
         consent_ttl: float = DEFAULT_CONSENT_TTL,
         max_form_bytes: int = DEFAULT_MAX_FORM_BYTES,
         resource_name: str | None = None,
+        client_metadata_documents: bool = True,
+        client_metadata_timeout: float = DEFAULT_CLIENT_METADATA_TIMEOUT,
+        allow_insecure_client_metadata: bool = False,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.upstream = upstream
@@ -130,8 +142,15 @@ class OAuthProxy:
             ttl=access_token_ttl,
             clock=clock,
         )
-        self.clients = ClientRegistry(self.store, self.settings.scopes_supported, clock)
-        self.browser = BrowserFlow(self.settings, self.store, upstream)
+        self.clients = ClientRegistry(
+            self.store,
+            self.settings.scopes_supported,
+            clock,
+            documents=client_metadata_documents,
+            allow_insecure=allow_insecure_client_metadata,
+            timeout=client_metadata_timeout,
+        )
+        self.browser = BrowserFlow(self.settings, self.store, upstream, self.clients)
         self.token_service = TokenService(self.settings, self.store, self.clients, self.tokens)
         #: Path (under ``base_url``) -> the endpoint serving it.
         self.routes: dict[str, Endpoint] = {
@@ -180,7 +199,7 @@ class OAuthProxy:
                 "client_secret_post",
             ],
             "authorization_response_iss_parameter_supported": True,
-            "client_id_metadata_document_supported": False,
+            "client_id_metadata_document_supported": self.clients.documents is not None,
         }
         if s.scopes_supported:
             doc["scopes_supported"] = list(s.scopes_supported)
@@ -245,6 +264,12 @@ class OAuthProxy:
             await send_error(send_, exc)
             return
         await send_json(send_, 201, answer)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client client metadata documents are fetched with (the upstream
+        and the store are the application's to close)."""
+        if self.clients.documents is not None:
+            await self.clients.documents.aclose()
 
     def endpoints(self) -> Mapping[str, Endpoint]:
         """Path -> ASGI app, for a router serving the proxy beside other routes."""

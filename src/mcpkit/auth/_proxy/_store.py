@@ -1,5 +1,7 @@
 """Where the proxy keeps its state: ``ProxyStore``, the interface (async, so SQLite or
-Redis fit behind it), and ``MemoryProxyStore``, one process's tables.
+Redis fit behind it); ``TableProxyStore``, the records as JSON entries of named tables, on
+which a backend gives four steps (``put``, ``get``, ``take``, ``pop``; ``SqliteProxyStore``,
+``RedisProxyStore``); and ``MemoryProxyStore``, one process's tables.
 
 Every table is bounded (a named default each) and every entry expires. Codes and refresh
 tokens are kept under the SHA-256 of their value, never the value itself. Taking a code or
@@ -9,11 +11,13 @@ a second use is told from a first even when two come at once.
 
 from __future__ import annotations
 
+import json
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Generic, Protocol, TypeVar
+from types import MappingProxyType
+from typing import Any, Generic, Protocol, TypeVar
 
 from mcpkit._exceptions import MCPError
 from mcpkit.auth._proxy._records import (
@@ -40,6 +44,16 @@ DEFAULT_CLIENT_TTL: float | None = None
 
 _V = TypeVar("_V")
 _G = TypeVar("_G", AuthorizationCode, RefreshRecord)
+
+#: The tables, by the name their keys and rows carry.
+CLIENTS = "clients"
+PENDING = "pending"
+CODES = "codes"
+REFRESH = "refresh"
+CONSENTS = "consents"
+REVOKED_FAMILIES = "revoked-families"
+REVOKED_TOKENS = "revoked-tokens"
+TABLES = (CLIENTS, PENDING, CODES, REFRESH, CONSENTS, REVOKED_FAMILIES, REVOKED_TOKENS)
 
 
 class StoreFullError(MCPError):
@@ -172,13 +186,12 @@ class ExpiringTable(Generic[_V]):
         return len(self.entries)
 
 
-def _used(record: _G) -> _G:
-    return replace(record, used=True)
-
-
-class MemoryProxyStore:
-    """``ProxyStore`` in this process's memory: one instance's state, gone at restart.
-    Several workers or instances need a shared store."""
+class TableProxyStore:
+    """The proxy's records as JSON entries of bounded, expiring tables (each bound a named
+    default). Subclasses give ``put``, ``get``, ``take`` and ``pop``, each one atomic
+    where the entries are kept; past a table's bound, ``put`` makes room, except for
+    registered clients (``evict`` False): there it raises ``StoreFullError``. An entry
+    carries its expiry on the store's ``clock``: past it, reads answer None."""
 
     def __init__(
         self,
@@ -194,78 +207,157 @@ class MemoryProxyStore:
     ) -> None:
         self.clock = clock
         self.client_ttl = client_ttl
-        self.clients: ExpiringTable[ClientRecord] = ExpiringTable(max_clients, clock)
-        self.pending: ExpiringTable[PendingAuthorization] = ExpiringTable(max_pending, clock)
-        self.codes: ExpiringTable[AuthorizationCode] = ExpiringTable(max_codes, clock)
-        self.refresh_tokens: ExpiringTable[RefreshRecord] = ExpiringTable(max_refresh_tokens, clock)
-        self.consents: ExpiringTable[bool] = ExpiringTable(max_consents, clock)
-        self.revoked_families: ExpiringTable[bool] = ExpiringTable(max_revocations, clock)
-        self.revoked_tokens: ExpiringTable[bool] = ExpiringTable(max_revocations, clock)
+        limits = {
+            CLIENTS: max_clients,
+            PENDING: max_pending,
+            CODES: max_codes,
+            REFRESH: max_refresh_tokens,
+            CONSENTS: max_consents,
+            REVOKED_FAMILIES: max_revocations,
+            REVOKED_TOKENS: max_revocations,
+        }
+        #: Each table's bound (at least 1).
+        self.limits: Mapping[str, int] = MappingProxyType(
+            {name: max(1, limit) for name, limit in limits.items()}
+        )
+
+    # -- the four steps a backend gives ------------------------------------------------------
+
+    async def put(self, table: str, key: str, value: str, until: float, *, evict: bool) -> None:
+        """Keep ``value`` under ``key`` until ``until`` (replacing any), within the bound."""
+        raise NotImplementedError
+
+    async def get(self, table: str, key: str) -> tuple[str, bool] | None:
+        """(value, whether it was taken), None when absent or expired."""
+        raise NotImplementedError
+
+    async def take(self, table: str, key: str) -> tuple[str, bool] | None:
+        """(value, whether it was taken before), the entry marked taken in the same step."""
+        raise NotImplementedError
+
+    async def pop(self, table: str, key: str) -> str | None:
+        """The entry's value, removed in the same step."""
+        raise NotImplementedError
+
+    # -- ProxyStore ----------------------------------------------------------------------------
 
     async def save_client(self, client: ClientRecord) -> None:
         """Keep a registered client; raises ``StoreFullError`` when no room is left."""
         until = float("inf") if self.client_ttl is None else self.clock() + self.client_ttl
-        self.clients.put(client.client_id, client, until, evict=False)
+        await self.put(CLIENTS, client.client_id, _json(client), until, evict=False)
 
     async def get_client(self, client_id: str) -> ClientRecord | None:
         """The registered client, or None."""
-        return self.clients.get(client_id)
+        found = await self.get(CLIENTS, client_id)
+        return None if found is None else ClientRecord.from_dict(json.loads(found[0]))
 
     async def save_pending(self, pending: PendingAuthorization) -> None:
         """Keep (or replace) an authorization waiting for the user."""
-        self.pending.put(pending.id, pending, pending.expires_at)
+        await self.put(PENDING, pending.id, _json(pending), pending.expires_at, evict=True)
 
     async def get_pending(self, pending_id: str) -> PendingAuthorization | None:
         """The waiting authorization, or None."""
-        return self.pending.get(pending_id)
+        found = await self.get(PENDING, pending_id)
+        return None if found is None else PendingAuthorization.from_dict(json.loads(found[0]))
 
     async def take_pending(self, pending_id: str) -> PendingAuthorization | None:
         """The waiting authorization, removed."""
-        return self.pending.pop(pending_id)
+        value = await self.pop(PENDING, pending_id)
+        return None if value is None else PendingAuthorization.from_dict(json.loads(value))
 
     async def save_code(self, key: str, code: AuthorizationCode) -> None:
         """Keep an issued code until it expires."""
-        self.codes.put(key, code, code.expires_at)
+        await self.put(CODES, key, _json(code), code.expires_at, evict=True)
 
     async def take_code(self, key: str) -> AuthorizationCode | None:
         """The code as it was, now marked used."""
-        return self.codes.take(key, _used)
+        return _marked(AuthorizationCode, await self.take(CODES, key))
 
     async def save_refresh(self, key: str, record: RefreshRecord) -> None:
         """Keep a refresh token until it expires."""
-        self.refresh_tokens.put(key, record, record.expires_at)
+        await self.put(REFRESH, key, _json(record), record.expires_at, evict=True)
 
     async def take_refresh(self, key: str) -> RefreshRecord | None:
         """The refresh token as it was, now marked used."""
-        return self.refresh_tokens.take(key, _used)
+        return _marked(RefreshRecord, await self.take(REFRESH, key))
 
     async def get_refresh(self, key: str) -> RefreshRecord | None:
         """The refresh token as it is."""
-        return self.refresh_tokens.get(key)
+        return _marked(RefreshRecord, await self.get(REFRESH, key))
 
     async def revoke_family(self, family: str, until: float) -> None:
         """Revoke every token of a family."""
-        self.revoked_families.put(family, True, until)
+        await self.put(REVOKED_FAMILIES, family, "1", until, evict=True)
 
     async def family_revoked(self, family: str) -> bool:
         """Whether the family was revoked."""
-        return self.revoked_families.get(family) is not None
+        return await self.get(REVOKED_FAMILIES, family) is not None
 
     async def revoke_access_token(self, jti: str, until: float) -> None:
         """Refuse the access token ``jti`` until it expires."""
-        self.revoked_tokens.put(jti, True, until)
+        await self.put(REVOKED_TOKENS, jti, "1", until, evict=True)
 
     async def access_token_revoked(self, jti: str) -> bool:
         """Whether the access token ``jti`` was revoked."""
-        return self.revoked_tokens.get(jti) is not None
+        return await self.get(REVOKED_TOKENS, jti) is not None
 
     async def save_consent(self, browser: str, client_id: str, until: float) -> None:
         """Remember a consent."""
-        self.consents.put(f"{browser} {client_id}", True, until)
+        await self.put(CONSENTS, f"{browser} {client_id}", "1", until, evict=True)
 
     async def has_consent(self, browser: str, client_id: str) -> bool:
         """Whether the consent is remembered."""
-        return self.consents.get(f"{browser} {client_id}") is not None
+        return await self.get(CONSENTS, f"{browser} {client_id}") is not None
+
+
+def _marked(cls: type[_G], found: tuple[str, bool] | None) -> _G | None:
+    """The code or refresh token an entry holds, ``used`` when the entry was taken."""
+    if found is None:
+        return None
+    record = cls.from_dict(json.loads(found[0]))
+    return replace(record, used=record.used or found[1])
+
+
+def _json(record: ClientRecord | PendingAuthorization | AuthorizationCode | RefreshRecord) -> str:
+    return json.dumps(record.as_dict(), separators=(",", ":"))
+
+
+class MemoryProxyStore(TableProxyStore):
+    """``ProxyStore`` in this process's memory: one instance's state, gone at restart.
+    Several workers or instances need a shared store (``SqliteProxyStore``,
+    ``RedisProxyStore``). Past a table's bound its oldest entry is dropped."""
+
+    def __init__(self, **bounds: Any) -> None:
+        super().__init__(**bounds)
+        self.tables: dict[str, ExpiringTable[tuple[str, bool]]] = {
+            name: ExpiringTable(limit, self.clock) for name, limit in self.limits.items()
+        }
+        self.clients = self.tables[CLIENTS]
+        self.pending = self.tables[PENDING]
+        self.codes = self.tables[CODES]
+        self.refresh_tokens = self.tables[REFRESH]
+        self.consents = self.tables[CONSENTS]
+
+    async def put(self, table: str, key: str, value: str, until: float, *, evict: bool) -> None:
+        """Keep ``value`` under ``key`` until ``until``, within the table's bound."""
+        self.tables[table].put(key, (value, False), until, evict=evict)
+
+    async def get(self, table: str, key: str) -> tuple[str, bool] | None:
+        """(value, taken), None when absent or expired."""
+        return self.tables[table].get(key)
+
+    async def take(self, table: str, key: str) -> tuple[str, bool] | None:
+        """(value, taken before), the entry marked taken."""
+        return self.tables[table].take(key, _taken)
+
+    async def pop(self, table: str, key: str) -> str | None:
+        """The entry's value, removed."""
+        found = self.tables[table].pop(key)
+        return None if found is None else found[0]
+
+
+def _taken(entry: tuple[str, bool]) -> tuple[str, bool]:
+    return entry[0], True
 
 
 __all__ = [
@@ -276,8 +368,10 @@ __all__ = [
     "DEFAULT_MAX_PENDING",
     "DEFAULT_MAX_REFRESH_TOKENS",
     "DEFAULT_MAX_REVOCATIONS",
+    "TABLES",
     "ExpiringTable",
     "MemoryProxyStore",
     "ProxyStore",
     "StoreFullError",
+    "TableProxyStore",
 ]
