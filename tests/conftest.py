@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ import pytest
 from mcpkit import McpClient, McpServerApp
 from tests.figures import FIGURES
 from tests.in_memory import serving_in_memory
+from tests.redis_server import RedisServer
 from tests.wire import SchemaChecker, ValidatingStream
 
 
@@ -37,6 +38,17 @@ async def connected(app: McpServerApp, **client_kwargs: Any) -> AsyncIterator[Mc
 @pytest.fixture
 def connect():
     return connected
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server per test module: starting one costs more than a test, so tests
+    that need it clean flush it (or use a prefix of their own)."""
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 NO_SKIP = os.environ.get("MCPKIT_TESTS_NO_SKIP") == "1"

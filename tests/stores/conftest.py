@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
 from mcpkit.stores import RedisHub
 from tests.redis_server import RedisServer
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    """Module-scoped: starting a server costs more than a test; tests that need a clean
-    one call ``flush()`` (or stop and start it, for an outage)."""
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._server.serve import run_http_server
 from mcpkit.transports.http._server.workers import WorkersNeedSharedStateError
 from tests.http_server import free_port
-from tests.redis_server import RedisServer, needs_redis
+from tests.redis_server import needs_redis
 from tests.waiting import wait_until
 from tests.wire import SchemaChecker, initialize_request
 
@@ -387,15 +387,6 @@ async def test_run_http_server_with_workers_serves_a_module_level_app(app_file):
 
 
 # --- handshake-era sessions across workers: Redis --------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 class Session:
