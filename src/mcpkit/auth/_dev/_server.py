@@ -26,6 +26,7 @@ from mcpkit.auth._proxy._clients import secret_hash
 from mcpkit.auth._proxy._http import (
     OAuthEndpointError,
     Receive,
+    Route,
     Scope,
     Send,
     error_page,
@@ -205,7 +206,7 @@ class DevAuthServer:
         """Path -> ASGI app, for a router serving the provider beside other routes, each path
         under ``prefix`` (the path of ``issuer``, when the provider shares a server with the
         app: ``DevAuthServer("http://127.0.0.1:8000/dev-idp")`` and ``prefix="/dev-idp"``)."""
-        return {prefix + path: _DevRoute(self, path) for path in self._routes}
+        return {prefix + path: Route(self, path) for path in self._routes}
 
     async def _discovery(self, scope: Scope, receive: Receive, send_: Send) -> None:
         await send_json(send_, 200, self.metadata(), cacheable=True)
@@ -358,19 +359,6 @@ class DevAuthServer:
             await send(send_, 401, b"", [(b"www-authenticate", b'Bearer error="invalid_token"')])
             return
         await send_json(send_, 200, user.id_claims())
-
-
-class _DevRoute:
-    """One of the provider's endpoints as an ASGI app (its method checked)."""
-
-    __slots__ = ("path", "server")
-
-    def __init__(self, server: DevAuthServer, path: str) -> None:
-        self.server = server
-        self.path = path
-
-    async def __call__(self, scope: Scope, receive: Receive, send_: Send) -> None:
-        await self.server.serve(self.path, scope, receive, send_)
 
 
 __all__ = ["DevAuthServer", "DevUser"]

@@ -20,9 +20,9 @@ from mcpkit.auth._proxy._upstream import text_claim
 from mcpkit.auth._proxy._upstream_http import (
     DEFAULT_UPSTREAM_TIMEOUT,
     UpstreamClient,
+    code_exchange,
     upstream_failure,
 )
-from mcpkit.auth.client._token_endpoint import basic_credentials
 
 #: How the proxy authenticates at the token endpoint.
 TOKEN_AUTH_METHODS = ("client_secret_post", "client_secret_basic", "none")
@@ -111,21 +111,9 @@ class OAuth2Upstream(UpstreamClient):
 
     async def exchange(self, code: str, redirect_uri: str, code_verifier: str) -> dict[str, Any]:
         """The token endpoint's answer for the code (it holds an ``access_token``)."""
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": redirect_uri,
-            "code_verifier": code_verifier,
-        }
-        headers: dict[str, str] = {}
-        if self.token_auth == "client_secret_basic":
-            assert self.client_secret is not None
-            headers["authorization"] = basic_credentials(self.client_id, self.client_secret)
-        else:
-            form["client_id"] = self.client_id
-            if self.token_auth == "client_secret_post":
-                assert self.client_secret is not None
-                form["client_secret"] = self.client_secret
+        form, headers = code_exchange(
+            code, redirect_uri, code_verifier, self.client_id, self.client_secret, self.token_auth
+        )
         tokens = await self.post_token_request(self.token_endpoint, form, headers)
         if not isinstance(tokens.get("access_token"), str):
             raise upstream_failure("gave no access token")

@@ -25,10 +25,10 @@ from mcpkit.auth._proxy._records import UpstreamIdentity
 from mcpkit.auth._proxy._upstream_http import (
     DEFAULT_UPSTREAM_TIMEOUT,
     UpstreamClient,
+    code_exchange,
     upstream_failure,
 )
 from mcpkit.auth.client._discovery import fetch_json
-from mcpkit.auth.client._token_endpoint import basic_credentials
 
 #: Seconds the discovery document is kept before it is read again.
 DEFAULT_DISCOVERY_TTL = 3600.0
@@ -199,21 +199,16 @@ class OidcUpstream(UpstreamClient):
     async def _token_request(
         self, doc: dict[str, Any], code: str, redirect_uri: str, code_verifier: str
     ) -> dict[str, Any]:
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": redirect_uri,
-            "code_verifier": code_verifier,
-        }
-        headers: dict[str, str] = {}
         methods = doc.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
         if self.client_secret is None:
-            form["client_id"] = self.client_id
+            method = "none"
         elif "client_secret_basic" in methods:
-            headers["authorization"] = basic_credentials(self.client_id, self.client_secret)
+            method = "client_secret_basic"
         else:
-            form["client_id"] = self.client_id
-            form["client_secret"] = self.client_secret
+            method = "client_secret_post"
+        form, headers = code_exchange(
+            code, redirect_uri, code_verifier, self.client_id, self.client_secret, method
+        )
         return await self.post_token_request(doc["token_endpoint"], form, headers)
 
     async def _id_token_claims(self, id_token: str, nonce: str, issuer: str) -> dict[str, Any]:

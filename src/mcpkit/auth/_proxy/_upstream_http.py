@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from mcpkit.auth._proxy._http import OAuthEndpointError
+from mcpkit.auth.client._token_endpoint import basic_credentials
 
 #: Seconds one request to the provider may take.
 DEFAULT_UPSTREAM_TIMEOUT = 15.0
@@ -22,6 +23,32 @@ MAX_UPSTREAM_ANSWER_BYTES = 256 * 1024
 def upstream_failure(description: str) -> OAuthEndpointError:
     """The error sent back to the client when the provider fails (``access_denied``, 502)."""
     return OAuthEndpointError("access_denied", f"the identity provider {description}", 502)
+
+
+def code_exchange(
+    code: str,
+    redirect_uri: str,
+    code_verifier: str,
+    client_id: str,
+    client_secret: str | None,
+    method: str,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(form, headers) of the token request trading ``code``: the client authenticated by
+    ``method`` (``client_secret_basic``, ``client_secret_post``, or ``none``: its id alone)."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": redirect_uri,
+        "code_verifier": code_verifier,
+    }
+    headers: dict[str, str] = {}
+    if method == "client_secret_basic" and client_secret is not None:
+        headers["authorization"] = basic_credentials(client_id, client_secret)
+        return form, headers
+    form["client_id"] = client_id
+    if method == "client_secret_post" and client_secret is not None:
+        form["client_secret"] = client_secret
+    return form, headers
 
 
 class UpstreamClient:
@@ -115,5 +142,6 @@ __all__ = [
     "DEFAULT_UPSTREAM_TIMEOUT",
     "MAX_UPSTREAM_ANSWER_BYTES",
     "UpstreamClient",
+    "code_exchange",
     "upstream_failure",
 ]
