@@ -1,4 +1,5 @@
-"""What the OAuthProxy tests share: a DevAuthServer as the upstream provider and an MCP
+"""What the OAuthProxy tests share: an upstream provider (a DevAuthServer by default, or
+any ``Provider`` a test makes: a fake GitHub, a DevAuthServer dressed as Entra) and an MCP
 server with the proxy beside its endpoint, each a real uvicorn server on 127.0.0.1, and a
 "browser" (plain httpx, redirects followed by hand) that signs a user in."""
 
@@ -9,7 +10,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urljoin, urlsplit
@@ -17,7 +18,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 import httpx
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
-from mcpkit.auth import DevAuthServer, DevUser, OAuthProxy, OidcUpstream
+from mcpkit.auth import DevAuthServer, DevUser, OAuthProxy, OidcUpstream, Upstream
 from mcpkit.auth._dpop import b64url
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import POST_HEADERS, free_port, serve_asgi
@@ -49,33 +50,57 @@ class Protected:
 
 
 @dataclass
+class Provider:
+    """The upstream side of a world: the provider's ASGI app (served on a port of its own),
+    the proxy's upstream for it, and how a browser signs a user in there (the provider's
+    authorization URL in, the redirect back to the proxy's callback out)."""
+
+    app: Any
+    upstream: Upstream
+    log_in: Callable[[httpx.AsyncClient, str, Any], Awaitable[str]]
+
+
+def dev_provider(provider_base: str, proxy_base: str) -> Provider:
+    """A DevAuthServer with alice and bob, the proxy registered as ``mcp-proxy``."""
+    dev = DevAuthServer(provider_base, [ALICE, BOB])
+    dev.add_client("mcp-proxy", "proxy-secret", [f"{proxy_base}/oauth/callback"])
+    upstream = OidcUpstream(dev.discovery_url, "mcp-proxy", "proxy-secret", name="dev")
+    return Provider(dev, upstream, log_in)
+
+
+@dataclass
 class World:
-    dev: DevAuthServer
+    dev: Any
     proxy: OAuthProxy
     base: str
     mcp_url: str
+    provider: Provider
 
     def url(self, path: str) -> str:
         return f"{self.base}{path}"
 
 
 @contextlib.asynccontextmanager
-async def world(**proxy_options: Any) -> AsyncIterator[World]:
+async def world(
+    provider: Callable[[str, str], Provider] = dev_provider, **proxy_options: Any
+) -> AsyncIterator[World]:
     dev_port, mcp_port = free_port(), free_port()
-    dev = DevAuthServer(f"http://127.0.0.1:{dev_port}", [ALICE, BOB])
     base = f"http://127.0.0.1:{mcp_port}"
-    dev.add_client("mcp-proxy", "proxy-secret", [f"{base}/oauth/callback"])
-    upstream = OidcUpstream(dev.discovery_url, "mcp-proxy", "proxy-secret", name="dev")
+    made = provider(f"http://127.0.0.1:{dev_port}", base)
+    upstream = made.upstream
     proxy_options.setdefault("scopes", ("mcp:read", "mcp:write"))
     proxy = OAuthProxy(upstream=upstream, base_url=base, resource=f"{base}/mcp", **proxy_options)
     options = StreamableHttpServerOptions(port=mcp_port, auth_server=proxy)
     asgi = create_asgi_app(McpServerApp(Protected), options)
     try:
-        async with serve_asgi(dev, port=dev_port), serve_asgi(asgi, port=mcp_port, lifespan="on"):
-            yield World(dev, proxy, base, f"{base}/mcp")
+        async with (
+            serve_asgi(made.app, port=dev_port),
+            serve_asgi(asgi, port=mcp_port, lifespan="on"),
+        ):
+            yield World(made.app, proxy, base, f"{base}/mcp", made)
     finally:
         await proxy.aclose()
-        await upstream.aclose()
+        await upstream.aclose()  # type: ignore[attr-defined]
 
 
 def pkce() -> tuple[str, str]:
@@ -140,7 +165,7 @@ async def sign_in(
     http: httpx.AsyncClient,
     w: World,
     url: str,
-    user: DevUser = ALICE,
+    user: Any = ALICE,
     *,
     expect_consent: bool | None = None,
 ) -> str:
@@ -157,14 +182,14 @@ async def sign_in(
     else:
         upstream = first
     assert upstream.status_code == 302, upstream.text
-    callback = await log_in(http, upstream.headers["location"], user)
+    callback = await w.provider.log_in(http, upstream.headers["location"], user)
     back = await http.get(callback)
     assert back.status_code == 302, back.text
     return back.headers["location"]
 
 
 async def tokens_for(
-    http: httpx.AsyncClient, w: World, client_id: str, user: DevUser = ALICE, **extra: str
+    http: httpx.AsyncClient, w: World, client_id: str, user: Any = ALICE, **extra: str
 ) -> dict[str, Any]:
     verifier, challenge = pkce()
     back = await sign_in(http, w, authorize_url(w, client_id, challenge, **extra), user)

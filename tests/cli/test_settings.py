@@ -20,7 +20,14 @@ import typer
 from mcpkit.cli._commands import app as typer_app
 from mcpkit.cli._commands import run_typer
 from mcpkit.cli._errors import CliError
-from mcpkit.cli._settings import BY_FIELD, SETTINGS, Setting, server_options, settings_table
+from mcpkit.cli._settings import (
+    AUTH_SETTINGS,
+    BY_FIELD,
+    SETTINGS,
+    Setting,
+    server_options,
+    settings_table,
+)
 from mcpkit.transports.http import StreamableHttpServerOptions, TransportSecuritySettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +109,8 @@ def test_every_options_field_and_run_flag_has_a_documented_setting():
     security_fields = {f.name for f in dataclasses.fields(TransportSecuritySettings)}
     command = typer.main.get_command(typer_app).commands["run"]  # type: ignore[attr-defined]
     flags = {param.name for param in command.params if param.param_type_name == "option"}
-    expected = (option_fields - {"transport_security"}) | security_fields | flags
+    auth_fields = {name for name, _, _ in AUTH_SETTINGS}
+    expected = (option_fields - {"transport_security"}) | security_fields | flags | auth_fields
     assert set(BY_FIELD) == expected
     for setting in SETTINGS:
         assert setting.description, f"{setting.field} has no description (no row in the table)"

@@ -9,7 +9,9 @@ identity of an accepted request is an ``AuthInfo``. ``HostAuth`` puts a host app
 own check (FastAPI, Starlette, Lauren) in front of a mounted MCP app instead.
 
 Authorization-server side: ``OAuthProxy`` is the MCP server's own OAuth 2.1 authorization
-server in front of an upstream provider (``OidcUpstream``), its state in memory, in SQLite
+server in front of an upstream provider (``OidcUpstream``, ``OAuth2Upstream``, or a preset:
+``GitHubUpstream``, ``GoogleUpstream``, ``EntraUpstream``, ``Auth0Upstream``,
+``OktaUpstream``, ``KeycloakUpstream``), its state in memory, in SQLite
 (``SqliteProxyStore``) or in Redis (``RedisProxyStore``); ``DevAuthServer`` is a
 development identity provider to sign in with locally.
 
@@ -60,9 +62,16 @@ _LAZY = {
     "mcpkit.auth._unavailable": ("VerifierUnavailableError",),
     "mcpkit.auth._server": ("WELL_KNOWN_PRM", "BearerAuthConfig", "BearerAuthGate"),
     "mcpkit.auth._proxy": (
+        "Auth0Upstream",
+        "EntraUpstream",
+        "GitHubUpstream",
+        "GoogleUpstream",
+        "KeycloakUpstream",
         "MemoryProxyStore",
+        "OAuth2Upstream",
         "OAuthProxy",
         "OidcUpstream",
+        "OktaUpstream",
         "ProxyStore",
         "ProxyTokenVerifier",
         "RedisProxyStore",
@@ -95,9 +104,16 @@ if TYPE_CHECKING:
     from mcpkit.auth._jwt import JwksCache, JwksError, JwtVerifier
     from mcpkit.auth._oidc import OidcVerifier
     from mcpkit.auth._proxy import (
+        Auth0Upstream,
+        EntraUpstream,
+        GitHubUpstream,
+        GoogleUpstream,
+        KeycloakUpstream,
         MemoryProxyStore,
+        OAuth2Upstream,
         OAuthProxy,
         OidcUpstream,
+        OktaUpstream,
         ProxyStore,
         ProxyTokenVerifier,
         RedisProxyStore,
@@ -113,6 +129,7 @@ __all__ = [
     "CURRENT_AUTH",
     "SCOPE_KEY",
     "WELL_KNOWN_PRM",
+    "Auth0Upstream",
     "AuthInfo",
     "AuthPredicate",
     "AuthRequirement",
@@ -128,19 +145,25 @@ __all__ = [
     "DPoPStateStore",
     "DevAuthServer",
     "DevUser",
+    "EntraUpstream",
     "FileDPoPState",
+    "GitHubUpstream",
+    "GoogleUpstream",
     "HostAuth",
     "HostVerifier",
     "IntrospectionVerifier",
     "JwksCache",
     "JwksError",
     "JwtVerifier",
+    "KeycloakUpstream",
     "LocalDPoPState",
     "MemoryProxyStore",
+    "OAuth2Upstream",
     "OAuthError",
     "OAuthProxy",
     "OidcUpstream",
     "OidcVerifier",
+    "OktaUpstream",
     "ProxyStore",
     "ProxyTokenVerifier",
     "RedisDPoPState",

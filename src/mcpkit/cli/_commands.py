@@ -116,6 +116,13 @@ def run(
         bool,
         typer.Option("--json", help="Announce the HTTP server as one JSON line on stdout"),
     ] = DEFAULTS["json_output"],
+    auth: Annotated[
+        str | None,
+        typer.Option(
+            "--auth",
+            help="Sign users in through an OAuth proxy in front of this provider (github, google, entra, auth0, okta, keycloak, oidc; dev: a development provider), set up by the MCPKIT_AUTH_* variables (HTTP only)",
+        ),
+    ] = DEFAULTS["auth"],
 ) -> int:
     """Run a server. The network transports share one HTTP server: Streamable HTTP at
     /mcp, legacy SSE at /mcp/sse, WebSocket at /mcp/ws."""
@@ -133,6 +140,7 @@ def run(
             "shutdown_grace": shutdown_grace,
             "workers": workers,
             "json_output": json_output,
+            "auth": auth,
         },
         _given_on_command_line(ctx),
     )

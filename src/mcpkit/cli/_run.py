@@ -107,6 +107,7 @@ def run_server(
     shutdown_grace: float | None = DEFAULTS["shutdown_grace"],
     json_output: bool = DEFAULTS["json_output"],
     workers: int = DEFAULTS["workers"],
+    auth: str | None = DEFAULTS["auth"],
 ) -> int:
     """Serve the app of ``target`` until stdin closes (stdio) or until interrupted (HTTP:
     Streamable HTTP at ENDPOINT, legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws).
@@ -118,7 +119,10 @@ def run_server(
     ``StreamableHttpServerOptions`` fields come from ``MCPKIT_*`` variables (docs/settings.md).
 
     ``workers`` > 1 (HTTP only) serves with that many processes on one port, each loading
-    ``target`` itself; refused (exit 2) when sessions would each live in one worker."""
+    ``target`` itself; refused (exit 2) when sessions would each live in one worker.
+
+    ``auth`` (HTTP only): sign users in through an ``OAuthProxy`` in front of that provider,
+    built from the ``MCPKIT_AUTH_*`` settings (``mcpkit.cli._auth``)."""
     from mcpkit.cli._errors import EXIT_USAGE, CliError
 
     if transport != "stdio" and not 0 <= port <= 65535:
@@ -132,6 +136,17 @@ def run_server(
             f"--workers {workers}: "
             + ("at least 1" if workers < 1 else "several workers need an HTTP transport"),
             "--workers N serves one port with N processes: -t http --workers 2",
+            code=EXIT_USAGE,
+        )
+    if auth is not None and (transport == "stdio" or workers > 1):
+        raise CliError(
+            f"--auth {auth} "
+            + (
+                "needs an HTTP transport: -t http"
+                if transport == "stdio"
+                else f"with --workers {workers}: each worker would keep its own sign-ins"
+            ),
+            "the authorization server's state lives in one process",
             code=EXIT_USAGE,
         )
     if transport == "ws":
@@ -163,6 +178,7 @@ def run_server(
         redis_url,
         shutdown_grace,
         workers,
+        auth=auth,
     )
     server, options = build()
     if workers > 1:
@@ -269,12 +285,14 @@ def http_server_for(
     shutdown_grace: float | None,
     workers: int = 1,
     warn: bool = True,
+    auth: str | None = None,
 ) -> tuple[Any, Any]:
     """The app of ``target`` and its HTTP options as ``mcpkit run`` serves them (``MCPKIT_*``
     variables read, Redis stores when ``redis_url``): what each ``--workers`` process builds.
 
     Several stateless workers without Redis serve no legacy SSE (its sessions are state)
-    unless ``MCPKIT_ENABLE_LEGACY_SSE`` asks for it, which the start then refuses."""
+    unless ``MCPKIT_ENABLE_LEGACY_SSE`` asks for it, which the start then refuses. ``auth``:
+    the ``auth_server`` ``--auth`` builds (``MCPKIT_AUTH_SERVER`` set too is refused)."""
     from mcpkit.cli._loader import load_app
     from mcpkit.cli._settings import server_options
 
@@ -292,6 +310,17 @@ def http_server_for(
         server.dispatcher.modern.request_states.shared = RedisUsedRequestStates(hub)
     if workers > 1 and stateless and not redis_url and "MCPKIT_ENABLE_LEGACY_SSE" not in os.environ:
         shared["enable_legacy_sse"] = False
+    if auth is not None:
+        from mcpkit.cli._auth import auth_server_for
+        from mcpkit.cli._errors import EXIT_USAGE, CliError
+
+        if os.environ.get("MCPKIT_AUTH_SERVER", "").strip():
+            raise CliError(
+                f"--auth {auth} and MCPKIT_AUTH_SERVER both name an authorization server",
+                "keep one of them",
+                code=EXIT_USAGE,
+            )
+        shared["auth_server"] = auth_server_for(auth, host, port, endpoint)
     options = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless, **shared)
     return server, options
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 TRANSPORTS = ("stdio", "http", "sse", "ws")
+#: What ``--auth`` signs users in with (``mcpkit.cli._auth``): a provider's preset, any
+#: OpenID Connect provider (``oidc``), or a development provider served beside (``dev``).
+AUTH_PROVIDERS = ("github", "google", "entra", "auth0", "okta", "keycloak", "oidc", "dev")
 
 DEFAULTS: dict[str, Any] = {
     "transport": "stdio",
@@ -21,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "shutdown_grace": None,
     "workers": 1,
     "json_output": False,
+    "auth": None,
 }
 
 #: ``StreamableHttpServerOptions`` fields whose default differs under ``mcpkit run`` and
@@ -39,6 +43,7 @@ VALUE_OPTIONS = {
     "--redis-url": "redis_url",
     "--shutdown-grace": "shutdown_grace",
     "--workers": "workers",
+    "--auth": "auth",
 }
 #: flag -> (parameter, value)
 FLAGS = {

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpkit.cli._errors import EXIT_USAGE, CliError
-from mcpkit.cli._run_options import DEFAULTS, FLAGS, PROGRAM_DEFAULTS, VALUE_OPTIONS
+from mcpkit.cli._run_options import (
+    AUTH_PROVIDERS,
+    DEFAULTS,
+    FLAGS,
+    PROGRAM_DEFAULTS,
+    VALUE_OPTIONS,
+)
 from mcpkit.transports.http._options import StreamableHttpServerOptions, TransportSecuritySettings
 
 PREFIX = "MCPKIT_"
@@ -39,7 +45,25 @@ _RUN_ONLY: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
     "shutdown_grace": ("MCPKIT_SHUTDOWN_GRACE", "float", True, ()),
     "workers": ("MCPKIT_WORKERS", "int", False, ()),
     "json_output": ("MCPKIT_JSON", "bool", False, ()),
+    "auth": ("MCPKIT_AUTH", "choice", True, AUTH_PROVIDERS),
 }
+
+#: What ``--auth`` builds its ``OAuthProxy`` from (``mcpkit.cli._auth``): (name, variable,
+#: kind). The client secret is read from the environment alone: no flag carries it.
+AUTH_SETTINGS: tuple[tuple[str, str, str], ...] = (
+    ("auth_base_url", "MCPKIT_AUTH_BASE_URL", "str"),
+    ("auth_client_id", "MCPKIT_AUTH_CLIENT_ID", "str"),
+    ("auth_client_secret", "MCPKIT_AUTH_CLIENT_SECRET", "str"),
+    ("auth_scopes", "MCPKIT_AUTH_SCOPES", "list"),
+    ("auth_tenant", "MCPKIT_AUTH_TENANT", "str"),
+    ("auth_domain", "MCPKIT_AUTH_DOMAIN", "str"),
+    ("auth_authorization_server", "MCPKIT_AUTH_AUTHORIZATION_SERVER", "str"),
+    ("auth_realm", "MCPKIT_AUTH_REALM", "str"),
+    ("auth_provider_url", "MCPKIT_AUTH_PROVIDER_URL", "str"),
+    ("auth_discovery_url", "MCPKIT_AUTH_DISCOVERY_URL", "str"),
+    ("auth_signing_key_file", "MCPKIT_AUTH_SIGNING_KEY_FILE", "str"),
+    ("auth_dev_users", "MCPKIT_AUTH_DEV_USERS", "list"),
+)
 
 #: ``TransportSecuritySettings`` fields go by shorter names than the nested path.
 _SECURITY_ENV = {
@@ -55,6 +79,19 @@ DESCRIPTIONS: dict[str, str] = {
     "shutdown_grace": "Seconds running calls get to finish at shutdown (none: the app's own)",
     "workers": "HTTP worker processes on one port (more than 1: sessions need --redis-url)",
     "json_output": "Announce the HTTP server as one JSON line on stdout, and errors as JSON",
+    "auth": "Sign users in through an `OAuthProxy` in front of this provider, built from the `MCPKIT_AUTH_*` settings (HTTP only; `dev`: a development provider, for trials only)",
+    "auth_base_url": "The server's public URL, the proxy's issuer; the provider's redirect URI is this + `/oauth/callback` (default: `http://HOST:PORT` on a loopback host)",
+    "auth_client_id": "The client id the provider gave the server's registration",
+    "auth_client_secret": "The client secret of that registration (read from the environment only)",
+    "auth_scopes": "What the proxy asks the provider for (default: the preset's)",
+    "auth_tenant": "`entra`: the tenant id or domain, or `organizations`, `common`, `consumers`",
+    "auth_domain": "`auth0`, `okta`: the tenant's or org's domain",
+    "auth_authorization_server": "`okta`: the authorization server id (default: `default`; none: the org authorization server)",
+    "auth_realm": "`keycloak`: the realm",
+    "auth_provider_url": "`keycloak`: where Keycloak is served; `github`: a GitHub Enterprise Server; `google`: the issuer; `entra`: the authority host",
+    "auth_discovery_url": "`oidc`: the provider's OpenID discovery URL",
+    "auth_signing_key_file": "A private key (PEM, or a JWK as JSON) the proxy signs its tokens with (default: one made at start: tokens end with the process)",
+    "auth_dev_users": "`dev`: `name:password` users (default: `dev` with a password printed at start)",
     "port": "Port to bind (0: any free one)",
     "endpoint": "Path of the MCP endpoint; legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws",
     "host": "Address to bind",
@@ -83,7 +120,7 @@ DESCRIPTIONS: dict[str, str] = {
     "allowed_hosts": "Host values admitted (empty: localhost, 127.0.0.1, [::1])",
     "allowed_origins": "Origin values admitted besides the server's own (empty: localhost, 127.0.0.1, [::1]; *: any)",
     "bearer_auth": "A `BearerAuthConfig`: require bearer tokens",
-    "auth_server": "An authorization server served beside the endpoint (an `OAuthProxy`), which also gates it",
+    "auth_server": "An `OAuthProxy` served beside the endpoint, whose tokens it then requires (`--auth` builds one from the settings)",
     "websocket_guard": "A check `(headers) -> bool` run on each WebSocket upgrade",
     "connection_guards": "Guards run on every HTTP request and WebSocket upgrade, before any MCP message",
     "freeze_gc_at_startup": "Once the server is up, `gc.freeze()` what start-up left alive, on stdio too (mcpkit run and mcpkit proxy; `StreamableHttpServerOptions`' own default: false)",
@@ -118,7 +155,8 @@ _EXAMPLES = {
 class Setting:
     """One ``MCPKIT_*`` variable: the field it sets, in which group (``run``: an ``mcpkit
     run`` flag only; ``options``: a ``StreamableHttpServerOptions`` field, maybe a flag too;
-    ``security``: a ``TransportSecuritySettings`` field), how its value is read, its default
+    ``security``: a ``TransportSecuritySettings`` field; ``auth``: what ``--auth`` builds
+    its authorization server from), how its value is read, its default
     under ``mcpkit run`` (the field's own, or ``PROGRAM_DEFAULTS``'s)."""
 
     field: str
@@ -315,6 +353,8 @@ def _build() -> tuple[Setting, ...]:
                 choices,
             )
         )
+    for name, env, kind in AUTH_SETTINGS:
+        found.append(Setting(name, env, "auth", kind, True, None, DESCRIPTIONS.get(name, ""), None))
     for group, cls in (
         ("options", StreamableHttpServerOptions),
         ("security", TransportSecuritySettings),

@@ -26,6 +26,7 @@ from mcpkit.auth._proxy._clients import secret_hash
 from mcpkit.auth._proxy._http import (
     OAuthEndpointError,
     Receive,
+    Route,
     Scope,
     Send,
     error_page,
@@ -186,14 +187,26 @@ class DevAuthServer:
             return
         if scope["type"] != "http":
             return
-        route = self._routes.get(scope["path"].rstrip("/"))
-        if route is None:
+        path = scope["path"].rstrip("/")
+        if path not in self._routes:
             await send(send_, 404, b"Not Found", [(b"content-type", b"text/plain")])
             return
-        if scope["method"] not in route[0]:
-            await send(send_, 405, b"", [(b"allow", ", ".join(route[0]).encode())])
+        await self.serve(path, scope, receive, send_)
+
+    async def serve(self, path: str, scope: Scope, receive: Receive, send_: Send) -> None:
+        """Serve the route at ``path`` (one of ``endpoints()``' own, unprefixed), its method
+        checked first."""
+        methods, handler = self._routes[path]
+        if scope["method"] not in methods:
+            await send(send_, 405, b"", [(b"allow", ", ".join(methods).encode())])
             return
-        await route[1](scope, receive, send_)
+        await handler(scope, receive, send_)
+
+    def endpoints(self, prefix: str = "") -> Mapping[str, Callable[[Scope, Receive, Send], Any]]:
+        """Path -> ASGI app, for a router serving the provider beside other routes, each path
+        under ``prefix`` (the path of ``issuer``, when the provider shares a server with the
+        app: ``DevAuthServer("http://127.0.0.1:8000/dev-idp")`` and ``prefix="/dev-idp"``)."""
+        return {prefix + path: Route(self, path) for path in self._routes}
 
     async def _discovery(self, scope: Scope, receive: Receive, send_: Send) -> None:
         await send_json(send_, 200, self.metadata(), cacheable=True)

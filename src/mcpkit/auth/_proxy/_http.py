@@ -171,6 +171,20 @@ async def send_preflight(send_: Send, methods: bytes) -> None:
     )
 
 
+class Route:
+    """One endpoint of a server that serves by path (``server.serve(path, scope, receive,
+    send)``, the method checked there) as an ASGI app of its own."""
+
+    __slots__ = ("path", "server")
+
+    def __init__(self, server: Any, path: str) -> None:
+        self.server = server
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send_: Send) -> None:
+        await self.server.serve(self.path, scope, receive, send_)
+
+
 def with_query(url: str, params: Mapping[str, str | None]) -> str:
     """``url`` with ``params`` (None values left out) added to its query."""
     query = urlencode({k: v for k, v in params.items() if v is not None})
@@ -215,6 +229,7 @@ __all__ = [
     "DEFAULT_MAX_FORM_BYTES",
     "LOOPBACK_HOSTS",
     "OAuthEndpointError",
+    "Route",
     "cookies_of",
     "error_page",
     "form_params",

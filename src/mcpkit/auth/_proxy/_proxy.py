@@ -36,6 +36,7 @@ from mcpkit.auth._proxy._http import (
     DEFAULT_MAX_FORM_BYTES,
     OAuthEndpointError,
     Receive,
+    Route,
     Scope,
     Send,
     read_body,
@@ -273,20 +274,7 @@ class OAuthProxy:
 
     def endpoints(self) -> Mapping[str, Endpoint]:
         """Path -> ASGI app, for a router serving the proxy beside other routes."""
-        return {path: _Route(self, path) for path in self.routes}
-
-
-class _Route:
-    """One of the proxy's endpoints as an ASGI app (its method checked)."""
-
-    __slots__ = ("path", "proxy")
-
-    def __init__(self, proxy: OAuthProxy, path: str) -> None:
-        self.proxy = proxy
-        self.path = path
-
-    async def __call__(self, scope: Scope, receive: Receive, send_: Send) -> None:
-        await self.proxy.serve(self.path, scope, receive, send_)
+        return {path: Route(self, path) for path in self.routes}
 
 
 __all__ = ["OAuthProxy"]

@@ -12,26 +12,28 @@ tokens: they never leave the proxy.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import httpx
 
 from mcpkit.auth._jwt import JwtVerifier
-from mcpkit.auth._proxy._http import OAuthEndpointError, with_query
+from mcpkit.auth._proxy._http import with_query
 from mcpkit.auth._proxy._records import UpstreamIdentity
+from mcpkit.auth._proxy._upstream_http import (
+    DEFAULT_UPSTREAM_TIMEOUT,
+    UpstreamClient,
+    code_exchange,
+    upstream_failure,
+)
 from mcpkit.auth.client._discovery import fetch_json
-from mcpkit.auth.client._token_endpoint import basic_credentials
 
 #: Seconds the discovery document is kept before it is read again.
 DEFAULT_DISCOVERY_TTL = 3600.0
-#: Seconds one request to the provider may take.
-DEFAULT_UPSTREAM_TIMEOUT = 15.0
-#: Largest token or userinfo answer read from the provider.
-MAX_UPSTREAM_ANSWER_BYTES = 256 * 1024
+#: Claims of the ID token that say nothing about the user (left out of the identity).
+TOKEN_ONLY_CLAIMS = ("nonce", "at_hash", "c_hash")
 
 
 class Upstream(Protocol):
@@ -54,15 +56,27 @@ class Upstream(Protocol):
         ...
 
 
-def _upstream_failure(description: str) -> OAuthEndpointError:
-    return OAuthEndpointError("access_denied", f"the identity provider {description}", 502)
+def text_claim(claims: Mapping[str, Any], name: str) -> str | None:
+    """``claims[name]`` when it is a non-empty string, else None."""
+    value = claims.get(name)
+    return value if isinstance(value, str) and value else None
 
 
-class OidcUpstream:
+class OidcUpstream(UpstreamClient):
     """An OpenID Connect provider, from its discovery URL (``.../.well-known/openid-
     configuration``) and the proxy's client id and secret there. ``scopes``: what the
     proxy asks the provider for (``openid`` is always included). ``name``: the provider's
-    name in the access tokens (by default its host)."""
+    name in the access tokens (by default its host). ``authorize_params``: more parameters
+    of the authorization request (a provider's own, such as Google's ``hd``).
+
+    The provider presets (``GoogleUpstream``, ``EntraUpstream``, ``Auth0Upstream``,
+    ``OktaUpstream``, ``KeycloakUpstream``) are this class with their discovery URL and
+    defaults; a subclass changes how the issuer is checked (``issuer_ok``), whether userinfo
+    is read (``use_userinfo``) and who the claims say the user is (``identity_of``).
+    """
+
+    #: Whether userinfo completes an ID token that lacks the email or the name.
+    use_userinfo: bool = True
 
     def __init__(
         self,
@@ -72,37 +86,25 @@ class OidcUpstream:
         scopes: Sequence[str] = ("openid", "email", "profile"),
         *,
         name: str | None = None,
+        authorize_params: Mapping[str, str] | None = None,
         http_client: httpx.AsyncClient | None = None,
         timeout: float = DEFAULT_UPSTREAM_TIMEOUT,
         discovery_ttl: float = DEFAULT_DISCOVERY_TTL,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        super().__init__(http_client, timeout)
         self.discovery_url = discovery_url
         self.client_id = client_id
         self.client_secret = client_secret
         self.scopes = tuple(dict.fromkeys(("openid", *scopes)))
         self.name = name or (urlsplit(discovery_url).hostname or "oidc")
-        self.timeout = timeout
+        self.authorize_params = dict(authorize_params or {})
         self.discovery_ttl = discovery_ttl
         self.clock = clock
-        self._http = http_client
         self._metadata: dict[str, Any] | None = None
         self._read_at = float("-inf")
         self._verifier: JwtVerifier | None = None
         self._lock = asyncio.Lock()
-
-    @property
-    def http(self) -> httpx.AsyncClient:
-        """The HTTP client for the provider (made on first use unless given)."""
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
-        return self._http
-
-    async def aclose(self) -> None:
-        """Close the HTTP client the upstream made."""
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
 
     async def metadata(self) -> dict[str, Any]:
         """The provider's discovery document, read once per ``discovery_ttl``."""
@@ -112,21 +114,40 @@ class OidcUpstream:
             if self._metadata is None or self.clock() - self._read_at >= self.discovery_ttl:
                 status, doc = await fetch_json(self.http, self.discovery_url)
                 if status != 200 or not isinstance(doc, dict):
-                    raise _upstream_failure(f"discovery document could not be read (HTTP {status})")
+                    raise upstream_failure(f"discovery document could not be read (HTTP {status})")
                 for member in ("issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"):
                     if not isinstance(doc.get(member), str):
-                        raise _upstream_failure(f"discovery document has no {member}")
+                        raise upstream_failure(f"discovery document has no {member}")
                 self._metadata = doc
                 self._read_at = self.clock()
+                # The issuer is checked apart (issuer_ok), so a provider may have its way.
                 self._verifier = JwtVerifier(
                     jwks_url=doc["jwks_uri"],
-                    issuer=doc["issuer"],
                     audience=self.client_id,
                     http_client=self.http,
                     clock=self.clock,
                 )
         assert self._metadata is not None
         return self._metadata
+
+    def issuer_ok(self, claims: Mapping[str, Any], issuer: str) -> bool:
+        """Whether the ID token's ``iss`` is the provider's: the discovery document's
+        ``issuer``, exactly (OpenID Connect Core §3.1.3.7)."""
+        return claims.get("iss") == issuer
+
+    def identity_of(self, claims: Mapping[str, Any]) -> UpstreamIdentity:
+        """Who the ID token (completed from userinfo) says the user is: ``sub``, ``email``,
+        ``name``."""
+        subject = text_claim(claims, "sub")
+        if subject is None:
+            raise upstream_failure("did not say who the user is (no sub)")
+        return UpstreamIdentity(
+            subject=subject,
+            provider=self.name,
+            email=text_claim(claims, "email"),
+            name=text_claim(claims, "name"),
+            claims={k: v for k, v in claims.items() if k not in TOKEN_ONLY_CLAIMS},
+        )
 
     async def authorization_url(
         self, redirect_uri: str, state: str, code_challenge: str, nonce: str
@@ -136,6 +157,7 @@ class OidcUpstream:
         return with_query(
             doc["authorization_endpoint"],
             {
+                **self.authorize_params,
                 "response_type": "code",
                 "client_id": self.client_id,
                 "redirect_uri": redirect_uri,
@@ -157,100 +179,58 @@ class OidcUpstream:
         claims: dict[str, Any] = {}
         id_token = tokens.get("id_token")
         if isinstance(id_token, str):
-            claims = await self._id_token_claims(id_token, nonce)
+            claims = await self._id_token_claims(id_token, nonce, doc["issuer"])
         access_token = tokens.get("access_token")
         userinfo = doc.get("userinfo_endpoint")
         if (
-            ("email" not in claims or "name" not in claims)
+            self.use_userinfo
+            and ("email" not in claims or "name" not in claims)
             and isinstance(userinfo, str)
             and isinstance(access_token, str)
         ):
-            info = await self._userinfo(userinfo, access_token)
+            info = await self.get_json(userinfo, access_token, "userinfo")
+            if not isinstance(info, dict):
+                raise upstream_failure("userinfo could not be read (not an object)")
             if claims and info.get("sub") != claims.get("sub"):
-                raise _upstream_failure("answered userinfo for another subject")
+                raise upstream_failure("answered userinfo for another subject")
             claims = {**info, **claims}
-        subject = claims.get("sub")
-        if not isinstance(subject, str) or not subject:
-            raise _upstream_failure("did not say who the user is (no sub)")
-        email, name = claims.get("email"), claims.get("name")
-        return UpstreamIdentity(
-            subject=subject,
-            provider=self.name,
-            email=email if isinstance(email, str) else None,
-            name=name if isinstance(name, str) else None,
-            claims={k: v for k, v in claims.items() if k not in ("nonce", "at_hash", "c_hash")},
-        )
+        return self.identity_of(claims)
 
     async def _token_request(
         self, doc: dict[str, Any], code: str, redirect_uri: str, code_verifier: str
     ) -> dict[str, Any]:
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": redirect_uri,
-            "code_verifier": code_verifier,
-        }
-        headers = {"accept": "application/json"}
         methods = doc.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
         if self.client_secret is None:
-            form["client_id"] = self.client_id
+            method = "none"
         elif "client_secret_basic" in methods:
-            headers["authorization"] = basic_credentials(self.client_id, self.client_secret)
+            method = "client_secret_basic"
         else:
-            form["client_id"] = self.client_id
-            form["client_secret"] = self.client_secret
-        body = await self._post_json(doc["token_endpoint"], form, headers)
-        if not isinstance(body.get("access_token"), str) and not isinstance(
-            body.get("id_token"), str
-        ):
-            raise _upstream_failure("refused the code")
-        return body
+            method = "client_secret_post"
+        form, headers = code_exchange(
+            code, redirect_uri, code_verifier, self.client_id, self.client_secret, method
+        )
+        return await self.post_token_request(doc["token_endpoint"], form, headers)
 
-    async def _post_json(
-        self, url: str, form: dict[str, str], headers: dict[str, str]
-    ) -> dict[str, Any]:
-        try:
-            async with asyncio.timeout(self.timeout):
-                async with self.http.stream("POST", url, data=form, headers=headers) as response:
-                    status = response.status_code
-                    raw = bytearray()
-                    async for chunk in response.aiter_bytes():
-                        raw += chunk
-                        if len(raw) > MAX_UPSTREAM_ANSWER_BYTES:
-                            raise _upstream_failure("answered too much")
-        except (httpx.HTTPError, TimeoutError) as exc:
-            raise _upstream_failure(f"could not be reached ({type(exc).__name__})") from exc
-        try:
-            body = json.loads(bytes(raw))
-        except ValueError:
-            body = None
-        if status != 200 or not isinstance(body, dict):
-            error = body.get("error") if isinstance(body, dict) else None
-            raise _upstream_failure(f"refused the code (HTTP {status} {error or ''})")
-        return body
-
-    async def _id_token_claims(self, id_token: str, nonce: str) -> dict[str, Any]:
+    async def _id_token_claims(self, id_token: str, nonce: str, issuer: str) -> dict[str, Any]:
         assert self._verifier is not None
         result = await self._verifier.verify(id_token)
         if not result.ok:
-            raise _upstream_failure(
+            raise upstream_failure(
                 f"gave an ID token that does not verify ({result.error_description})"
             )
         claims = dict(result.claims)
+        if not self.issuer_ok(claims, issuer):
+            raise upstream_failure("gave an ID token of another issuer")
         if claims.get("nonce") != nonce:
-            raise _upstream_failure("gave an ID token for another sign-in (nonce)")
+            raise upstream_failure("gave an ID token for another sign-in (nonce)")
         return claims
-
-    async def _userinfo(self, url: str, access_token: str) -> dict[str, Any]:
-        status, info = await fetch_json(self.http, url, {"authorization": f"Bearer {access_token}"})
-        if status != 200 or not isinstance(info, dict):
-            raise _upstream_failure(f"userinfo could not be read (HTTP {status})")
-        return info
 
 
 __all__ = [
     "DEFAULT_DISCOVERY_TTL",
     "DEFAULT_UPSTREAM_TIMEOUT",
+    "TOKEN_ONLY_CLAIMS",
     "OidcUpstream",
     "Upstream",
+    "text_claim",
 ]
