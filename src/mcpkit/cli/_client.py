@@ -42,18 +42,23 @@ def _client_for(
     target: str,
     headers: dict[str, str],
     unserved: list[Unserved] | None = None,
+    auth: Any = None,
     **client_options: Any,
 ) -> Any:
     """A client for a URL (HTTP: Streamable HTTP or legacy SSE, detected; ws: WebSocket) or
     for a file, served in-process; ``client_options`` go to ``McpClient`` (handlers). For a
-    file, what it decorated but does not serve is added to ``unserved``."""
+    file, what it decorated but does not serve is added to ``unserved``. ``auth``: an
+    ``OAuthLogin`` (``--auth oauth``), for an HTTP URL only."""
     from mcpkit.client import HttpClientTransportOptions, McpClient, WebSocketClientTransportOptions
 
     if target.startswith(("http://", "https://")):
         return McpClient.http(
             HttpClientTransportOptions(endpoint=target, additional_headers=headers),
+            auth=auth,
             **client_options,
         )
+    if auth is not None:
+        raise CliError("--auth oauth is for an http:// or https:// server URL", code=EXIT_USAGE)
     if target.startswith(("ws://", "wss://")):
         return McpClient.websocket(
             WebSocketClientTransportOptions(url=target, additional_headers=headers),
@@ -74,10 +79,11 @@ def _with_client(
     headers: list[str],
     action: Callable[[Any], Awaitable[Any]],
     unserved: list[Unserved] | None = None,
+    auth: Any = None,
     **client_options: Any,
 ) -> Any:
     parsed = parse_headers(headers)
-    client = _client_for(target, parsed, unserved, **client_options)
+    client = _client_for(target, parsed, unserved, auth, **client_options)
 
     async def main() -> Any:
         async with client:
@@ -89,7 +95,7 @@ def _with_client(
         return asyncio.run(main())
     except TransportError as exc:
         url = target if target.startswith(_URL_SCHEMES) else None
-        sent = any(name.lower() == "authorization" for name in parsed)
+        sent = auth is not None or any(name.lower() == "authorization" for name in parsed)
         raise transport_error(url, exc, credentials_sent=sent) from exc
 
 
@@ -98,8 +104,11 @@ def _print_json(value: Any) -> None:
     sys.stdout.flush()
 
 
-def inspect_target(target: str, headers: list[str], json_output: bool = False) -> int:
-    """``mcpkit inspect``: tables of what the server offers, or (``json_output``) JSON."""
+def inspect_target(
+    target: str, headers: list[str], json_output: bool = False, auth: Any = None
+) -> int:
+    """``mcpkit inspect``: tables of what the server offers, or (``json_output``) JSON.
+    ``auth``: an ``OAuthLogin`` to log in with (``--auth oauth``)."""
     import msgspec
 
     async def action(client: Any) -> dict[str, Any]:
@@ -111,7 +120,7 @@ def inspect_target(target: str, headers: list[str], json_output: bool = False) -
             "prompts": msgspec.to_builtins(await client.list_prompts()),
         }
 
-    listing = _with_client(target, headers, action)
+    listing = _with_client(target, headers, action, auth=auth)
     for tool in listing["tools"]:
         for name in untyped_parameters(tool.get("inputSchema")):
             sys.stderr.write(
@@ -136,7 +145,7 @@ def untyped_parameters(input_schema: Any) -> list[str]:
     return [name for name, schema in properties.items() if schema == {}]
 
 
-def _input_schema(target: str, headers: list[str], tool: str) -> Any:
+def _input_schema(target: str, headers: list[str], tool: str, auth: Any) -> Any:
     """The ``inputSchema`` of ``tool``, or None when it cannot be had (no such tool, the
     server unreachable): only to word a hint better."""
 
@@ -147,18 +156,20 @@ def _input_schema(target: str, headers: list[str], tool: str) -> Any:
         return None
 
     try:
-        return _with_client(target, headers, action)
+        return _with_client(target, headers, action, auth=auth)
     except Exception:
         return None
 
 
-def _parse_tool_arguments(target: str, headers: list[str], tool: str, text: str | None) -> Any:
+def _parse_tool_arguments(
+    target: str, headers: list[str], tool: str, text: str | None, auth: Any
+) -> Any:
     """``parse_arguments``; when they are not a JSON object, the hint's example is made
     from the tool's own parameters where the server tells them."""
     try:
         return parse_arguments(text)
     except CliError:
-        example = arguments_example(_input_schema(target, headers, tool))
+        example = arguments_example(_input_schema(target, headers, tool, auth))
         if example is None:
             raise
         return parse_arguments(text, example)
@@ -198,11 +209,13 @@ def call_tool(
     json_output: bool = False,
     interactive: bool | None = None,
     timeout: float = 60.0,
+    auth: Any = None,
 ) -> int:
     """``mcpkit call``: the result as text (``json_output``: the raw result). Progress and log
     notifications go to stderr as they come; the server's sampling and elicitation requests
     are asked on the terminal, or refused when ``interactive`` is False (None: ask when
-    stdin is a terminal). ``timeout``: seconds the tool gets to answer."""
+    stdin is a terminal). ``timeout``: seconds the tool gets to answer. ``auth``: an
+    ``OAuthLogin`` to log in with (``--auth oauth``)."""
     import msgspec
 
     from mcpkit._codes import ErrorCode
@@ -210,7 +223,7 @@ def call_tool(
     from mcpkit.cli._output import CallDisplay, print_result
     from mcpkit.cli._prompts import UserPrompts
 
-    args = _parse_tool_arguments(target, headers, tool, arguments)
+    args = _parse_tool_arguments(target, headers, tool, arguments, auth)
     unserved: list[Unserved] = []
 
     async def action(client: Any) -> Any:
@@ -254,6 +267,7 @@ def call_tool(
             headers,
             action,
             unserved,
+            auth,
             sampling_handler=prompts.sampling,
             elicitation_handler=prompts.elicitation,
             logging_handler=display.log,

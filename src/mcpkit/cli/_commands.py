@@ -3,6 +3,9 @@ is not a plain ``mcpkit run`` (see ``mcpkit.cli._run.parse_fast``)."""
 
 from __future__ import annotations
 
+import functools
+import inspect as _inspect
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -176,18 +179,146 @@ Headers = Annotated[
 JsonOutput = Annotated[bool, typer.Option("--json", help="Print JSON (machine output)")]
 
 
+class Auth(StrEnum):
+    oauth = "oauth"
+
+
+AuthOption = Annotated[
+    Auth | None,
+    typer.Option(
+        "--auth",
+        help="oauth: log in to the server (OAuth 2.1, in the browser); the tokens are kept for the next run",
+    ),
+]
+TokenFile = Annotated[
+    str | None,
+    typer.Option(
+        "--token-file",
+        help="With --auth oauth: the file the tokens are kept in (default: one per server URL in ~/.config/mcpkit/tokens/)",
+        show_default=False,
+    ),
+]
+Scopes = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--scope",
+        help="With --auth oauth: a scope to ask for, repeatable (default: those the server names)",
+        show_default=False,
+    ),
+]
+ClientId = Annotated[
+    str | None,
+    typer.Option(
+        "--client-id",
+        help="With --auth oauth: a client id registered beforehand (default: the client registers itself)",
+        show_default=False,
+    ),
+]
+ClientMetadataUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--client-metadata-url",
+        help="With --auth oauth: the https URL of this client's Client ID Metadata Document, used where the server supports them",
+        show_default=False,
+    ),
+]
+RedirectPort = Annotated[
+    int,
+    typer.Option(
+        "--redirect-port",
+        min=0,
+        max=65535,
+        help="With --auth oauth: the port of the redirect URI http://127.0.0.1:PORT/callback (default: a free one)",
+        show_default=False,
+    ),
+]
+NoBrowser = Annotated[
+    bool,
+    typer.Option(
+        "--no-browser", help="With --auth oauth: print the login URL instead of opening a browser"
+    ),
+]
+
+
+#: The login options ``--auth`` brings: (parameter, its option, its default).
+_LOGIN_OPTIONS = (
+    ("auth", AuthOption, None),
+    ("token_file", TokenFile, None),
+    ("scope", Scopes, None),
+    ("client_id", ClientId, None),
+    ("client_metadata_url", ClientMetadataUrl, None),
+    ("redirect_port", RedirectPort, 0),
+    ("no_browser", NoBrowser, False),
+)
+
+
+def _login(
+    auth: Auth | None,
+    token_file: str | None,
+    scope: list[str] | None,
+    client_id: str | None,
+    client_metadata_url: str | None,
+    redirect_port: int,
+    no_browser: bool,
+) -> Any:
+    """The ``OAuthLogin`` the ``--auth`` options describe; None without ``--auth``."""
+    if auth is None:
+        given = token_file or scope or client_id or client_metadata_url or redirect_port
+        if given or no_browser:
+            raise CliError("the login options go with --auth oauth", code=EXIT_USAGE)
+        return None
+    from mcpkit.auth.client import OAuthLogin
+
+    try:
+        return OAuthLogin(
+            scopes=scope or None,
+            client_id=client_id,
+            client_metadata_url=client_metadata_url,
+            redirect_port=redirect_port,
+            token_file=token_file,
+            browser="print" if no_browser else "auto",
+        )
+    except ValueError as exc:
+        raise CliError(str(exc), code=EXIT_USAGE) from exc
+
+
+def _with_login_options(command: Callable[..., int]) -> Callable[..., int]:
+    """``command`` with the login options on its command line too, handed to it as one
+    ``login`` (an ``OAuthLogin``, or None without ``--auth``)."""
+    signature = _inspect.signature(command, eval_str=True)
+    kept = [p for p in signature.parameters.values() if p.name != "login"]
+    added = [
+        _inspect.Parameter(name, _inspect.Parameter.KEYWORD_ONLY, default=value, annotation=kind)
+        for name, kind, value in _LOGIN_OPTIONS
+    ]
+
+    @functools.wraps(command)
+    def with_login(**values: Any) -> int:
+        options = {name: values.pop(name) for name, _, _ in _LOGIN_OPTIONS}
+        return command(**values, login=_login(**options))
+
+    parameters = [*kept, *added]
+    with_login.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    with_login.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": int}
+    return with_login
+
+
 @app.command()
-def inspect(target: Target, header: Headers = None, json_output: JsonOutput = False) -> int:
+@_with_login_options
+def inspect(
+    target: Target, header: Headers = None, json_output: JsonOutput = False, login: Any = None
+) -> int:
     """List a server's tools, resources, templates and prompts.
 
     Tables by default (each tool's parameters, * marking the required ones); --json prints
-    the listing as JSON."""
+    the listing as JSON. --auth oauth logs in first (once: the tokens are kept)."""
     from mcpkit.cli._client import inspect_target
 
-    return inspect_target(target, header or [], json_output)
+    return inspect_target(target, header or [], json_output, login)
 
 
 @app.command()
+@_with_login_options
 def call(
     target: Target,
     tool: Annotated[str, typer.Argument(help="Tool name")],
@@ -206,15 +337,19 @@ def call(
         float,
         typer.Option("--timeout", help="Seconds to wait for the tool's answer", min=0.001),
     ] = 60.0,
+    login: Any = None,
 ) -> int:
     """Call one tool and print its result (exit code 1 when the tool fails).
 
     Text content prints as text; --json prints the raw result. Progress and log messages
     show on stderr as they come; the server's sampling and elicitation requests are asked on
-    the terminal, or refused (--no-input, or stdin not a terminal)."""
+    the terminal, or refused (--no-input, or stdin not a terminal). --auth oauth logs in
+    first (once: the tokens are kept)."""
     from mcpkit.cli._client import call_tool
 
-    return call_tool(target, tool, arguments, header or [], json_output, interactive, timeout)
+    return call_tool(
+        target, tool, arguments, header or [], json_output, interactive, timeout, login
+    )
 
 
 @app.command()

@@ -267,7 +267,7 @@ def http_status_error(
     hints = {
         401: "the token sent was not accepted: check it, or get a new one"
         if credentials_sent
-        else "the server requires authorization: pass a token with --header 'Authorization: Bearer TOKEN'",
+        else "the server requires authorization: log in with --auth oauth, or pass a token with --header 'Authorization: Bearer TOKEN'",
         403: "the server refused these credentials, or the token lacks a scope it requires",
         404: "is the endpoint path right? mcpkit serves Streamable HTTP at /mcp, legacy SSE at /mcp/sse",
         405: "is the endpoint path right? mcpkit serves Streamable HTTP at /mcp, legacy SSE at /mcp/sse",

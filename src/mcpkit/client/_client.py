@@ -227,7 +227,8 @@ class McpClient:
 
     @classmethod
     def http(cls, options: Any, **kwargs: Any) -> McpClient:
-        """A client for a server over HTTP (``HttpClientTransportOptions``, or a URL: auto-detect)."""
+        """A client for a server over HTTP (``HttpClientTransportOptions``, or a URL: auto-detect);
+        ``auth="oauth"`` (or an ``OAuthLogin``) logs the user in first (see ``connect_http``)."""
         return connect_http(options, client_cls=cls, **kwargs)
 
     @classmethod
@@ -544,20 +545,31 @@ def connect_http(
     options: HttpClientTransportOptions | str,
     *,
     client_cls: type[McpClient] = McpClient,
+    auth: Any = None,
     **client_kwargs: Any,
 ) -> McpClient:
     """A client for the MCP server at ``options.endpoint`` (a bare URL means AUTO_DETECT),
     not connected yet (``async with`` it, or ``await client.connect()``).
 
     ``client_kwargs`` go to ``client_cls`` (handlers, ``request_timeout``...);
-    ``protocol_mode`` defaults to ``"auto"`` (probe with ``server/discover``).
+    ``protocol_mode`` defaults to ``"auto"`` (probe with ``server/discover``). ``auth``:
+    ``"oauth"`` or an ``OAuthLogin`` (``mcpkit.auth.client``) logs the user in (a token
+    kept from before is used, or refreshed), or an ``OAuthClientProvider``.
     """
     from mcpkit.client._http_factory import create_http_transport
 
+    login = None
+    if auth is not None:
+        from mcpkit.client._http_login import HttpLogin
+
+        login = HttpLogin(options, auth)
+        options = login.options
     transport = create_http_transport(options)
     client_kwargs.setdefault("protocol_mode", "auto")
     client = client_cls(transport, **client_kwargs)
-    client._starter = transport.start
+    client._starter = transport.start if login is None else login.starter(transport.start)
+    if login is not None:
+        client._owned.append(login.aclose)
     return client
 
 

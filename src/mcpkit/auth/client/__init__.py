@@ -1,4 +1,5 @@
-"""The OAuth client for MCP servers that require authorization: ``OAuthClientProvider``."""
+"""The OAuth client for MCP servers that require authorization: ``OAuthClientProvider``,
+and ``OAuthLogin``, a user's login from a script or the command line."""
 
 from mcpkit.auth.client._discovery import (
     AuthorizationServerMetadata,
@@ -16,12 +17,15 @@ from mcpkit.auth.client._grants import (
     AssertionContext,
     IdJagTokenExchange,
 )
+from mcpkit.auth.client._login import OAuthLogin, default_token_file
+from mcpkit.auth.client._loopback import LoopbackReceiver
 from mcpkit.auth.client._provider import (
     AuthorizeCallback,
     OAuthClientMetadata,
     OAuthClientProvider,
     pkce_pair,
 )
+from mcpkit.auth.client._settings import RedirectReceiver
 from mcpkit.auth.client._storage import (
     JsonFileTokenStorage,
     MemoryTokenStorage,
@@ -39,14 +43,18 @@ __all__ = [
     "AuthorizeCallback",
     "IdJagTokenExchange",
     "JsonFileTokenStorage",
+    "LoopbackReceiver",
     "MemoryTokenStorage",
     "OAuthClientInformation",
     "OAuthClientMetadata",
     "OAuthClientProvider",
+    "OAuthLogin",
     "OAuthToken",
     "ProtectedResourceMetadata",
+    "RedirectReceiver",
     "TokenStorage",
     "as_metadata_candidates",
+    "default_token_file",
     "discover_authorization_server",
     "discover_protected_resource",
     "pkce_pair",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from mcpkit.auth._dpop import b64url
@@ -88,6 +89,26 @@ class AuthorizationCodeFlow:
         """A token for ``scopes`` (plus ``offline_access`` when refresh tokens are wanted
         and offered). Raises ``OAuthError`` when the grant cannot be run or fails."""
         authorize = self._check_preconditions(metadata)
+        receiver = self._settings.redirect_receiver
+        if receiver is None:
+            return await self._run(metadata, resource, scopes, authorize)
+        registered = await self._registration.registered_redirect_uris(metadata)
+        redirect_uri = await receiver.open(registered)
+        self._settings.client_metadata = replace(
+            self._settings.client_metadata, redirect_uris=[redirect_uri]
+        )
+        try:
+            return await self._run(metadata, resource, scopes, authorize)
+        finally:
+            await receiver.close()
+
+    async def _run(
+        self,
+        metadata: AuthorizationServerMetadata,
+        resource: str,
+        scopes: list[str],
+        authorize: AuthorizeCallback,
+    ) -> OAuthToken:
         client = await self._registration.client_for(metadata)
         redirect_uri = self._settings.client_metadata.redirect_uris[0]
         if (
@@ -135,7 +156,10 @@ class AuthorizationCodeFlow:
                 "code_challenge_methods_supported; refusing to proceed without PKCE",
                 error="pkce_unsupported",
             )
-        if not self._settings.client_metadata.redirect_uris:
+        if (
+            not self._settings.client_metadata.redirect_uris
+            and self._settings.redirect_receiver is None
+        ):
             raise OAuthError("the authorization code grant needs client_metadata.redirect_uris")
         return authorize
 

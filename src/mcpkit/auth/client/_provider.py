@@ -50,7 +50,7 @@ from mcpkit.auth.client._dpop_proofs import DPoPProofs
 from mcpkit.auth.client._grants import JWT_BEARER_GRANT
 from mcpkit.auth.client._registration import ClientRegistration
 from mcpkit.auth.client._server_discovery import ServerDiscovery
-from mcpkit.auth.client._settings import AuthorizeCallback
+from mcpkit.auth.client._settings import AuthorizeCallback, RedirectReceiver
 from mcpkit.auth.client._storage import MemoryTokenStorage, OAuthToken, TokenStorage
 from mcpkit.auth.client._token_endpoint import TokenEndpoint, load_private_key
 from mcpkit.auth.client._tokens import ProviderTokens, TokenRefresher
@@ -63,9 +63,11 @@ class OAuthClientProvider:
     """OAuth 2.1 for one MCP server (``server_url``); see the module docstring.
 
     Give ``authorize`` (an async callable that takes the authorization URL and returns the
-    redirect it ended at) for the authorization code grant, or ``grant_type=
-    "client_credentials"`` with ``client_id``/``client_secret`` (or ``private_key`` for
-    ``private_key_jwt``). ``client_id`` alone is a pre-registered public client;
+    redirect it ended at) for the authorization code grant (and ``redirect_receiver``, a
+    loopback server say, when the redirect URI is known only once it listens: it is opened
+    before registering, and its URI replaces ``client_metadata.redirect_uris``), or
+    ``grant_type="client_credentials"`` with ``client_id``/``client_secret`` (or
+    ``private_key`` for ``private_key_jwt``). ``client_id`` alone is a pre-registered public client;
     ``client_issuer`` binds pre-registered credentials to their authorization server.
     ``grant_type="jwt_bearer"`` with ``assertion`` (a JWT, or a callable given an
     ``AssertionContext``, e.g. ``IdJagTokenExchange``) uses RFC 7523 (workload identity
@@ -82,6 +84,7 @@ class OAuthClientProvider:
         *,
         client_metadata: OAuthClientMetadata | None = None,
         authorize: AuthorizeCallback | None = None,
+        redirect_receiver: RedirectReceiver | None = None,
         client_id: str | None = None,
         client_secret: str | None = None,
         client_issuer: str | None = None,
@@ -115,6 +118,7 @@ class OAuthClientProvider:
         self.server_url = server_url.split("#", 1)[0]
         self.client_metadata = client_metadata or OAuthClientMetadata()
         self.authorize_callback = authorize
+        self.redirect_receiver = redirect_receiver
         self.client_id = client_id
         self.client_secret = client_secret
         self.client_issuer = client_issuer

@@ -41,12 +41,13 @@ class ClientRegistration:
         key = issuer_key(metadata)
         if settings.client_id is not None:
             return self._pre_registered(metadata, key)
-        if self._client is not None and self._client.issuer == key:
+        if self._client is not None and self._client.issuer == key and self._fits(self._client):
             return self._client
         stored = await settings.storage.get_client(key)
         if (
             stored is not None
             and stored.issuer == key
+            and self._fits(stored)
             and not (
                 stored.client_secret_expires_at
                 and stored.client_secret_expires_at <= settings.clock()
@@ -67,6 +68,26 @@ class ClientRegistration:
             "(or none was configured) nor dynamic registration; configure a pre-registered client_id",
             error="invalid_client",
         )
+
+    async def registered_redirect_uris(self, metadata: AuthorizationServerMetadata) -> list[str]:
+        """The redirect URIs of the registration kept for this server (none for a
+        pre-registered client or a Client ID Metadata Document)."""
+        if self._settings.client_id is not None:
+            return []
+        key = issuer_key(metadata)
+        client = self._client if self._client is not None and self._client.issuer == key else None
+        client = client or await self._settings.storage.get_client(key)
+        uris = client.registration.get("redirect_uris") if client is not None else None
+        return [uri for uri in uris if isinstance(uri, str)] if isinstance(uris, list) else []
+
+    def _fits(self, client: OAuthClientInformation) -> bool:
+        """Whether a registration kept lists the redirect URI in use (a loopback one's
+        port may have changed since): if not, the client registers again."""
+        uris = client.registration.get("redirect_uris")
+        wanted = self._settings.client_metadata.redirect_uris
+        if self._settings.grant_type != "authorization_code" or not wanted:
+            return True
+        return not isinstance(uris, list) or wanted[0] in uris
 
     def _pre_registered(
         self, metadata: AuthorizationServerMetadata, key: str

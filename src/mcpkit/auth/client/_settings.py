@@ -6,7 +6,7 @@ applies at once. Types only: the settings and the type of the ``authorize`` call
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -21,12 +21,28 @@ if TYPE_CHECKING:
 AuthorizeCallback = Callable[[str], Awaitable["str | Mapping[str, str]"]]
 
 
+class RedirectReceiver(Protocol):
+    """What receives the redirect of an authorization on the client's side, e.g. a
+    loopback HTTP server (``LoopbackReceiver``): its redirect URI is known only once it
+    listens, so the authorization code grant opens it first (before registering)."""
+
+    async def open(self, registered: Sequence[str]) -> str:
+        """Start receiving; the redirect URI to use. ``registered``: the redirect URIs
+        of a registration kept from an earlier login at this server, to reuse if it can."""
+        ...
+
+    async def close(self) -> None:
+        """Stop receiving."""
+        ...
+
+
 class ProviderSettings(Protocol):
     """What ``OAuthClientProvider`` was configured with (see its docstring)."""
 
     server_url: str
     client_metadata: OAuthClientMetadata
     authorize_callback: AuthorizeCallback | None
+    redirect_receiver: RedirectReceiver | None
     client_id: str | None
     client_secret: str | None
     client_issuer: str | None

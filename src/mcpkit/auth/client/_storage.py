@@ -161,8 +161,20 @@ class MemoryTokenStorage:
             self.clients[issuer] = client
 
 
+def _private_directories(directory: Path) -> None:
+    """Make ``directory`` and its missing parents, each only for its owner (0700);
+    directories already there are left as they are."""
+    missing = []
+    while not directory.exists() and directory != directory.parent:
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+
+
 class JsonFileTokenStorage:
-    """Keeps tokens and registrations in one JSON file, readable by its owner only.
+    """Keeps tokens and registrations in one JSON file, readable by its owner only (0600;
+    the directories it makes, 0700).
 
     Every change rewrites the file atomically (a temporary file renamed over it). The file
     holds secrets (refresh tokens, client secrets): keep it out of shared places.
@@ -186,7 +198,7 @@ class JsonFileTokenStorage:
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _private_directories(self.path.parent)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=str(self.path.parent))
         try:
             os.chmod(tmp, 0o600)
