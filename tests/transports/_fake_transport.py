@@ -42,4 +42,9 @@ class RecordingTransport(asyncio.Transport):
 
     def pause_reading(self) -> None: ...
 
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None: ...
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
     def resume_reading(self) -> None: ...
