@@ -63,6 +63,7 @@ async def oidc_provider(
             stderr=log,
         )
         assert process.stdout is not None
+        line = b""
         try:
             try:
                 async with asyncio.timeout(20):
