@@ -29,6 +29,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def bound_socket() -> socket.socket:
+    """A listening-ready socket on a port of the system's choosing on 127.0.0.1: its port
+    is known before the server starts, and no other program can take it meanwhile."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
 @contextlib.contextmanager
 def server_process(
     command: list[str], port: int, **popen: Any
@@ -54,16 +63,23 @@ def server_process(
 
 @contextlib.asynccontextmanager
 async def serve_asgi(
-    asgi: Asgi, *, port: int | None = None, lifespan: Literal["on", "off"] = "off"
+    asgi: Asgi,
+    *,
+    port: int | None = None,
+    lifespan: Literal["on", "off"] = "off",
+    sock: socket.socket | None = None,
 ) -> AsyncIterator[str]:
     """Serve any ASGI app on 127.0.0.1 until the block ends; yields ``http://127.0.0.1:PORT``
-    (no trailing slash). Every start and stop is bounded, so a stuck server fails the test."""
+    (no trailing slash). ``sock``: a socket already bound (``bound_socket()``), served as
+    it is. Every start and stop is bounded, so a stuck server fails the test."""
+    if sock is not None:
+        port = sock.getsockname()[1]
     port = port or free_port()
     config = uvicorn.Config(
         asgi, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock] if sock is not None else None))
     try:
         async with asyncio.timeout(10):
             while not server.started:

@@ -20,6 +20,8 @@ import httpx
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.auth import DevAuthServer, DevUser, OAuthProxy, OidcUpstream, Upstream
 from mcpkit.auth._dpop import b64url
+from mcpkit.auth.client import AuthorizeCallback, OAuthClientMetadata, OAuthClientProvider
+from mcpkit.client import HttpClientTransportOptions, HttpTransportMode, McpClient, connect_http
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import POST_HEADERS, free_port, serve_asgi
 from tests.wire import initialize_request
@@ -225,3 +227,22 @@ async def call_whoami(http: httpx.AsyncClient, w: World, token: str) -> httpx.Re
 def tool_text(response: httpx.Response) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     return dict(json.loads(response.json()["result"]["content"][0]["text"]))
+
+
+def mcpkit_client(
+    mcp_url: str, redirect_uri: str, authorize: AuthorizeCallback
+) -> tuple[OAuthClientProvider, McpClient]:
+    """mcpkit's client over Streamable HTTP (2025-11-25) with its ``OAuthClientProvider``
+    installed (registering as "mcpkit" with ``redirect_uri``, ``authorize`` the browser).
+    Close the provider after the client."""
+    provider = OAuthClientProvider(
+        mcp_url,
+        client_metadata=OAuthClientMetadata(redirect_uris=[redirect_uri], client_name="mcpkit"),
+        authorize=authorize,
+    )
+    options = HttpClientTransportOptions(
+        endpoint=mcp_url, transport_mode=HttpTransportMode.STREAMABLE_HTTP
+    )
+    provider.install(options)
+    client = connect_http(options, protocol_version="2025-11-25", protocol_mode="legacy")
+    return provider, client

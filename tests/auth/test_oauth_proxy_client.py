@@ -13,9 +13,7 @@ import pytest
 
 from mcpkit.auth import MemoryProxyStore, StoreFullError, UpstreamIdentity
 from mcpkit.auth._proxy._records import AuthorizationCode, ClientRecord, PendingAuthorization
-from mcpkit.auth.client import OAuthClientMetadata, OAuthClientProvider
-from mcpkit.client import HttpClientTransportOptions, HttpTransportMode, connect_http
-from tests.auth._proxy_world import REDIRECT, sign_in, world
+from tests.auth._proxy_world import REDIRECT, mcpkit_client, sign_in, world
 from tests.auth._support import FakeClock
 
 
@@ -25,16 +23,7 @@ async def test_mcpkit_oauth_client_runs_the_whole_flow_headless() -> None:
         async def authorize(url: str) -> str:
             return await sign_in(browser, w, url)
 
-        provider = OAuthClientProvider(
-            w.mcp_url,
-            client_metadata=OAuthClientMetadata(redirect_uris=[REDIRECT], client_name="mcpkit"),
-            authorize=authorize,
-        )
-        options = HttpClientTransportOptions(
-            endpoint=w.mcp_url, transport_mode=HttpTransportMode.STREAMABLE_HTTP
-        )
-        provider.install(options)
-        client = connect_http(options, protocol_version="2025-11-25", protocol_mode="legacy")
+        provider, client = mcpkit_client(w.mcp_url, REDIRECT, authorize)
         try:
             async with client:
                 result = await client.call_tool("whoami", {})
