@@ -147,12 +147,12 @@ async def world(**proxy_options: Any) -> AsyncIterator[World]:
             name="oidc-provider",
         )
         proxy_options.setdefault("scopes", ("mcp:read",))
+        # no skew forgiven, so a token of a few seconds is refused once they are over (the
+        # clients' refresh is seen)
+        proxy_options.setdefault("clock_skew", 0)
         proxy = OAuthProxy(
             upstream=upstream, base_url=base, resource=f"{base}/mcp", **proxy_options
         )
-        # The proxy checks its own tokens on its own clock: no skew allowed here, so a token
-        # of a few seconds is refused once they are over (the clients' refresh is seen).
-        proxy.verifier().jwt.leeway = 0
         options = StreamableHttpServerOptions(auth_server=proxy)
         asgi = create_asgi_app(McpServerApp(Protected), options)
         try:

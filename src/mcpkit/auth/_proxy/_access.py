@@ -19,6 +19,9 @@ from mcpkit.auth._types import AuthResult
 
 #: Seconds an access token is good for.
 DEFAULT_ACCESS_TOKEN_TTL = 15 * 60
+#: Seconds the clocks of instances sharing the proxy's key may differ by: what ``exp``, ``nbf``
+#: and ``iat`` forgive. The proxy mints and checks its own tokens, so no more than that.
+DEFAULT_CLOCK_SKEW = 5.0
 #: The claims of the upstream identity copied into the access token (when present).
 PROFILE_CLAIMS = ("email", "email_verified", "name", "preferred_username")
 
@@ -63,6 +66,7 @@ class AccessTokens:
         *,
         ttl: float = DEFAULT_ACCESS_TOKEN_TTL,
         clock: Callable[[], float] = time.time,
+        clock_skew: float = DEFAULT_CLOCK_SKEW,
     ) -> None:
         self.key = key
         self.algorithm = algorithm_of(key)
@@ -73,6 +77,7 @@ class AccessTokens:
         self.store = store
         self.ttl = ttl
         self.clock = clock
+        self.clock_skew = clock_skew
         self._verifier: ProxyTokenVerifier | None = None
 
     def jwks(self) -> dict[str, Any]:
@@ -137,6 +142,7 @@ class ProxyTokenVerifier:
             audience=tokens.resource,
             algorithms=[tokens.algorithm],
             clock=tokens.clock,
+            leeway=tokens.clock_skew,
         )
 
     async def __call__(self, token: str) -> AuthResult:

@@ -25,6 +25,7 @@ from typing import Any
 from mcpkit.auth._config import BearerAuthConfig
 from mcpkit.auth._proxy._access import (
     DEFAULT_ACCESS_TOKEN_TTL,
+    DEFAULT_CLOCK_SKEW,
     AccessTokens,
     ProxyTokenVerifier,
     load_signing_key,
@@ -86,9 +87,11 @@ class OAuthProxy:
 
     ``upstream``: the provider (``OidcUpstream``); ``base_url``: where the proxy is reached
     (its issuer; the endpoints hang from it); ``resource``: the MCP endpoint's URL, the
-    audience of every token. ``scopes``: the scopes clients may ask for, and get when they name
-    none (empty: whatever they ask for is granted as asked). ``signing_key``: a private JWK, PEM or joserfc key (None: a
-    new P-256 key, so tokens end with the process). ``store``: where clients, codes,
+    audience of every token. ``scopes``: the scopes clients may ask for, and get when they
+    name none (empty: whatever they ask for is granted as asked). ``signing_key``: a private
+    JWK, PEM or joserfc key (None: a new P-256 key, so tokens end with the process).
+    ``clock_skew``: seconds the clocks of instances sharing that key may differ by, which
+    a token's times are forgiven (``DEFAULT_CLOCK_SKEW``). ``store``: where clients, codes,
     tokens and consents live (None: a ``MemoryProxyStore``, one process's; ``SqliteProxyStore``
     or ``RedisProxyStore`` for several workers or instances).
 
@@ -110,6 +113,7 @@ class OAuthProxy:
         signing_key: Any = None,
         store: ProxyStore | None = None,
         access_token_ttl: float = DEFAULT_ACCESS_TOKEN_TTL,
+        clock_skew: float = DEFAULT_CLOCK_SKEW,
         refresh_token_ttl: float = DEFAULT_REFRESH_TOKEN_TTL,
         code_ttl: float = DEFAULT_CODE_TTL,
         pending_ttl: float = DEFAULT_PENDING_TTL,
@@ -142,6 +146,7 @@ class OAuthProxy:
             self.store,
             ttl=access_token_ttl,
             clock=clock,
+            clock_skew=clock_skew,
         )
         self.clients = ClientRegistry(
             self.store,
