@@ -45,11 +45,10 @@ STAGES: list[tuple[str, int, str]] = [
     ("decode", 1, "mcpkit.protocol._jsonrpc:decode_message"),
     ("era of the POST", 1, f"{HTTP}._streamable.modern_post:is_modern_post"),
     ("2026-07-28 admission", 1, f"{HTTP}._streamable.modern_post:ModernPosts.admit"),
-    (
-        "session lookup or creation",
-        1,
-        f"{HTTP}._streamable.handler:StreamableHttpHandler._session_for",
-    ),
+    ("its answer headers", 2, f"{HTTP}._streamable.modern_post:ResponseHeaders.of"),
+    ("request session, header check", 2, f"{HTTP}._streamable.modern_post:ModernPosts._session"),
+    ("session from _meta", 3, "mcpkit.server._eras.modern:MetaSessions.session"),
+    ("session lookup or creation", 1, f"{HTTP}._streamable.admission:session_for"),
     ("binding", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler._binding"),
     ("answer headers", 1, f"{HTTP}._streamable.handler:StreamableHttpHandler.response_headers"),
     (

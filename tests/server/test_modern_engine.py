@@ -198,3 +198,45 @@ async def test_logging_only_with_a_log_level_and_trace_context_reaches_the_tool(
     )
     assert reply["result"]["content"][0]["text"] == tp
     assert [n["method"] for n in notes] == ["notifications/message"]
+
+
+def test_meta_sessions_give_each_request_its_own_values():
+    """The sessions an endpoint makes from ``_meta`` (``MetaSessions``): made once per
+    (version, level), but each request's under its own key with its own capabilities and
+    info; a bad ``_meta`` still gets its error; what is kept stays within its bound."""
+    from mcpkit._exceptions import InvalidParamsError
+    from mcpkit.server._engine.session import McpSession
+    from mcpkit.server._eras.modern import MAX_META_SESSIONS, MetaSessions, meta_session
+
+    sessions = MetaSessions()
+    first_meta, second_meta = meta({"a": {}}), meta({"b": {}})
+    first = sessions.session(first_meta, "m1")
+    second = sessions.session(second_meta, "m2")
+    third = sessions.session(meta({"b": {}}, **{"io.modelcontextprotocol/logLevel": "info"}), "m3")
+    for made, key, caps, level in (
+        (first, "m1", {"a": {}}, None),
+        (second, "m2", {"b": {}}, None),
+        (third, "m3", {"b": {}}, "info"),
+    ):
+        assert type(made) is McpSession
+        assert (made.key, made.client_capabilities, made.log_level) == (key, caps, level)
+        assert made.protocol_version == V and made.modern and made.initialize_seen
+    assert second.client_capabilities is second_meta["io.modelcontextprotocol/clientCapabilities"]
+    assert second.client_info is second_meta["io.modelcontextprotocol/clientInfo"]
+    # Field by field what meta_session makes of the same _meta.
+    fresh = meta_session(second_meta, "m2")
+    assert {f: getattr(second, f) for f in McpSession.__struct_fields__} == {
+        f: getattr(fresh, f) for f in McpSession.__struct_fields__
+    }
+    for bad in (
+        None,
+        meta({"a": {}}, **{"io.modelcontextprotocol/logLevel": "loud"}),
+        meta({"a": {}}, **{"io.modelcontextprotocol/logLevel": {"x": 1}}),
+        {**meta(), "io.modelcontextprotocol/clientCapabilities": []},
+        {**meta(), "io.modelcontextprotocol/clientInfo": "t"},
+        {**meta(), "io.modelcontextprotocol/protocolVersion": "2099-01-01"},
+    ):
+        assert isinstance(sessions.session(bad, "m4"), type(meta_session(bad, "m4")))
+        assert not isinstance(sessions.session(bad, "m4"), McpSession)
+    assert isinstance(sessions.session(None, "m5"), InvalidParamsError)
+    assert len(sessions._made) <= MAX_META_SESSIONS

@@ -20,7 +20,7 @@ from mcpkit.protocol._modern import (
     PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY,
 )
-from mcpkit.protocol._versions import MODERN_VERSION_SET, SUPPORTED_VERSIONS
+from mcpkit.protocol._versions import MODERN_VERSION_SET, MODERN_VERSIONS, SUPPORTED_VERSIONS
 from mcpkit.server._engine.session import LOG_LEVELS, McpSession
 from mcpkit.server._eras.mrtr import RoundInputs, round_inputs
 from mcpkit.server._eras.state_binding import RequestStates, principal_of
@@ -93,6 +93,55 @@ def meta_session(meta: dict[str, Any] | None, key: str) -> McpSession | Protocol
     return McpSession.for_request(key, version, capabilities, info, level, modern=True)
 
 
+#: How many request sessions a ``MetaSessions`` keeps made: one per (protocol version, log
+#: level) a 2026-07-28 ``_meta`` may name and pass its checks, so never more than this.
+MAX_META_SESSIONS = len(MODERN_VERSIONS) * (len(LOG_LEVELS) + 1)
+
+
+class MetaSessions:
+    """``meta_session`` for one admitter of 2026-07-28 requests (an HTTP endpoint), where every
+    request makes one: what a request's session takes from its ``_meta`` besides the client's
+    capabilities and info is its version and log level, so the session of each (version,
+    level) pair that passed the checks is made once and each request gets a copy under its
+    own key, with its own capabilities and info (never another request's objects). A
+    ``_meta`` not made that way (a bad one, an unhashable level) takes ``meta_session``,
+    which says what is wrong. At most ``MAX_META_SESSIONS`` kept."""
+
+    __slots__ = ("_made",)
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, str | None], McpSession] = {}
+
+    def session(self, meta: dict[str, Any] | None, key: str) -> McpSession | ProtocolError:
+        """The session of a request under ``key``, as ``meta_session(meta, key)`` makes it."""
+        if meta is None:
+            return meta_session(meta, key)
+        version = meta.get(PROTOCOL_VERSION_KEY)
+        level = meta.get(LOG_LEVEL_KEY)
+        capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
+        info = meta.get(CLIENT_INFO_KEY)
+        made = (
+            self._made.get((version, level))
+            if type(version) is str and (level is None or type(level) is str)
+            else None
+        )
+        if (
+            made is None
+            or type(capabilities) is not dict
+            or (info is not None and type(info) is not dict)
+        ):
+            checked = meta_session(meta, key)
+            # Checked: a modern version, a known level or none.
+            if isinstance(checked, McpSession) and len(self._made) < MAX_META_SESSIONS:
+                made_version: str = checked.protocol_version  # type: ignore[assignment]
+                self._made[(made_version, checked.log_level)] = McpSession.for_request(
+                    "-", made_version, None, None, checked.log_level, modern=True
+                )
+            return checked
+        # A copy (in C) of one fresh from for_request: no container of it is shared.
+        return replace(made, key=key, client_capabilities=capabilities, client_info=info)
+
+
 def complete_result(
     result: dict[str, Any], method: str, server_info: dict[str, Any], ttl_ms: int, cache_scope: str
 ) -> dict[str, Any]:
@@ -124,7 +173,9 @@ class ModernEra:
         #: Issues and accepts ``requestState`` (bound, single use); ``codec`` signs it.
         self.request_states = request_states
         self.codec = request_states.codec
-        self._server_info: dict[str, Any] | None = None
+        #: The ``_meta`` of a result that brings none: ``serverInfo`` alone, made once and
+        #: shared by those results (never changed once made, like ``serverInfo`` itself).
+        self._result_meta: dict[str, Any] | None = None
 
     @staticmethod
     def applies(params: dict[str, Any] | None, binding: Any) -> bool:
@@ -170,9 +221,14 @@ class ModernEra:
             inputs.spent = None
 
     def leave(self, method: str, result: dict[str, Any]) -> dict[str, Any]:
-        if self._server_info is None:  # the app's identity is fixed once it serves
-            self._server_info = self.app.server_info()
-        return complete_result(result, method, self._server_info, self.ttl_ms, self.cache_scope)
+        meta = self._result_meta
+        if meta is None:  # the app's identity is fixed once it serves
+            meta = self._result_meta = {SERVER_INFO_KEY: self.app.server_info()}
+        if "_meta" in result or "resultType" in result or method in CACHEABLE_METHODS:
+            info = meta[SERVER_INFO_KEY]
+            return complete_result(result, method, info, self.ttl_ms, self.cache_scope)
+        # The usual result (a tool's): what complete_result makes of it, without its steps.
+        return {**result, "resultType": "complete", "_meta": meta}
 
     def input_required(self, binding: Any, requests: dict[str, Any]) -> dict[str, Any]:
         inputs = round_inputs(binding)

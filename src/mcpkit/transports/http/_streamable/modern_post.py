@@ -38,7 +38,7 @@ from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
 from mcpkit.server._engine.session import McpSession
 from mcpkit.server._eras.modern import (
     HeaderMismatchError,
-    meta_session,
+    MetaSessions,
     modern_version,
 )
 from mcpkit.transports.http._asgi import KNOWN_HEADER_NAMES, error_body
@@ -93,7 +93,7 @@ class ResponseHeaders:
         self._made: dict[tuple[bytes | None, str | None, str | None], list[tuple[bytes, bytes]]]
         self._made = {}
 
-    def __call__(self, headers: dict[str, str], version: str | None) -> list[tuple[bytes, bytes]]:
+    def of(self, headers: dict[str, str], version: str | None) -> list[tuple[bytes, bytes]]:
         """The answer's headers; ``version`` may come from the body (``_meta``), so may be any
         JSON value."""
         shown = _VERSION_HEADER_VALUES.get(version, _LATEST_VALUE) if type(version) is str else None
@@ -124,6 +124,8 @@ class ModernPosts:
         self.tool_header_params = engine.tool_header_params
         self._ids = itertools.count(1)
         self.response_headers = ResponseHeaders()
+        #: The request sessions, made from each request's ``_meta``.
+        self.meta_sessions = MetaSessions()
 
     def admit(
         self, decoded: Any, scope: dict[str, Any], headers: dict[str, str], version: str | None
@@ -150,7 +152,7 @@ class ModernPosts:
         if type(meta) is not dict:
             meta = None
         body_version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
-        response_headers = self.response_headers(headers, body_version or version)
+        response_headers = self.response_headers.of(headers, body_version or version)
         key = f"m{next(self._ids)}"
         auth = CURRENT_AUTH.get()
         session = self._session(request, meta, headers, version, body_version, key, auth)
@@ -202,7 +204,7 @@ class ModernPosts:
                 return HeaderMismatchError(
                     f"MCP-Protocol-Version header {version!r} does not match _meta protocolVersion {body_version!r}"
                 )
-        session = meta_session(meta, key)
+        session = self.meta_sessions.session(meta, key)
         if type(session) is not McpSession:
             return session
         params = request.params
