@@ -9,11 +9,11 @@ Servers (bench/servers/http_*.py, each the same ``add(a, b)`` tool):
   bare      a bare ASGI app answering a fixed tools/call result: the ceiling
   mcpkit    mcpkit's ``create_asgi_app`` (project venv), default options, on uvicorn's
             protocol as the command line chose it: what ``uvicorn app:app`` users get
-  mcpkit-run  the same app as ``mcpkit run -t http`` serves it (``serve_http``: uvicorn's
-            protocol with its request headers bounded, serve_http's settings, and the GC
-            freeze mcpkit run asks for)
-  bare-run  the bare app served the same way (``uvicorn_http_protocol()``, serve_http's
-            uvicorn settings): the ceiling of ``mcpkit-run``
+  mcpkit-run  the same app as ``mcpkit run -t http`` serves it, by its code (uvicorn's
+            protocol with its request headers bounded, its uvicorn settings, and the GC
+            freeze of the program)
+  bare-run  the bare app served the same way (the header watch, the same uvicorn
+            settings): the ceiling of ``mcpkit-run``
   baseline  ``mcpkit`` of git revision ``--baseline REV``: before and after a change, both
             against ``bare``
   official  the official SDK's ``MCPServer.streamable_http_app`` (bench/.venv-peers)

@@ -1,6 +1,6 @@
-"""The bare ASGI app of ``http_bare.py`` served as ``serve_http`` serves: uvicorn's protocol
-with its request headers bounded (``uvicorn_http_protocol()``) and the uvicorn settings
-``serve_http`` uses (no access log, no ``server`` header). The ceiling ``mcpkit-run`` is
+"""The bare ASGI app of ``http_bare.py`` served as ``mcpkit run`` serves: uvicorn's
+protocol with its request headers bounded (``uvicorn_http_protocol()``, the watch ``mcpkit
+run`` puts around it) and the uvicorn settings it uses (no access log, no ``server`` header). The ceiling ``mcpkit-run`` is
 measured against, beside the bare app from uvicorn's command line.
 
     python http_bare_served.py PORT
@@ -11,7 +11,8 @@ import sys
 import uvicorn
 from http_bare import app
 
-from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
+from mcpkit.transports.http import StreamableHttpServerOptions
+from mcpkit.transports.http._server.protocol import uvicorn_http_protocol
 
 if __name__ == "__main__":
     uvicorn.run(

@@ -20,6 +20,7 @@ app = McpServerApp(Bench)
 if __name__ == "__main__" and sys.argv[1:] == ["asyncio"]:
     import asyncio
 
-    from mcpkit.transports import serve_stdio
+    from mcpkit._runtime import AsTheProgram
+    from mcpkit.transports._stdio import serve_stdio_as
 
-    asyncio.run(serve_stdio(app, freeze_gc=True))
+    asyncio.run(serve_stdio_as(app, AsTheProgram()))

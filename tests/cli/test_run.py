@@ -202,18 +202,20 @@ class FakeStdin(io.StringIO):
 def served(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The apps ``mcpkit run`` went on to serve (on stdio or HTTP), served by no one."""
     import mcpkit.transports._stdio
-    import mcpkit.transports.http._server.serve
+    import mcpkit.transports.http._server.process
 
     apps: list[Any] = []
 
-    async def serve_stdio(app: Any, **kwargs: Any) -> None:
+    async def serve_stdio_as(app: Any, *args: Any, **kwargs: Any) -> None:
         apps.append(app)
 
-    def run_http_server(app: Any, *args: Any, **kwargs: Any) -> None:
+    def serve_in_this_process(app: Any, *args: Any, **kwargs: Any) -> None:
         apps.append(app)
 
-    monkeypatch.setattr(mcpkit.transports._stdio, "serve_stdio", serve_stdio)
-    monkeypatch.setattr(mcpkit.transports.http._server.serve, "run_http_server", run_http_server)
+    monkeypatch.setattr(mcpkit.transports._stdio, "serve_stdio_as", serve_stdio_as)
+    monkeypatch.setattr(
+        mcpkit.transports.http._server.process, "serve_in_this_process", serve_in_this_process
+    )
     return apps
 
 

@@ -17,9 +17,12 @@ import httpx
 import pytest
 import typer
 
+from mcpkit._runtime import AsTheProgram
 from mcpkit.cli._commands import app as typer_app
 from mcpkit.cli._commands import run_typer
 from mcpkit.cli._errors import CliError
+from mcpkit.cli._run import as_the_program
+from mcpkit.cli._run_options import PROGRAM_DEFAULTS
 from mcpkit.cli._settings import (
     AUTH_SETTINGS,
     BY_FIELD,
@@ -111,7 +114,7 @@ def test_every_options_field_and_run_flag_has_a_documented_setting():
     flags = {param.name for param in command.params if param.param_type_name == "option"}
     auth_fields = {name for name, _, _ in AUTH_SETTINGS}
     expected = (option_fields - {"transport_security"}) | security_fields | flags | auth_fields
-    assert set(BY_FIELD) == expected
+    assert set(BY_FIELD) == expected | set(PROGRAM_DEFAULTS)
     for setting in SETTINGS:
         assert setting.description, f"{setting.field} has no description (no row in the table)"
         assert setting.env.startswith("MCPKIT_")
@@ -147,7 +150,6 @@ def test_each_type_is_read_into_the_options():
             "MCPKIT_RESUME_GRACE": "2.5",
             "MCPKIT_BODY_READ_TIMEOUT": "none",
             "MCPKIT_ENABLE_WEBSOCKET": "off",
-            "MCPKIT_FREEZE_GC_AT_STARTUP": "No",
             "MCPKIT_DNS_REBINDING_PROTECTION": "yes",
             "MCPKIT_ALLOWED_HOSTS": " a.example , b.example:8080,, ",
             "MCPKIT_SERVER_NAME": "renamed",
@@ -158,7 +160,7 @@ def test_each_type_is_read_into_the_options():
     )
     assert options.max_sessions == 7 and options.max_body_bytes == 4096
     assert options.resume_grace == 2.5 and options.body_read_timeout is None
-    assert options.enable_websocket is False and options.freeze_gc_at_startup is False
+    assert options.enable_websocket is False
     assert options.transport_security.enable_dns_rebinding_protection is True
     assert options.transport_security.allowed_hosts == ("a.example", "b.example:8080")
     assert options.server_name == "renamed"
@@ -166,12 +168,23 @@ def test_each_type_is_read_into_the_options():
     assert options.host == "127.0.0.1" and options.port == 9
 
 
-def test_mcpkit_run_and_proxy_freeze_the_collector_by_default_where_the_options_do_not():
-    """The options' default is a library's (off); the commands are the program (on)."""
-    assert StreamableHttpServerOptions().freeze_gc_at_startup is False
-    assert BY_FIELD["freeze_gc_at_startup"].default is True
-    assert server_options({}).freeze_gc_at_startup is True
-    assert server_options({"MCPKIT_FREEZE_GC_AT_STARTUP": "0"}).freeze_gc_at_startup is False
+def test_the_freeze_is_a_setting_of_the_commands_alone(monkeypatch):
+    """No option of the library's freezes the collector; ``mcpkit run`` and ``mcpkit proxy``
+    are the program and do, unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` says no."""
+    assert "freeze_gc_at_startup" not in {f.name for f in dataclasses.fields(server_options({}))}
+    setting = BY_FIELD["freeze_gc_at_startup"]
+    assert (setting.group, setting.env, setting.default) == (
+        "run",
+        "MCPKIT_FREEZE_GC_AT_STARTUP",
+        True,
+    )
+    monkeypatch.delenv("MCPKIT_FREEZE_GC_AT_STARTUP", raising=False)
+    assert as_the_program() == AsTheProgram(freeze_gc=True)
+    monkeypatch.setenv("MCPKIT_FREEZE_GC_AT_STARTUP", "0")
+    assert as_the_program() == AsTheProgram(freeze_gc=False)
+    monkeypatch.setenv("MCPKIT_FREEZE_GC_AT_STARTUP", "sometimes")
+    with pytest.raises(CliError, match="MCPKIT_FREEZE_GC_AT_STARTUP"):
+        as_the_program()
 
 
 def test_a_list_of_objects_is_read_item_by_item():

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mcpkit import McpServerApp, serve_stdio
-from mcpkit.cli._settings import server_options
+from mcpkit.cli._settings import BY_FIELD
 from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.testing import connected
 from mcpkit.transports.http import StreamableHttpServerOptions
@@ -54,13 +54,10 @@ async def test_a_typed_result_is_sent_twice_and_a_str_once():
 def test_the_defaults_it_quotes():
     assert "`max_sync_workers`, 32 by default" in PAGE
     assert DEFAULT_MAX_SYNC_WORKERS == 32
-    assert (
-        "`freeze_gc_at_startup` (False by default; `mcpkit run` and `mcpkit proxy` turn it on)"
-        in PAGE
-    )
-    assert StreamableHttpServerOptions().freeze_gc_at_startup is False
-    assert inspect.signature(serve_stdio).parameters["freeze_gc"].default is False
-    assert server_options({}).freeze_gc_at_startup is True
+    assert "(`MCPKIT_FREEZE_GC_AT_STARTUP=0` turns it off). No option of the library" in PAGE
+    assert BY_FIELD["freeze_gc_at_startup"].default is True
+    assert "freeze_gc" not in inspect.signature(serve_stdio).parameters
+    assert not hasattr(StreamableHttpServerOptions(), "freeze_gc_at_startup")
 
 
 @pytest.mark.parametrize("command", bench_commands(), ids=lambda words: words[1])

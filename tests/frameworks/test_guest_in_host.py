@@ -1,15 +1,18 @@
 """An mcpkit app is a guest in its host's process: mounted in FastAPI and started through the
 host's lifespan, or served as the top-level app by the host's uvicorn, it answers calls and
 leaves the host's garbage collector unfrozen and uvicorn's HTTP protocol as uvicorn chose it.
-A program of the user's serving an app (``serve_stdio``, ``run_http_server``, ``app.run()``)
-keeps its collector unfrozen unless it asks; ``mcpkit run`` and ``mcpkit proxy``, which are
-the program, freeze it after start-up unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` is false."""
+A program of the user's serving an app (``serve_stdio``, ``run_http_server``, ``serve_http``,
+``app.run()``) keeps its collector unfrozen and uvicorn's protocol, and no option of the
+library's lets it ask otherwise; ``mcpkit run`` and ``mcpkit proxy``, which are the program,
+freeze the collector after start-up unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` is false, and
+bound request headers."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import gc
+import inspect
 import os
 import shlex
 import subprocess
@@ -22,7 +25,8 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
-from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool
+import mcpkit.transports.http
+from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool, serve_stdio
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
 from tests.http_server import POST_HEADERS, free_port, server_process
 from tests.wire import initialize_request
@@ -84,9 +88,8 @@ async def test_served_by_the_hosts_uvicorn_it_changes_nothing():
         assert server.config.http_protocol_class.__module__.startswith("uvicorn.")
 
 
-@pytest.mark.parametrize("freeze", [True, False])
-async def test_an_app_a_host_starts_never_freezes_the_collector(freeze):
-    asgi = McpAsgiApp(McpServerApp(add), StreamableHttpServerOptions(freeze_gc_at_startup=freeze))
+async def test_an_app_a_host_starts_never_freezes_the_collector():
+    asgi = McpAsgiApp(McpServerApp(add), StreamableHttpServerOptions())
     await asgi.startup()
     try:
         assert gc.get_freeze_count() == 0
@@ -94,9 +97,18 @@ async def test_an_app_a_host_starts_never_freezes_the_collector(freeze):
         await asgi.shutdown()
 
 
+def test_no_option_of_the_library_freezes_the_collector():
+    """The freeze is the program's to choose: neither ``serve_stdio`` nor the HTTP options
+    take it (``mcpkit run`` hands it to the serving code by a way of its own)."""
+    assert "freeze_gc" not in inspect.signature(serve_stdio).parameters
+    with pytest.raises(TypeError):
+        StreamableHttpServerOptions(freeze_gc_at_startup=True)  # type: ignore[call-arg]
+    assert not hasattr(mcpkit.transports.http, "uvicorn_http_protocol")
+
+
 def test_importing_and_making_the_app_loads_nothing_of_uvicorns_internals():
-    """mcpkit's HTTP protocol builds on uvicorn's protocol classes: only whoever serves with
-    it (mcpkit run, serve_http, a user naming it) loads it, never an app a host serves."""
+    """The header watch holds uvicorn's protocol classes: only ``mcpkit run`` and ``mcpkit
+    proxy`` load it, never an app a host serves."""
     code = (
         "import sys\n"
         "from mcpkit import McpServerApp\n"
@@ -115,7 +127,7 @@ def test_importing_and_making_the_app_loads_nothing_of_uvicorns_internals():
 HOST_PROGRAM = """
 import asyncio, gc, sys
 from mcpkit import McpServerApp, mcp_tool, serve_stdio
-from mcpkit.transports.http import StreamableHttpServerOptions, run_http_server
+from mcpkit.transports.http import StreamableHttpServerOptions, run_http_server, serve_http
 
 @mcp_tool
 def frozen() -> int:
@@ -126,18 +138,16 @@ app = McpServerApp(frozen)
 if __name__ == "__main__":
     how = sys.argv[1]
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    options = StreamableHttpServerOptions(host="127.0.0.1", port=port, stateless=True)
     if how == "serve_stdio":
         asyncio.run(serve_stdio(app))
-    elif how == "serve_stdio-freeze_gc":
-        asyncio.run(serve_stdio(app, freeze_gc=True))
     elif how == "app.run":
         app.run()
     elif how == "app.run-http":
         app.run("http", host="127.0.0.1", port=port, stateless=True)
+    elif how == "serve_http":
+        serve_http(app, options)
     else:
-        options = StreamableHttpServerOptions(
-            host="127.0.0.1", port=port, stateless=True, freeze_gc_at_startup=how.endswith("-freeze")
-        )
         run_http_server(app, options)
 """
 TOOLS_CALL = {
@@ -184,31 +194,39 @@ async def frozen_over_stdio(arguments: list[str], env: dict[str, str], **client:
         return (await connected.call_tool("frozen")).structured_content["result"]
 
 
-@pytest.mark.parametrize(
-    ("how", "freezes"),
-    [("serve_stdio", False), ("serve_stdio-freeze_gc", True), ("app.run", False)],
-)
-async def test_a_program_of_the_users_serving_stdio_freezes_only_when_it_asks(
-    host_program, how, freezes
-):
+@pytest.mark.parametrize("how", ["serve_stdio", "app.run"])
+async def test_a_program_of_the_users_serving_stdio_keeps_its_collector(host_program, how):
     """``serve_stdio(app)`` and ``app.run()`` live in the user's program: they leave its
-    collector as it is, unless ``freeze_gc=True``."""
-    count = await frozen_over_stdio([str(host_program), how], environment())
-    assert (count > 0) is freezes, count
+    collector as it is, even with ``MCPKIT_FREEZE_GC_AT_STARTUP`` set (a setting of the
+    ``mcpkit`` command's)."""
+    count = await frozen_over_stdio([str(host_program), how], environment("1"))
+    assert count == 0
 
 
-@pytest.mark.parametrize(
-    ("how", "freezes"),
-    [("run_http_server", False), ("run_http_server-freeze", True), ("app.run-http", False)],
-)
-def test_a_program_of_the_users_serving_http_freezes_only_when_it_asks(host_program, how, freezes):
-    """``run_http_server``, ``serve_http`` (``app.run("http")``) live in the user's program:
-    they leave its collector as it is, unless ``freeze_gc_at_startup=True``."""
+#: Request headers past ``max_header_bytes``'s default (64 KiB): ``mcpkit run`` answers 431.
+LARGE_HEADERS = {**POST_HEADERS, "x-large": "a" * (80 * 1024)}
+
+
+def answer_to_large_headers(url: str) -> int:
+    with httpx.Client(timeout=10) as http:
+        return http.post(url, json=TOOLS_CALL, headers=LARGE_HEADERS).status_code
+
+
+@pytest.mark.parametrize("how", ["run_http_server", "serve_http", "app.run-http"])
+def test_a_program_of_the_users_serving_http_keeps_its_collector_and_uvicorns_protocol(
+    host_program, how
+):
+    """``run_http_server``, ``serve_http`` and ``app.run("http")`` live in the user's
+    program: they leave its collector as it is, and uvicorn serves with the protocol it
+    picks (no header watch: large headers reach the app, as under ``uvicorn app:app``)."""
     port = free_port()
     command = [sys.executable, str(host_program), how, str(port)]
-    with server_process(command, port, env=environment()):
-        count = frozen_over_http(f"http://127.0.0.1:{port}/mcp")
-    assert (count > 0) is freezes, count
+    with server_process(command, port, env=environment("1")):
+        url = f"http://127.0.0.1:{port}/mcp"
+        count = frozen_over_http(url)
+        status = answer_to_large_headers(url)
+    assert count == 0
+    assert status == 200
 
 
 @pytest.mark.parametrize(
@@ -229,11 +247,14 @@ def test_mcpkit_run_over_http_freezes_the_collector_unless_told_not_to(host_prog
     try:
         banner = proc.stderr.readline()
         assert banner.startswith("mcpkit: serving"), banner
-        count = frozen_over_http(banner.split(" on ", 1)[1].strip())
+        url = banner.split(" on ", 1)[1].strip()
+        count = frozen_over_http(url)
+        status = answer_to_large_headers(url)
     finally:
         proc.terminate()
         proc.communicate(timeout=20)
     assert (count > 0) is (setting == "")
+    assert status == 431  # the program bounds request headers
 
 
 @pytest.mark.parametrize("setting", ["", "0"], ids=["default", "MCPKIT_FREEZE_GC_AT_STARTUP=0"])

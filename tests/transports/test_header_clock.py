@@ -17,7 +17,8 @@ import pytest
 import uvicorn
 from uvicorn.server import ServerState
 
-from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
+from mcpkit.transports.http import StreamableHttpServerOptions
+from mcpkit.transports.http._server.protocol import uvicorn_http_protocol
 from tests.transports._fake_transport import RecordingTransport
 
 REQUEST = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n{}"

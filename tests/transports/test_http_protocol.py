@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 import uvicorn
 
-from mcpkit.transports.http import StreamableHttpServerOptions, uvicorn_http_protocol
+from mcpkit.transports.http import StreamableHttpServerOptions
+from mcpkit.transports.http._server.protocol import uvicorn_http_protocol
 
 # Each case checks the answer itself too, as the newest uvicorn gives it (older ones differ:
 # HTTP/1.0 without "connection: close", say); the lowest-floor job leaves the module out.

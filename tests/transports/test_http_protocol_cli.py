@@ -1,12 +1,13 @@
 """uvicorn serving an mcpkit app: under its command line's ``--http auto`` (the default),
 ``httptools`` or ``h11`` the app serves on the protocol uvicorn chose and leaves it alone;
-a program that runs uvicorn itself with ``**uvicorn_http_protocol()`` gets request headers
-bounded. Calls are answered either way; the default header bound holds only where it was
-asked for (uvicorn's httptools protocol has none: it reads on)."""
+``mcpkit run``, the program, bounds request headers around uvicorn's protocol. Calls are
+answered either way; the default header bound holds only under ``mcpkit run`` (uvicorn's
+httptools protocol has none: it reads on)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -26,20 +27,12 @@ SERVER = """
     def add(a: int, b: int) -> int:
         return a + b
 
-    app = create_asgi_app(McpServerApp(add), StreamableHttpServerOptions(stateless=True))
-
-    if __name__ == "__main__":
-        import sys
-
-        import uvicorn
-        from mcpkit.transports.http import uvicorn_http_protocol
-
-        port = int(sys.argv[1])
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="info", **uvicorn_http_protocol())
+    server = McpServerApp(add)
+    app = create_asgi_app(server, StreamableHttpServerOptions(stateless=True))
 """
-#: How uvicorn is started, and whether the header bounds were asked for.
+#: How uvicorn is started, and whether request headers are bounded.
 STARTS = {
-    "uvicorn.run(**uvicorn_http_protocol())": (["server.py"], True),
+    "mcpkit run -t http": (["-m", "mcpkit", "run", "server.py:server", "-t", "http"], True),
     "--http auto": (["-m", "uvicorn", "server:app"], False),
     "--http httptools": (["-m", "uvicorn", "server:app", "--http", "httptools"], False),
     "--http h11": (["-m", "uvicorn", "server:app", "--http", "h11"], False),
@@ -57,21 +50,25 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def started(request: pytest.FixtureRequest, folder: Path) -> Iterator[tuple[int, bool, Path]]:
     arguments, bounded = STARTS[request.param]
     port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
     if bounded:
-        command = [sys.executable, str(folder / "server.py"), str(port)]
+        command = [sys.executable, *arguments, "--port", str(port), "--stateless"]
+        env["PYTHONPATH"] = str(Path(__file__).parents[2])
+        cwd = folder
     else:
         command = [sys.executable, *arguments, "--app-dir", str(folder), "--port", str(port)]
         command += ["--log-level", "info", "--no-access-log"]
+        cwd = Path(__file__).parents[2]
     log = folder / f"{port}.log"
     with log.open("wb") as out:
-        with server_process(command, port, cwd=Path(__file__).parents[2], stderr=out):
+        with server_process(command, port, cwd=cwd, env=env, stderr=out):
             yield port, bounded, log
 
 
 def test_the_app_starts_on_the_protocol_uvicorn_was_given(started):
-    _, _, log = started
+    _, bounded, log = started
     said = log.read_bytes()
-    assert b"Application startup complete" in said
+    assert (b"mcpkit: serving" if bounded else b"Application startup complete") in said
     assert b"WARNING" not in said  # nothing taken over, nothing to warn of
 
 

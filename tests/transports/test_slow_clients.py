@@ -1,11 +1,13 @@
-"""Slow and hostile clients at the HTTP front door, against ``serve_http`` (the server
-``mcpkit run`` starts): headers that never end, or end too late, or are too large, are
+"""Slow and hostile clients at the HTTP front door, against ``mcpkit run -t http`` (the
+program, which bounds request headers around uvicorn's protocol): headers that never end, or end too late, or are too large, are
 bounded by ``header_read_timeout`` and ``max_header_bytes``; ordinary requests, kept-alive
 connections and WebSocket upgrades are not affected."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 import textwrap
 import time
@@ -19,19 +21,16 @@ from tests.http_server import free_port, server_process
 from tests.wire import initialize_request
 
 SERVER = """
-    import sys
     from mcpkit import McpServerApp, mcp_tool
-    from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
 
     @mcp_tool
     def echo(text: str) -> str:
         return text
 
-    options = StreamableHttpServerOptions(
-        port=int(sys.argv[1]), header_read_timeout=0.5, max_header_bytes=8192
-    )
-    serve_http(McpServerApp(echo), options)
+    app = McpServerApp(echo)
 """
+#: The bounds, set as ``mcpkit run``'s settings.
+BOUNDS = {"MCPKIT_HEADER_READ_TIMEOUT": "0.5", "MCPKIT_MAX_HEADER_BYTES": "8192"}
 
 INITIALIZE = initialize_request()
 ACCEPT = {"accept": "application/json, text/event-stream"}
@@ -42,8 +41,11 @@ def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     script = tmp_path_factory.mktemp("slow") / "server.py"
     script.write_text(textwrap.dedent(SERVER))
     port = free_port()
-    command = [sys.executable, str(script), str(port)]
-    with server_process(command, port, cwd=Path(__file__).parents[2]):
+    command = [sys.executable, "-m", "mcpkit", "run", str(script), "-t", "http"]
+    command += ["--port", str(port)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
+    env.update(BOUNDS, PYTHONPATH=str(Path(__file__).parents[2]))
+    with server_process(command, port, env=env, stderr=subprocess.DEVNULL):
         yield port
 
 

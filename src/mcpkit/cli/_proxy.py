@@ -73,7 +73,7 @@ def run_proxy(
     """Serve the proxy until stdin closes (stdio) or until interrupted (HTTP)."""
     from mcpkit._runtime import run_async
     from mcpkit.cli._errors import EXIT_USAGE, CliError
-    from mcpkit.cli._run import announce_stdio, freezes_gc, require_websocket_library
+    from mcpkit.cli._run import announce_stdio, as_the_program, require_websocket_library
 
     try:
         server = proxy_app(target, headers, backend_transport)
@@ -81,15 +81,17 @@ def run_proxy(
         raise CliError(str(exc), "see 'mcpkit proxy --help'", code=EXIT_USAGE) from exc
     if transport == "ws":
         require_websocket_library()
+    program = as_the_program()
     if transport == "stdio":
-        from mcpkit.transports._stdio import serve_stdio
+        from mcpkit.transports._stdio import serve_stdio_as
 
         announce_stdio(server.name)
-        run_async(serve_stdio(server, freeze_gc=freezes_gc()))
+        run_async(serve_stdio_as(server, program))
         return 0
     from mcpkit.cli._errors import bind_error
     from mcpkit.cli._settings import server_options
-    from mcpkit.transports.http._server.serve import bind_http_socket, run_http_server
+    from mcpkit.transports.http._server.process import serve_in_this_process
+    from mcpkit.transports.http._server.serve import bind_http_socket
 
     options: Any = server_options(host=host, port=port, endpoint=endpoint, stateless=stateless)
     try:
@@ -110,5 +112,5 @@ def run_proxy(
             sys.stderr.write(f"mcpkit: proxying {server.name} on {url}\n")
             sys.stderr.flush()
 
-    run_http_server(server, options, sock=sock, on_started=banner)
+    serve_in_this_process(server, options, sock=sock, on_started=banner, program=program)
     return 0

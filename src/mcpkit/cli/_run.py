@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-from mcpkit._runtime import run_async
+from mcpkit._runtime import AsTheProgram, run_async
 from mcpkit.cli._run_options import (
     DEFAULTS,
     FLAGS,
@@ -153,9 +153,9 @@ def run_server(
         require_websocket_library()
     if transport == "stdio":
         from mcpkit.cli._loader import load_app
-        from mcpkit.transports._stdio import serve_stdio
+        from mcpkit.transports._stdio import serve_stdio_as
 
-        freeze_gc = freezes_gc()
+        program = as_the_program()
         # stdout is the protocol's: a print() while the file is imported would reach the
         # client as a malformed message.
         with contextlib.redirect_stdout(sys.stderr):
@@ -163,11 +163,13 @@ def run_server(
         if shutdown_grace is not None:
             server.shutdown_grace = shutdown_grace
         announce_stdio(server.name)
-        run_async(serve_stdio(server, freeze_gc=freeze_gc))
+        run_async(serve_stdio_as(server, program))
         return 0
     from mcpkit.cli._errors import bind_error
-    from mcpkit.transports.http._server.serve import bind_http_socket, run_http_server
+    from mcpkit.transports.http._server.process import serve_in_this_process
+    from mcpkit.transports.http._server.serve import bind_http_socket
 
+    program = as_the_program()
     build = functools.partial(
         http_server_for,
         target,
@@ -229,23 +231,24 @@ def run_server(
             sockets,
             on_started=banner,
             shutdown_grace=server.shutdown_grace,
+            program=program,
         ).run()
         return 0
-    run_http_server(server, options, sock=sock, on_started=banner)
+    serve_in_this_process(server, options, sock=sock, on_started=banner, program=program)
     return 0
 
 
-def freezes_gc() -> bool:
-    """Whether ``mcpkit run`` or ``mcpkit proxy`` on stdio freezes the collector after
-    start-up: they are the program, so yes unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` says no
-    (over HTTP, ``server_options`` reads it). The settings are loaded only when it is set:
-    they import the HTTP transport, which stdio does without."""
+def as_the_program() -> AsTheProgram:
+    """What ``mcpkit run`` and ``mcpkit proxy`` do to their process, being the program: the
+    collector frozen after start-up unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` says no (and,
+    over HTTP, request headers bounded). The settings are loaded only when it is set: they
+    import the HTTP transport, which stdio does without."""
     text = os.environ.get("MCPKIT_FREEZE_GC_AT_STARTUP", "")
     if not text.strip():
-        return bool(PROGRAM_DEFAULTS["freeze_gc_at_startup"])
+        return AsTheProgram(freeze_gc=bool(PROGRAM_DEFAULTS["freeze_gc_at_startup"]))
     from mcpkit.cli._settings import BY_FIELD
 
-    return bool(BY_FIELD["freeze_gc_at_startup"].parse(text))
+    return AsTheProgram(freeze_gc=bool(BY_FIELD["freeze_gc_at_startup"].parse(text)))
 
 
 def announce_stdio(name: str) -> None:

@@ -27,10 +27,10 @@ DEFAULTS: dict[str, Any] = {
     "auth": None,
 }
 
-#: ``StreamableHttpServerOptions`` fields whose default differs under ``mcpkit run`` and
-#: ``mcpkit proxy`` (on stdio too: ``freeze_gc_at_startup`` is ``serve_stdio``'s ``freeze_gc``).
-#: They are the program and may change the interpreter's state; the options' own defaults
-#: are a library's, living in the process of a program of the user's.
+#: Settings of what ``mcpkit run`` and ``mcpkit proxy`` do to their process, on every
+#: transport (``mcpkit._runtime.AsTheProgram``), and their defaults. They are the program and
+#: may change the interpreter's state; no option of the library's offers it, since a
+#: library lives in the process of a program of the user's.
 PROGRAM_DEFAULTS: dict[str, Any] = {"freeze_gc_at_startup": True}
 
 #: option -> parameter, for the options that take a value

@@ -46,6 +46,7 @@ _RUN_ONLY: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
     "workers": ("MCPKIT_WORKERS", "int", False, ()),
     "json_output": ("MCPKIT_JSON", "bool", False, ()),
     "auth": ("MCPKIT_AUTH", "choice", True, AUTH_PROVIDERS),
+    "freeze_gc_at_startup": ("MCPKIT_FREEZE_GC_AT_STARTUP", "bool", False, ()),
 }
 
 #: What ``--auth`` builds its ``OAuthProxy`` from (``mcpkit.cli._auth``): (name, variable,
@@ -123,7 +124,7 @@ DESCRIPTIONS: dict[str, str] = {
     "auth_server": "An `OAuthProxy` served beside the endpoint, whose tokens it then requires (`--auth` builds one from the settings)",
     "websocket_guard": "A check `(headers) -> bool` run on each WebSocket upgrade",
     "connection_guards": "Guards run on every HTTP request and WebSocket upgrade, before any MCP message",
-    "freeze_gc_at_startup": "Once the server is up, `gc.freeze()` what start-up left alive, on stdio too (mcpkit run and mcpkit proxy; `StreamableHttpServerOptions`' own default: false)",
+    "freeze_gc_at_startup": "Once the server is up, `gc.freeze()` what start-up left alive, on every transport (`mcpkit run` and `mcpkit proxy` alone: a program of yours that serves an app keeps its collector as it is)",
 }
 
 #: Smallest accepted value of numeric settings (every other one: 0 and up).
@@ -156,8 +157,8 @@ class Setting:
     """One ``MCPKIT_*`` variable: the field it sets, in which group (``run``: an ``mcpkit
     run`` flag only; ``options``: a ``StreamableHttpServerOptions`` field, maybe a flag too;
     ``security``: a ``TransportSecuritySettings`` field; ``auth``: what ``--auth`` builds
-    its authorization server from), how its value is read, its default
-    under ``mcpkit run`` (the field's own, or ``PROGRAM_DEFAULTS``'s)."""
+    its authorization server from), how its value is read, its default under ``mcpkit
+    run``."""
 
     field: str
     env: str
@@ -347,7 +348,7 @@ def _build() -> tuple[Setting, ...]:
                 "run",
                 kind,
                 optional,
-                DEFAULTS[name],
+                DEFAULTS[name] if name in DEFAULTS else PROGRAM_DEFAULTS[name],
                 DESCRIPTIONS.get(name, ""),
                 flags.get(name),
                 choices,
@@ -372,7 +373,7 @@ def _build() -> tuple[Setting, ...]:
                     group,
                     kind,
                     optional,
-                    PROGRAM_DEFAULTS.get(item.name, _default_of(item)),
+                    _default_of(item),
                     DESCRIPTIONS.get(item.name, ""),
                     flags.get(item.name),
                 )
@@ -423,9 +424,8 @@ def server_options(
     environ: Mapping[str, str] | None = None, **fields: Any
 ) -> StreamableHttpServerOptions:
     """``StreamableHttpServerOptions`` as ``mcpkit run`` and ``mcpkit proxy`` serve with:
-    from the environment, ``fields`` winning over it, ``PROGRAM_DEFAULTS`` where neither
-    sets a field."""
-    options = {**PROGRAM_DEFAULTS, **read_settings("options", environ)}
+    from the environment, ``fields`` winning over it."""
+    options = read_settings("options", environ)
     security = read_settings("security", environ)
     if security:
         options["transport_security"] = TransportSecuritySettings(**security)

@@ -477,9 +477,9 @@ class McpServerApp:
         stdio, what an AI client launches (``python server.py``); ``app.run("http",
         port=8000)`` serves Streamable HTTP, with legacy SSE and WebSocket beside it;
         ``options`` are ``StreamableHttpServerOptions`` fields (``host``, ``port``,
-        ``endpoint``, ``stateless``, ...). The process is yours: its garbage collector is
-        left as it is (``freeze_gc_at_startup=True`` freezes it over HTTP, as ``mcpkit run``
-        does). Blocks; inside an event loop of your own, ``await serve_stdio(app)`` or mount
+        ``endpoint``, ``stateless``, ...). The process is yours: its garbage collector and
+        uvicorn's HTTP protocol are left as they are (``mcpkit run``, being the program,
+        freezes the one and bounds request headers with the other). Blocks; inside an event loop of your own, ``await serve_stdio(app)`` or mount
         ``create_asgi_app(app)`` instead."""
         if transport not in _RUN_TRANSPORTS:
             raise ValueError(

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._runtime import freeze_startup_objects
+from mcpkit._runtime import AsTheProgram, freeze_startup_objects
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_MESSAGE_DEPTH
 from mcpkit.server._engine.shutdown import check_grace
 from mcpkit.transports._pipes import FramedPipes
@@ -30,20 +30,38 @@ async def serve_stdio(
     max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
     shutdown_grace: float | None = None,
     max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
-    freeze_gc: bool = False,
 ) -> None:
     """Serve ``app`` on stdin/stdout until stdin closes, or SIGTERM or SIGINT arrives.
 
-    It takes the process's stdin, stdout and signals, but the process is still its caller's:
-    the garbage collector is left as it is unless ``freeze_gc`` is True, and then what is
-    alive once the app has started is frozen out of its reach (``gc.freeze``). ``mcpkit run``
-    and ``mcpkit proxy``, which are the program, pass True. A signal during start-up stops
-    the start-up at once (a proxy's backend may never answer).
+    It takes the process's stdin, stdout and signals while it serves, and gives them back
+    when it returns; the rest of the process is its caller's (the garbage collector is left
+    as it is). A signal during start-up stops the start-up at once (a proxy's backend may
+    never answer).
 
     Then input stops; the requests still running get ``shutdown_grace`` seconds (None: the
     app's ``shutdown_grace``) to finish and answer, less if a second signal comes; what
     still runs is cancelled, each request answered -32000 "Server shutting down"; the app
     stops, and what was written is flushed (for ``FLUSH_TIMEOUT`` seconds at most)."""
+    await serve_stdio_as(
+        app,
+        None,
+        max_message_bytes=max_message_bytes,
+        shutdown_grace=shutdown_grace,
+        max_message_depth=max_message_depth,
+    )
+
+
+async def serve_stdio_as(
+    app: McpEngine | ServesAnEngine,
+    program: AsTheProgram | None,
+    *,
+    max_message_bytes: int | None = DEFAULT_MAX_MESSAGE_BYTES,
+    shutdown_grace: float | None = None,
+    max_message_depth: int | None = DEFAULT_MAX_MESSAGE_DEPTH,
+) -> None:
+    """``serve_stdio``, and, when ``program`` is given (``mcpkit run`` and ``mcpkit
+    proxy`` are the program), what it says is done to the process once the app has
+    started."""
     from mcpkit.server._engine.connection import ServerConnection
     from mcpkit.server._engine.engine import engine_of
 
@@ -81,7 +99,7 @@ async def serve_stdio(
                 return
             raise
         try:
-            if freeze_gc:
+            if program is not None and program.freeze_gc:
                 freeze_startup_objects()
             connection = ServerConnection(
                 engine,

@@ -2,7 +2,6 @@
 
 from mcpkit.transports.http._app import McpAsgiApp, create_asgi_app
 from mcpkit.transports.http._options import StreamableHttpServerOptions, TransportSecuritySettings
-from mcpkit.transports.http._server.protocol import uvicorn_http_protocol
 from mcpkit.transports.http._server.serve import run_http_server, serve_http
 from mcpkit.transports.http._server.workers import WorkersNeedSharedStateError, serve_workers
 from mcpkit.transports.http._streamable.sessions import StreamableSession, StreamableSessionStore
@@ -18,5 +17,4 @@ __all__ = [
     "run_http_server",
     "serve_http",
     "serve_workers",
-    "uvicorn_http_protocol",
 ]

@@ -114,14 +114,6 @@ class StreamableHttpServerOptions:
     #: ``can_activate(ctx)``, given an ``McpExecutionContext`` with ``kind == "connection"``;
     #: False refuses (403, WebSocket close 1008). See docs/injection.md.
     connection_guards: tuple[Any, ...] = ()
-    #: Where ``run_http_server`` or ``serve_http`` runs the process, move what start-up
-    #: created (modules, the catalog, schemas) out of the garbage collector's reach
-    #: (``gc.freeze``) once the server is up, so full collections under load skip it. Off by
-    #: default: a program of yours that serves an app keeps its collector as it is unless it
-    #: passes True. ``mcpkit run`` and ``mcpkit proxy``, which are the program, turn it on
-    #: (``MCPKIT_FREEZE_GC_AT_STARTUP=0`` turns it off). An app a host serves (mounted, or
-    #: ``uvicorn app:app``) never changes the host's collector, whatever this says.
-    freeze_gc_at_startup: bool = False
 
     @property
     def base_path(self) -> str:

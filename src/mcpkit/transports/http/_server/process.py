@@ -1,6 +1,6 @@
-"""One process serving an app over HTTP: uvicorn (its request headers bounded unless told),
-shut down gracefully on SIGTERM/SIGINT. ``run_http_server`` runs it, and so does each
-worker ``workers=N`` starts."""
+"""One process serving an app over HTTP: uvicorn, shut down gracefully on SIGTERM/SIGINT.
+``run_http_server`` runs it, and so does each worker ``workers=N`` starts. Where mcpkit is
+the program, its request headers are bounded and the collector frozen after start-up."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._runtime import freeze_startup_objects
+from mcpkit._runtime import AsTheProgram, freeze_startup_objects
 from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.shutdown import ABORT_SETTLE
 from mcpkit.transports.http._app import McpAsgiApp
@@ -67,10 +67,16 @@ def serve_in_this_process(
     *,
     sock: Any = None,
     on_started: Any = None,
+    program: AsTheProgram | None = None,
     **uvicorn_options: Any,
 ) -> None:
     """``run_http_server`` in one process: uvicorn serving ``McpAsgiApp(app, options)``
-    with the graceful shutdown it describes; what each worker of ``workers=N`` runs."""
+    with the graceful shutdown it describes; what each worker of ``workers=N`` runs.
+
+    ``program`` (from ``mcpkit run`` and ``mcpkit proxy`` alone) is what mcpkit does to the
+    process as its program: its request headers bounded in time and size, unless
+    ``uvicorn_options`` name their own ``http`` protocol, and the collector frozen after
+    start-up when it says so. Without it, uvicorn serves with the protocol it picks."""
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -84,8 +90,9 @@ def serve_in_this_process(
         # No "server: uvicorn" on every answer: it names the stack to whoever asks, and
         # uvicorn checks and writes it per response.
         "server_header": False,
-        **uvicorn_http_protocol(options),
     }
+    if program is not None:
+        config.update(uvicorn_http_protocol(options))
     config.update(uvicorn_options)
     if "access_log" not in uvicorn_options:
         # uvicorn builds each request's access line arguments even when its log level hides
@@ -97,7 +104,7 @@ def serve_in_this_process(
         return
 
     grace = asgi_app.engine.shutdown_grace
-    freeze_gc = options.freeze_gc_at_startup
+    freeze_gc = program is not None and program.freeze_gc
     hurry = asyncio.Event()  # a second signal: end the grace now (the calls still answered)
 
     class Server(uvicorn.Server):
@@ -112,8 +119,8 @@ def serve_in_this_process(
                     raise
                 return  # a signal stopped it: handle_exit has set should_exit
             if self.started and freeze_gc:
-                # Asked for (mcpkit run and mcpkit proxy ask): what start-up made (modules,
-                # the catalog, schemas) is left out of the collector's full collections.
+                # mcpkit is the program: what start-up made (modules, the catalog, schemas)
+                # is left out of the collector's full collections.
                 freeze_startup_objects()
 
         async def main_loop(self) -> None:

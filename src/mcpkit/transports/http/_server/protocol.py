@@ -1,9 +1,12 @@
-"""Request headers bounded in time and size, around uvicorn's own HTTP protocol.
+"""Request headers bounded in time and size, around uvicorn's own HTTP protocol, where
+mcpkit is the program (``mcpkit run``, ``mcpkit proxy``; ``AsTheProgram``). A program of the
+user's keeps the protocol uvicorn picks: choosing it is the program's, not a library's.
 
 uvicorn's keep-alive timer runs only between requests, so a connection that sends nothing,
 or its headers a byte at a time, stays open for ever, and httptools buffers headers of any
 size. ``uvicorn_http_protocol(options)`` gives uvicorn a protocol that holds uvicorn's
-httptools protocol, not extends it: the bytes pass through a second httptools parser, told
+httptools protocol (the class uvicorn itself loads for ``http="httptools"``), not extends
+it: the bytes pass through a second httptools parser, told
 only where each request begins and where its headers end, on their way to uvicorn's. That
 times the headers against ``header_read_timeout`` and counts them against
 ``max_header_bytes``. Parsing, the ASGI cycle, keep-alive, WebSocket upgrades and shutdown
@@ -157,25 +160,26 @@ class BoundedHeadersProtocol(asyncio.Protocol):
 
 def uvicorn_http_protocol(options: StreamableHttpServerOptions | None = None) -> dict[str, Any]:
     """uvicorn ``Config`` keywords that bound request headers in time and size as ``options``
-    say (``header_read_timeout``, ``max_header_bytes``), for any ASGI app; what
-    ``serve_http`` and ``mcpkit run`` serve with, and what a program that runs uvicorn itself
-    may pass::
-
-        uvicorn.run(starlette_app, host="0.0.0.0", port=8000, **uvicorn_http_protocol())
+    say (``header_read_timeout``, ``max_header_bytes``), for any ASGI app: what ``mcpkit
+    run`` and ``mcpkit proxy`` serve with.
 
     Each call makes a protocol class of its own, with its own connection clock. Without
     httptools, h11 with ``max_header_bytes`` as its bound and no time bound."""
     options = options or StreamableHttpServerOptions()
     try:
         import httptools
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # no httptools: h11 bounds the size, nothing the time
         return {"http": "h11", "h11_max_incomplete_event_size": options.max_header_bytes}
+    from uvicorn.config import HTTP_PROTOCOLS
+    from uvicorn.importer import import_from_string
+
+    # The class uvicorn's Config loads for http="httptools", found the way it finds it.
+    serving = import_from_string(HTTP_PROTOCOLS["httptools"])
     timeout = options.header_read_timeout
     bounds = {
         "clock": ConnectionClock(timeout) if timeout is not None else None,
         "limit": options.max_header_bytes,
-        "serving": HttpToolsProtocol,
+        "serving": serving,
         "parser": httptools.HttpRequestParser,
         "upgrade": httptools.HttpParserUpgrade,
         "parse_error": httptools.HttpParserError,

@@ -1,5 +1,5 @@
 """Running the process that serves an app over HTTP: ``serve_http`` and
-``run_http_server`` bind, start uvicorn (its request headers bounded), shut down
+``run_http_server`` bind, start uvicorn, shut down
 gracefully on SIGTERM/SIGINT and, with ``workers=N``, supervise N processes. Only a
 process mcpkit runs goes through here; an ASGI host serves ``McpAsgiApp`` itself."""
 
@@ -60,8 +60,10 @@ def run_http_server(
     uvicorn's ``timeout_graceful_shutdown`` (default: the grace plus ``ABORT_SETTLE``)
     bounds whatever still holds a connection open after that.
 
-    Request headers are bounded in time and size (``header_read_timeout``,
-    ``max_header_bytes``) unless ``uvicorn_options`` name their own ``http`` protocol.
+    The process stays the caller's: uvicorn serves with the protocol it picks, and the
+    garbage collector is left as it is. Request headers are bounded in time and size
+    (``header_read_timeout``, ``max_header_bytes``) only where mcpkit is the program
+    (``mcpkit run``); put a reverse proxy in front for that (docs/deployment.md).
 
     ``workers=N`` (N > 1) serves with N processes on one port (``_workers.py``), each
     importing the app (a module-level name) and running the above: ``ValueError``

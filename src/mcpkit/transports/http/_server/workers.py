@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MCPError
+from mcpkit._runtime import AsTheProgram
 from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.shutdown import ABORT_SETTLE
 from mcpkit.transports.http._options import StreamableHttpServerOptions
@@ -240,6 +241,7 @@ def _worker_main(
     uvicorn_options: dict[str, Any],
     state_secret: bytes,
     dpop_path: str,
+    program: AsTheProgram | None,
 ) -> None:
     """A worker: its own process group (the supervisor passes signals on), a watch on the
     supervisor, then the app ``build`` makes, served on ``sock`` until shut down. Its DPoP
@@ -257,7 +259,12 @@ def _worker_main(
     options, dpop_file = with_dpop_file(options, dpop_path)
     try:
         serve_in_this_process(
-            app, options, sock=sock, on_started=lambda: conn.send_bytes(_READY), **uvicorn_options
+            app,
+            options,
+            sock=sock,
+            on_started=lambda: conn.send_bytes(_READY),
+            program=program,
+            **uvicorn_options,
         )
     finally:
         if dpop_file is not None:
@@ -317,6 +324,7 @@ class WorkerSupervisor:
         shutdown_grace: float = 5.0,
         start_timeout: float = DEFAULT_START_TIMEOUT,
         uvicorn_options: dict[str, Any] | None = None,
+        program: AsTheProgram | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
@@ -329,6 +337,8 @@ class WorkerSupervisor:
         self.shutdown_grace = shutdown_grace
         self.start_timeout = start_timeout
         self.uvicorn_options = uvicorn_options or {}
+        #: What each worker does to its process (``mcpkit run``'s workers: it is the program).
+        self.program = program
         #: One ``requestState`` secret for every worker (those whose app has none chosen).
         self.state_secret = secrets.token_bytes(32)
         #: The private directory of the workers' shared files (their DPoP state), made by
@@ -355,7 +365,15 @@ class WorkerSupervisor:
         dpop_path = os.path.join(self.runtime_dir, DPOP_FILE)
         process = self._context.Process(
             target=_worker_main,
-            args=(self.build, sock, theirs, self.uvicorn_options, self.state_secret, dpop_path),
+            args=(
+                self.build,
+                sock,
+                theirs,
+                self.uvicorn_options,
+                self.state_secret,
+                dpop_path,
+                self.program,
+            ),
             name="mcpkit-worker",
         )
         process.start()
