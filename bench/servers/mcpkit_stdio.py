@@ -1,6 +1,7 @@
 """The bench's mcpkit server: one async tool, ``add``. ``mcpkit run`` serves it on uvloop
 (when installed); ``python mcpkit_stdio.py asyncio`` serves it on the stdlib loop,
-otherwise as ``mcpkit run`` does (the collector frozen after start-up)."""
+otherwise as ``mcpkit run`` does (the collector frozen once the app is made, as a program
+of the user's may do itself)."""
 
 import sys
 
@@ -19,8 +20,10 @@ app = McpServerApp(Bench)
 
 if __name__ == "__main__" and sys.argv[1:] == ["asyncio"]:
     import asyncio
+    import gc
 
-    from mcpkit._runtime import AsTheProgram
-    from mcpkit.transports._stdio import serve_stdio_as
+    from mcpkit.transports import serve_stdio
 
-    asyncio.run(serve_stdio_as(app, AsTheProgram()))
+    gc.collect()
+    gc.freeze()
+    asyncio.run(serve_stdio(app))

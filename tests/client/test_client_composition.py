@@ -197,13 +197,21 @@ def _private_imports(path: Path) -> list[str]:
     return found
 
 
+#: Private imports a benchmark may make, and why.
+_BENCH_PRIVATE = {
+    # The ceiling of `mcpkit run`: a bare ASGI app served the way the command serves, in
+    # the header watch no public API offers (choosing a server's protocol is the program's).
+    "bench/servers/http_bare_served.py:15 mcpkit.transports.http._server.protocol",
+}
+
+
 def test_examples_and_benchmarks_use_the_public_api_only() -> None:
     found = []
     for folder in ("examples", "bench"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             if ".venv" not in path.parts and not path.name.startswith("."):
                 found += _private_imports(path)
-    assert found == []
+    assert [f for f in found if f not in _BENCH_PRIVATE] == []
 
 
 def test_importing_the_client_loads_neither_the_engine_nor_an_http_client() -> None:
