@@ -39,6 +39,14 @@ class Catalog(Protocol):
     def match_template(self, uri: str) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None: ...
 
 
+class ListedCatalog(Catalog, Protocol):
+    """The catalog with its lists, for ``lists_that_differ``."""
+
+    def list_tools(self) -> list[Any]: ...
+    def list_resources(self) -> list[Any]: ...
+    def list_prompts(self) -> list[Any]: ...
+
+
 def permits(requirement: AuthRequirement, auth: AuthInfo | None) -> bool:
     """Whether ``auth`` satisfies ``requirement``; one that raises refuses (and is logged):
     a broken check hides the component rather than showing it."""
@@ -99,6 +107,31 @@ def match_template(
     return None
 
 
+def lists_that_differ(
+    catalog: ListedCatalog, before: AuthInfo | None, after: AuthInfo | None
+) -> list[str]:
+    """The ``list_changed`` notifications a session owes its client when its caller was
+    ``before`` and is now ``after``: one per list (resources and templates share theirs)
+    whose visible entries differ. Lists without requirements are never compared."""
+    methods: list[str] = []
+    for kind, entries, method in (
+        ("tools", catalog.list_tools, "notifications/tools/list_changed"),
+        ("resources", catalog.list_resources, "notifications/resources/list_changed"),
+        (
+            "resourceTemplates",
+            catalog.list_resource_templates,
+            "notifications/resources/list_changed",
+        ),
+        ("prompts", catalog.list_prompts, "notifications/prompts/list_changed"),
+    ):
+        if method in methods or not catalog.restricts(kind):
+            continue
+        listed_entries = entries()
+        if visible(listed_entries, before) != visible(listed_entries, after):
+            methods.append(method)
+    return methods
+
+
 def completes_hidden(catalog: Catalog, ref_type: str, target: str, auth: AuthInfo | None) -> bool:
     """Whether ``completion/complete`` names a prompt or template the caller may not see:
     answered as for one that does not exist (no values)."""
@@ -118,8 +151,10 @@ def completes_hidden(catalog: Catalog, ref_type: str, target: str, auth: AuthInf
 __all__ = [
     "PRIVATE",
     "Catalog",
+    "ListedCatalog",
     "completes_hidden",
     "listed",
+    "lists_that_differ",
     "mark_private",
     "match_template",
     "permits",

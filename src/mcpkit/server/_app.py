@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._runtime import run_async
 from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05, V2025_11_25
+from mcpkit.server._access import lists_that_differ
 from mcpkit.server._builder import EntryBuilder
 from mcpkit.server._catalog import McpCatalogManager
 from mcpkit.server._context import McpToolContext
@@ -237,6 +239,7 @@ class McpServerApp:
         engine.on_start(lambda: AppLife(self), needed=lambda: self.needs_startup)
         engine.before_stop(self.tasks.stop)
         engine.tool_header_params = self.catalog.header_params_of
+        engine.identities.differs = functools.partial(lists_that_differ, self.catalog)
         engine.connection_guards = registrar.connection_guards(self.instances)
         engine.mounted = lambda: [mount.app.engine for mount in self.mounts]
 

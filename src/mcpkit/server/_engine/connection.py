@@ -105,6 +105,8 @@ class ServerConnection:
         request it came in, when it has one of its own (that POST), else the connection's.
         """
         binding = self.binding
+        if auth is not None and auth is not self.session.seen_auth:  # a legacy SSE POST's
+            self.engine.identities.seen(self.session, auth)
         if (auth is not None and auth is not binding.auth) or http_scope is not None:
             binding = replace(
                 binding, auth=auth or binding.auth, http_scope=http_scope or binding.http_scope

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple, Protocol
 
 from mcpkit.server._engine.dispatcher import DEFAULT_MAX_IN_FLIGHT_PER_CONNECTION, McpDispatcher
+from mcpkit.server._engine.identities import SessionIdentities
 from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION, OpenListens
 from mcpkit.server._engine.registry import McpConnectionRegistry
 from mcpkit.server._engine.session_state import SessionStates
@@ -58,6 +59,8 @@ class McpEngine:
     ) -> None:
         #: Every open connection (``lifecycle`` opens and closes them), frame ones included.
         self.connections = McpConnectionRegistry()
+        #: Who each session's requests came as: a new token's view announced (list_changed).
+        self.identities = SessionIdentities(self.connections)
         self.subscriptions = ResourceSubscriptionManager()
         self.dispatcher = McpDispatcher(
             max_in_flight_per_connection=max_in_flight_per_connection,

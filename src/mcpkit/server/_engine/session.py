@@ -68,6 +68,9 @@ class McpSession(msgspec.Struct, eq=False, repr_omit_defaults=True):
     #: instances prefixes them with the instance's id, so ids never collide and the
     #: client's answer can be routed back to the instance that waits for it.
     request_id_prefix: str = ""
+    #: The identity the session's last request came as (``SessionIdentities``); UNSET
+    #: before its first.
+    seen_auth: Any = msgspec.UNSET
     _pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
     _ids: itertools.count[int] | None = None
 

@@ -331,6 +331,8 @@ class StreamableHttpHandler:
         auth = CURRENT_AUTH.get()
         if session is not None:
             mcp = session.mcp
+            if auth is not mcp.seen_auth:  # its first request, or maybe another token
+                self.engine.identities.seen(mcp, auth)
             binding = TransportBinding(
                 session=mcp,
                 send=mcp.send,
