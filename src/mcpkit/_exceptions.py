@@ -70,6 +70,20 @@ class InvalidRequestError(ProtocolError):
     code = ErrorCode.INVALID_REQUEST
 
 
+class InsufficientScopeError(InvalidRequestError):
+    """A signed-in caller's token lacks the scopes of a step-up component
+    (``require_scopes(..., step_up=True)``): -32600 with the scopes in ``data["scope"]``.
+    Over Streamable HTTP the request is answered 403 ``insufficient_scope`` instead, the
+    challenge a client steps up on."""
+
+    def __init__(self, kind: str, name: str, scopes: tuple[str, ...]) -> None:
+        super().__init__(
+            f"Insufficient scope: the {kind} {name!r} needs {' '.join(scopes)}",
+            {"scope": " ".join(scopes)},
+        )
+        self.scopes = scopes
+
+
 class MessageTooLargeError(InvalidRequestError):
     """A message exceeded a configured size bound."""
 

@@ -84,16 +84,23 @@ class World:
 
 @contextlib.asynccontextmanager
 async def world(
-    provider: Callable[[str, str], Provider] = dev_provider, **proxy_options: Any
+    provider: Callable[[str, str], Provider] = dev_provider,
+    *,
+    app: McpServerApp | None = None,
+    required_scopes: tuple[str, ...] = (),
+    **proxy_options: Any,
 ) -> AsyncIterator[World]:
+    """The world; ``app``: the MCP server's (default: ``Protected``); ``required_scopes``:
+    what its endpoint requires of a token (and its 401 challenge asks for)."""
     dev_port, mcp_port = free_port(), free_port()
     base = f"http://127.0.0.1:{mcp_port}"
     made = provider(f"http://127.0.0.1:{dev_port}", base)
     upstream = made.upstream
     proxy_options.setdefault("scopes", ("mcp:read", "mcp:write"))
     proxy = OAuthProxy(upstream=upstream, base_url=base, resource=f"{base}/mcp", **proxy_options)
-    options = StreamableHttpServerOptions(port=mcp_port, auth_server=proxy)
-    asgi = create_asgi_app(McpServerApp(Protected), options)
+    gate = proxy.bearer_auth(required_scopes=list(required_scopes)) if required_scopes else None
+    options = StreamableHttpServerOptions(port=mcp_port, auth_server=proxy, bearer_auth=gate)
+    asgi = create_asgi_app(app or McpServerApp(Protected), options)
     try:
         async with (
             serve_asgi(made.app, port=dev_port),

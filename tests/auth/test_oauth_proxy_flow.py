@@ -89,6 +89,25 @@ async def test_consent_is_remembered_per_client_and_never_carried_to_another() -
             assert fresh.status_code == 200 and "Allow access?" in fresh.text
 
 
+async def test_a_client_asking_for_more_scopes_is_asked_about_again() -> None:
+    """Consent covers the scopes approved: the same client, browser and user asking for
+    another scope (a step-up) sees the consent page again, naming it."""
+    async with asyncio.timeout(30), world() as w, httpx.AsyncClient() as http:
+        client = await register(http, w, scope="mcp:read mcp:write")
+        await tokens_for(http, w, client["client_id"])  # mcp:read, approved
+        _, challenge = pkce()
+        same = await http.get(authorize_url(w, client["client_id"], challenge))
+        assert same.status_code == 302  # nothing new asked: straight to the provider
+        more = authorize_url(w, client["client_id"], challenge, scope="mcp:read mcp:write")
+        shown = await http.get(more)
+        assert shown.status_code == 200 and "mcp:write" in shown.text
+        approved = await approve(http, w, shown.text)
+        assert approved.status_code == 302
+        assert approved.headers["location"].startswith(w.dev.issuer)
+        again = await http.get(more)  # both approved now
+        assert again.status_code == 302 and again.headers["location"].startswith(w.dev.issuer)
+
+
 async def test_a_denied_consent_sends_access_denied_back() -> None:
     async with asyncio.timeout(30), world() as w, httpx.AsyncClient() as http:
         client = await register(http, w)

@@ -176,6 +176,16 @@ async def test_revocations_and_consents_last_until_they_expire(make: Make, clock
     assert not await store.has_consent("browser", "https://app.example/client.json")
 
 
+async def test_a_consent_covers_the_scopes_approved_and_no_more(make: Make, clock: Clock) -> None:
+    store = make()
+    await store.save_consent("b", "c", clock() + 30, ("mcp:read",))
+    assert await store.has_consent("b", "c") and await store.has_consent("b", "c", ("mcp:read",))
+    assert not await store.has_consent("b", "c", ("mcp:read", "mcp:write"))  # asked again
+    await store.save_consent("b", "c", clock() + 30, ("mcp:write",))  # the step-up approved
+    assert await store.has_consent("b", "c", ("mcp:write", "mcp:read"))
+    assert not await store.has_consent("b", "other", ("mcp:read",))
+
+
 async def test_full_tables_make_room_by_dropping_the_oldest(make: Make, clock: Clock) -> None:
     store = make(max_codes=2, max_pending=2, max_consents=2, max_revocations=2)
     for n in range(3):

@@ -486,6 +486,20 @@ class BearerAuthGate:
             return AuthResult.reject("the access token could not be verified")
         return result
 
+    def insufficient_scope(
+        self, scope: Mapping[str, Any], headers: Mapping[str, str], scopes: tuple[str, ...]
+    ) -> Denial:
+        """The 403 of a request whose token lacks ``scopes`` for what it asks (a step-up
+        component): its challenge names them, for the client to step up to."""
+        return self._deny(
+            scope,
+            headers,
+            403,
+            "insufficient_scope",
+            "the access token lacks a scope this request needs",
+            " ".join(scopes),
+        )
+
     async def send_denial(self, send: Any, denial: Denial, *, websocket: bool = False) -> None:
         """Send a denial: 401/403 with its ``WWW-Authenticate`` challenge and JSON body, or,
         for a WebSocket upgrade, the same as an HTTP response before the handshake."""

@@ -87,10 +87,17 @@ class AuthRequirement:
 
     Made by ``require_scopes`` or ``require``; ``a & b`` requires both, ``a | b`` either.
     Calling one with an identity (None without auth) says whether it is satisfied.
+
+    ``step_up`` (``require_scopes(..., step_up=True)``): the scopes a signed-in caller is
+    asked to step up to instead: the component is listed for any signed-in caller, and a
+    call without them is refused with those scopes named (HTTP 403 ``insufficient_scope``),
+    so the client can get a token with them and call again. ``a & b`` and ``a | b`` do not
+    step up: what they guard is hidden.
     """
 
     check: AuthPredicate
     description: str
+    step_up: tuple[str, ...] = ()
 
     def __call__(self, auth: AuthInfo | None) -> bool:
         verdict = self.check(auth)
@@ -113,16 +120,23 @@ class AuthRequirement:
         return self.description
 
 
-def require_scopes(*scopes: str) -> AuthRequirement:
+def require_scopes(*scopes: str, step_up: bool = False) -> AuthRequirement:
     """A verified identity whose token grants every one of ``scopes``; a scope given as
     ``"a b"`` is two, as in an OAuth ``scope`` parameter. With no scope: any verified
-    identity. Never satisfied without auth (no identity)."""
+    identity. Never satisfied without auth (no identity).
+
+    ``step_up=True``: a signed-in caller without them still sees the component listed and
+    is asked to step up when it calls (403 ``insufficient_scope`` over HTTP, naming the
+    scopes its token has and these); without one it stays hidden."""
     wanted = tuple(part for scope in scopes for part in _scope_parts(scope))
 
     def check(auth: AuthInfo | None) -> bool:
         return auth is not None and auth.has_scopes(*wanted)
 
-    return AuthRequirement(check, f"require_scopes({', '.join(map(repr, wanted))})")
+    if step_up and not wanted:
+        raise ValueError("require_scopes(step_up=True) needs the scopes to step up to")
+    shown = ", ".join(map(repr, wanted)) + (", step_up=True" if step_up else "")
+    return AuthRequirement(check, f"require_scopes({shown})", wanted if step_up else ())
 
 
 def require(predicate: AuthPredicate) -> AuthRequirement:
@@ -185,6 +199,9 @@ CURRENT_AUTH: ContextVar[AuthInfo | None] = ContextVar("mcp_auth", default=None)
 
 #: The ASGI scope key the gate stores the ``AuthInfo`` under.
 SCOPE_KEY = "mcp.auth"
+#: Where the bearer gate that accepted the request is, in its ASGI scope: the transport
+#: answers a step-up with the gate's challenge.
+GATE_SCOPE_KEY = "mcp.auth_gate"
 
 
 def current_auth() -> AuthInfo | None:
@@ -222,6 +239,7 @@ class OAuthError(MCPError):
 
 __all__ = [
     "CURRENT_AUTH",
+    "GATE_SCOPE_KEY",
     "SCOPE_KEY",
     "AuthInfo",
     "AuthPredicate",

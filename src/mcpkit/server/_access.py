@@ -72,9 +72,33 @@ def usable(entry: E | None, auth: AuthInfo | None) -> E | None:
     return None
 
 
+def step_up_needed(entry: Any, auth: AuthInfo | None) -> tuple[str, ...] | None:
+    """The scopes a signed-in caller is asked to step up to before using ``entry`` (one
+    whose requirement is ``require_scopes(..., step_up=True)`` and not met); None when it
+    may use it, or when it is simply hidden from the caller."""
+    requirement = entry.auth
+    if requirement is None or not requirement.step_up or auth is None:
+        return None
+    return None if permits(requirement, auth) else requirement.step_up
+
+
 def visible(entries: Iterable[E], auth: AuthInfo | None) -> list[E]:
-    """The ``entries`` the caller may see, in their order."""
-    return [entry for entry in entries if usable(entry, auth) is not None]
+    """The ``entries`` the caller may see, in their order: those it may use, and those it
+    is asked to step up for."""
+    return [
+        entry
+        for entry in entries
+        if usable(entry, auth) is not None or step_up_needed(entry, auth) is not None
+    ]
+
+
+def refuse_step_up(kind: str, name: str, entry: Any, auth: AuthInfo | None) -> None:
+    """Raise ``InsufficientScopeError`` when the caller must step up to use ``entry``."""
+    needed = step_up_needed(entry, auth)
+    if needed is not None:
+        from mcpkit._exceptions import InsufficientScopeError
+
+        raise InsufficientScopeError(kind, name, needed)
 
 
 def listed(
@@ -158,6 +182,8 @@ __all__ = [
     "mark_private",
     "match_template",
     "permits",
+    "refuse_step_up",
+    "step_up_needed",
     "usable",
     "visible",
 ]

@@ -239,6 +239,7 @@ class McpServerApp:
         engine.on_start(lambda: AppLife(self), needed=lambda: self.needs_startup)
         engine.before_stop(self.tasks.stop)
         engine.tool_header_params = self.catalog.header_params_of
+        engine.step_up_scopes = self.catalog.step_up_of
         engine.identities.differs = functools.partial(lists_that_differ, self.catalog)
         engine.connection_guards = registrar.connection_guards(self.instances)
         engine.mounted = lambda: [mount.app.engine for mount in self.mounts]

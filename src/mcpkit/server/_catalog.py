@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpkit.server._access import usable
+from mcpkit.server._access import match_template, step_up_needed, usable
 from mcpkit.server._entries import (
     CompletionEntry,
     PromptEntry,
@@ -190,6 +190,32 @@ class McpCatalogManager:
         if params and tool.auth is not None and usable(tool, auth) is None:
             return ()
         return params
+
+    def step_up_of(
+        self, method: str, params: dict[str, Any] | None, auth: AuthInfo | None
+    ) -> tuple[str, ...] | None:
+        """The scopes the signed-in caller ``auth`` must step up to before this request (a
+        ``tools/call``, ``prompts/get`` or ``resources/read`` of a component whose
+        requirement is ``require_scopes(..., step_up=True)``); None otherwise. What the HTTP
+        transport asks before it runs a request, to answer 403 ``insufficient_scope``."""
+        if auth is None or not params:
+            return None
+        entry: Any = None
+        if method == "tools/call" and self.restricts("tools"):
+            name = params.get("name")
+            entry = self._tools.get(name) if type(name) is str else None
+        elif method == "prompts/get" and self.restricts("prompts"):
+            name = params.get("name")
+            entry = self.get_prompt(name) if type(name) is str else None
+        elif method == "resources/read":
+            uri = params.get("uri")
+            if type(uri) is not str:
+                return None
+            entry = self.get_resource(uri) if self.restricts("resources") else None
+            if entry is None and self.restricts("resourceTemplates"):
+                found = match_template(self, uri, auth)
+                entry = found[0] if found is not None else None
+        return None if entry is None else step_up_needed(entry, auth)
 
     def list_tools(self) -> list[ToolEntry]:
         """Every tool, in registration order."""

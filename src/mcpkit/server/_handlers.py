@@ -34,6 +34,7 @@ from mcpkit.server._access import (
     mark_private,
     match_template,
     permits,
+    refuse_step_up,
     usable,
     visible,
 )
@@ -321,6 +322,8 @@ class MethodHandlers:
         name = params.get("name")
         entry = self.catalog.get_tool(name) if isinstance(name, str) else None
         if entry is None or (entry.auth is not None and not permits(entry.auth, binding.auth)):
+            if entry is not None:  # listed to it, to step up for
+                refuse_step_up("tool", entry.name, entry, binding.auth)
             # A tool the caller may not call is one it cannot tell from an unknown one.
             raise InvalidParamsError(f"Unknown tool: {name}", {"name": name})
         arguments = params.get("arguments")
@@ -434,6 +437,7 @@ class MethodHandlers:
         uri = _require_str(_params(request), "uri")
         entry: Any = self.catalog.get_resource(uri)
         if entry is not None and entry.auth is not None:
+            refuse_step_up("resource", uri, entry, binding.auth)
             entry = usable(entry, binding.auth)  # hidden: read as an unknown URI
         kwargs: dict[str, Any] = {}
         if entry is None:
@@ -441,6 +445,7 @@ class MethodHandlers:
             if found is None:
                 raise ResourceNotFoundError(uri)
             entry, kwargs = found
+            refuse_step_up("resource", uri, entry, binding.auth)
             kwargs = dict(kwargs)
             if entry.converters is not None:
                 _convert_variables(entry.converters, kwargs, uri)
@@ -484,6 +489,8 @@ class MethodHandlers:
         name = _require_str(params, "name")
         entry = self.catalog.get_prompt(name)
         if entry is None or (entry.auth is not None and not permits(entry.auth, binding.auth)):
+            if entry is not None:  # listed to it, to step up for
+                refuse_step_up("prompt", name, entry, binding.auth)
             raise InvalidParamsError(f"Unknown prompt: {name}", {"name": name})
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):

@@ -103,7 +103,7 @@ class BrowserFlow:
             await self._send_back(send, redirect_uri, state, exc.error, exc.description)
             return
         cookie = self._browser_cookie(pending.browser)
-        if await self.store.has_consent(pending.browser, client.client_id):
+        if await self.store.has_consent(pending.browser, client.client_id, pending.scopes):
             await self._to_upstream(send, pending, [cookie])
             return
         pending = replace(pending, csrf=secrets.token_urlsafe(24))
@@ -270,7 +270,8 @@ class BrowserFlow:
             )
             return
         s = self.settings
-        await self.store.save_consent(browser, pending.client_id, s.clock() + s.consent_ttl)
+        until = s.clock() + s.consent_ttl
+        await self.store.save_consent(browser, pending.client_id, until, pending.scopes)
         await self._to_upstream(send, pending, [])
 
     # -- the provider's redirect back ---------------------------------------------------------

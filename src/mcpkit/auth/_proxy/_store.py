@@ -119,12 +119,16 @@ class ProxyStore(Protocol):
         """Whether the access token ``jti`` was revoked."""
         ...
 
-    async def save_consent(self, browser: str, client_id: str, until: float) -> None:
-        """Remember that the user of ``browser`` approved ``client_id``."""
+    async def save_consent(
+        self, browser: str, client_id: str, until: float, scopes: tuple[str, ...] = ()
+    ) -> None:
+        """Remember that the user of ``browser`` approved ``client_id`` for ``scopes`` (and
+        for those approved before, while they last)."""
         ...
 
-    async def has_consent(self, browser: str, client_id: str) -> bool:
-        """Whether the user of ``browser`` approved ``client_id`` (and it has not expired)."""
+    async def has_consent(self, browser: str, client_id: str, scopes: tuple[str, ...] = ()) -> bool:
+        """Whether the user of ``browser`` approved ``client_id`` for every one of
+        ``scopes`` (and that has not expired): a client asking for more is asked about."""
         ...
 
 
@@ -301,13 +305,20 @@ class TableProxyStore:
         """Whether the access token ``jti`` was revoked."""
         return await self.get(REVOKED_TOKENS, jti) is not None
 
-    async def save_consent(self, browser: str, client_id: str, until: float) -> None:
-        """Remember a consent."""
-        await self.put(CONSENTS, f"{browser} {client_id}", "1", until, evict=True)
+    async def save_consent(
+        self, browser: str, client_id: str, until: float, scopes: tuple[str, ...] = ()
+    ) -> None:
+        """Remember a consent, with the scopes approved before it."""
+        key = f"{browser} {client_id}"
+        before = await self.get(CONSENTS, key)
+        approved = dict.fromkeys([*(before[0].split() if before else ()), *scopes])
+        # A consent without scopes is kept as "-": an entry is never empty.
+        await self.put(CONSENTS, key, " ".join(approved) or "-", until, evict=True)
 
-    async def has_consent(self, browser: str, client_id: str) -> bool:
-        """Whether the consent is remembered."""
-        return await self.get(CONSENTS, f"{browser} {client_id}") is not None
+    async def has_consent(self, browser: str, client_id: str, scopes: tuple[str, ...] = ()) -> bool:
+        """Whether the consent is remembered, for every one of ``scopes``."""
+        approved = await self.get(CONSENTS, f"{browser} {client_id}")
+        return approved is not None and set(scopes) <= set(approved[0].split())
 
 
 def _marked(cls: type[_G], found: tuple[str, bool] | None) -> _G | None:

@@ -86,6 +86,10 @@ class McpEngine:
         #: for a tool that identity may not call), for the HTTP transport to compare a
         #: 2026-07-28 call's headers with (the served app sets it).
         self.tool_header_params: Callable[[str, Any], Any] = _no_header_params
+        #: The scopes a signed-in caller must step up to before a request ``(method,
+        #: params, auth)``, None when it need not, for the HTTP transport to answer 403
+        #: ``insufficient_scope`` (the served app sets it).
+        self.step_up_scopes: Callable[[str, Any, Any], tuple[str, ...] | None] = _no_step_up
         #: The guards the served classes declare for connections (``can_connect``), checked
         #: by the HTTP transports on each one.
         self.connection_guards: list[ConnectionGuard] = []
@@ -179,6 +183,10 @@ class McpEngine:
         self.dispatcher.modern.codec.share(secret)
         for engine in self.mounted():
             engine.share_request_state_secret(secret)
+
+
+def _no_step_up(method: str, params: Any, auth: Any) -> None:
+    return None
 
 
 def _no_header_params(name: str, auth: Any) -> tuple[()]:

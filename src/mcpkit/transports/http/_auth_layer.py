@@ -20,7 +20,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.auth._server import Denial, with_extra_headers
-from mcpkit.auth._types import CURRENT_AUTH, SCOPE_KEY
+from mcpkit.auth._types import CURRENT_AUTH, GATE_SCOPE_KEY, SCOPE_KEY
 from mcpkit.transports.http._endpoint import request_headers
 
 if TYPE_CHECKING:
@@ -105,6 +105,7 @@ class BearerAuthLayer:
             await self.gate.send_denial(send, outcome)
             return
         scope[SCOPE_KEY] = outcome.auth
+        scope[GATE_SCOPE_KEY] = self.gate
         token = CURRENT_AUTH.set(outcome.auth)
         try:
             await self.endpoint(scope, receive, with_extra_headers(send, outcome.response_headers))
