@@ -95,6 +95,31 @@ async def test_a_redirect_uri_not_registered_is_never_redirected_to() -> None:
         assert unknown.status_code == 400 and "location" not in unknown.headers
 
 
+async def test_a_loopback_redirect_uri_may_name_any_port() -> None:
+    """RFC 8252 §7.3: a native app listens on the port it gets, so the port of a plain http
+    loopback redirect URI is not compared; the rest of it is, and only there."""
+    async with asyncio.timeout(30), world() as w, httpx.AsyncClient() as http:
+        client = (await register(http, w))["client_id"]  # REDIRECT: 127.0.0.1:33418
+        _, challenge = pkce()
+        other_port = REDIRECT.replace(":33418", ":51234")
+        moved = await http.get(authorize_url(w, client, challenge, redirect_uri=other_port))
+        assert moved.status_code == 200 and "Allow access?" in moved.text
+        for uri in (
+            other_port.replace("127.0.0.1", "localhost"),  # another host
+            other_port + "/more",  # another path
+            other_port.replace("http://", "https://"),  # another scheme
+        ):
+            shown = await http.get(authorize_url(w, client, challenge, redirect_uri=uri))
+            assert shown.status_code == 400 and "location" not in shown.headers, uri
+        https_client = await register(http, w, redirect_uris=["https://app.example:8443/cb"])
+        refused = await http.get(
+            authorize_url(
+                w, https_client["client_id"], challenge, redirect_uri="https://app.example:9/cb"
+            )
+        )
+        assert refused.status_code == 400  # only loopback http varies its port
+
+
 async def test_other_authorization_errors_go_back_to_the_client() -> None:
     async with asyncio.timeout(30), world() as w, httpx.AsyncClient() as http:
         client = (await register(http, w))["client_id"]

@@ -25,7 +25,7 @@ import secrets
 from dataclasses import replace
 
 from mcpkit.auth._dpop import b64url
-from mcpkit.auth._proxy._clients import ClientRegistry, secret_hash
+from mcpkit.auth._proxy._clients import ClientRegistry, registered_redirect, secret_hash
 from mcpkit.auth._proxy._consent import consent_page
 from mcpkit.auth._proxy._http import (
     OAuthEndpointError,
@@ -124,7 +124,7 @@ class BrowserFlow:
             if len(client.redirect_uris) != 1:
                 raise OAuthEndpointError("invalid_request", "the request names no redirect_uri")
             redirect_uri = client.redirect_uris[0]
-        if redirect_uri not in client.redirect_uris:  # exact string match
+        if not registered_redirect(redirect_uri, client.redirect_uris):
             raise OAuthEndpointError(
                 "invalid_request", "redirect_uri is not one the client registered"
             )

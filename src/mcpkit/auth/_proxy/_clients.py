@@ -34,6 +34,37 @@ def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
+def registered_redirect(uri: str, registered: tuple[str, ...]) -> bool:
+    """Whether ``uri`` is one of the ``registered`` redirect URIs: the same string, or, for
+    plain http on a loopback host, the same but for the port, which a native app picks
+    when it listens (RFC 8252 §7.3, OAuth 2.1 §8.4.2: any port is allowed there)."""
+    if uri in registered:
+        return True
+    try:
+        parts = urlsplit(uri)
+        host = (parts.hostname or "").lower()
+        parts.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        return False
+    if parts.scheme != "http" or host not in LOOPBACK_HOSTS:
+        return False
+    for known in registered:
+        try:
+            other = urlsplit(known)
+            other.port  # noqa: B018
+        except ValueError:
+            continue
+        if (
+            other.scheme == "http"
+            and (other.hostname or "").lower() == host
+            and (other.path, other.query) == (parts.path, parts.query)
+            and other.username is None
+            and parts.username is None
+        ):
+            return True
+    return False
+
+
 def _metadata_error(description: str) -> OAuthEndpointError:
     return OAuthEndpointError("invalid_client_metadata", description)
 
@@ -258,5 +289,6 @@ __all__ = [
     "ClientRegistry",
     "check_redirect_uri",
     "client_from_metadata",
+    "registered_redirect",
     "secret_hash",
 ]
