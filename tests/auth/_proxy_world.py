@@ -198,8 +198,16 @@ async def sign_in(
 
 
 async def tokens_for(
-    http: httpx.AsyncClient, w: World, client_id: str, user: Any = ALICE, **extra: str
+    http: httpx.AsyncClient,
+    w: World,
+    client_id: str,
+    user: Any = ALICE,
+    *,
+    token_headers: dict[str, str] | None = None,
+    **extra: str,
 ) -> dict[str, Any]:
+    """Sign ``user`` in for ``client_id`` and redeem the code (with ``token_headers``, a
+    DPoP proof say): the token response."""
     verifier, challenge = pkce()
     back = await sign_in(http, w, authorize_url(w, client_id, challenge, **extra), user)
     code = query_of(back)["code"]
@@ -213,6 +221,7 @@ async def tokens_for(
             "client_id": client_id,
             "resource": w.mcp_url,
         },
+        headers=token_headers,
     )
     assert answer.status_code == 200, answer.text
     return dict(answer.json())

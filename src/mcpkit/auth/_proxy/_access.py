@@ -95,8 +95,10 @@ class AccessTokens:
         scopes: tuple[str, ...],
         resource: str,
         family: str,
+        jkt: str = "",
     ) -> tuple[str, int]:
-        """(access token, seconds it lasts) for ``identity`` at ``client_id``."""
+        """(access token, seconds it lasts) for ``identity`` at ``client_id``; bound to the
+        DPoP key of thumbprint ``jkt`` when given (its ``cnf`` claim, RFC 9449 §6)."""
         now = int(self.clock())
         ttl = int(self.ttl)
         claims: dict[str, Any] = {
@@ -111,6 +113,8 @@ class AccessTokens:
             "upstream": identity.provider,
             "sid": family,
         }
+        if jkt:
+            claims["cnf"] = {"jkt": jkt}
         if identity.email is not None:
             claims["email"] = identity.email
         if identity.name is not None:

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcpkit.auth._config import BearerAuthConfig
+from mcpkit.auth._dpop import DEFAULT_DPOP_ALGORITHMS
 from mcpkit.auth._proxy._access import (
     DEFAULT_ACCESS_TOKEN_TTL,
     DEFAULT_CLOCK_SKEW,
@@ -101,6 +102,11 @@ class OAuthProxy:
     public address only) and caches it. ``allow_insecure_client_metadata``: for tests and
     development only, documents are also fetched from loopback and private addresses, and
     over plain http from a loopback host.
+
+    ``dpop=True``: DPoP (RFC 9449) end to end. A token request with a ``DPoP`` proof gets
+    tokens bound to its key (``token_type: DPoP``; a public client's refresh token too),
+    the metadata names ``dpop_signing_alg_values_supported``, and ``bearer_auth()`` accepts
+    bound tokens with their proofs, and plain Bearer tokens of clients that send none.
     """
 
     def __init__(
@@ -123,6 +129,8 @@ class OAuthProxy:
         client_metadata_documents: bool = True,
         client_metadata_timeout: float = DEFAULT_CLIENT_METADATA_TIMEOUT,
         allow_insecure_client_metadata: bool = False,
+        dpop: bool = False,
+        dpop_algorithms: Sequence[str] = DEFAULT_DPOP_ALGORITHMS,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.upstream = upstream
@@ -135,6 +143,7 @@ class OAuthProxy:
             refresh_token_ttl=refresh_token_ttl,
             consent_ttl=consent_ttl,
             max_form_bytes=max_form_bytes,
+            dpop_algorithms=tuple(dpop_algorithms) if dpop else None,
             clock=clock,
         )
         self.resource_name = resource_name
@@ -209,6 +218,8 @@ class OAuthProxy:
         }
         if s.scopes_supported:
             doc["scopes_supported"] = list(s.scopes_supported)
+        if s.dpop_algorithms is not None:
+            doc["dpop_signing_alg_values_supported"] = list(s.dpop_algorithms)
         return doc
 
     def verifier(self) -> ProxyTokenVerifier:
@@ -221,6 +232,11 @@ class OAuthProxy:
         ``fields`` set the config's other fields (``required_scopes``, ``public_url``...)."""
         fields.setdefault("scopes_supported", self.settings.scopes_supported)
         fields.setdefault("resource_name", self.resource_name)
+        algorithms = self.settings.dpop_algorithms
+        if algorithms is not None:  # its tokens may be DPoP-bound: the gate takes both
+            fields.setdefault("enable_dpop", True)
+            fields.setdefault("dpop_allow_bearer", True)
+            fields.setdefault("dpop_algorithms", algorithms)
         return BearerAuthConfig(
             verify=self.verifier().verify,
             resource=self.resource,

@@ -115,6 +115,9 @@ class RefreshRecord(_Record):
     family: str
     expires_at: float
     used: bool = False
+    #: The thumbprint of the DPoP key the token is bound to ("" when it is not): a refresh
+    #: must prove possession of that key (RFC 9449 §5).
+    jkt: str = ""
 
 
 __all__ = [

@@ -39,6 +39,9 @@ class ProxySettings:
     refresh_token_ttl: float = DEFAULT_REFRESH_TOKEN_TTL
     consent_ttl: float = DEFAULT_CONSENT_TTL
     max_form_bytes: int = 64 * 1024
+    #: DPoP (RFC 9449): the token endpoint binds tokens to the key a client proves, and
+    #: ``bearer_auth()`` accepts them (None: DPoP proofs are ignored, tokens are Bearer).
+    dpop_algorithms: tuple[str, ...] | None = None
     clock: Callable[[], float] = field(default=time.time)
 
     @property
