@@ -18,6 +18,7 @@ import pytest
 from joserfc.jwk import ECKey
 
 from mcpkit.auth import (
+    DevAuthServer,
     DevUser,
     EntraUpstream,
     GitHubUpstream,
@@ -28,8 +29,16 @@ from mcpkit.auth import (
 )
 from mcpkit.cli._auth import DevAuth, auth_server_for
 from mcpkit.cli._errors import CliError
-from tests.auth._proxy_world import Provider, World, call_whoami, log_in, register, tokens_for
-from tests.http_server import free_port, server_process
+from tests.auth._proxy_world import (
+    ALICE,
+    Provider,
+    World,
+    call_whoami,
+    log_in,
+    register,
+    tokens_for,
+)
+from tests.http_server import POST_HEADERS, free_port, serve_asgi, server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "s3cr3t-never-shown"
@@ -176,6 +185,10 @@ def run(server_file: str, port: int, *args: str, **environ: str) -> Any:
     return server_process(command, port, cwd=ROOT, env=clean_env(**environ), stderr=subprocess.PIPE)
 
 
+#: Several stateless workers: what --auth then needs a shared store and one key for.
+WORKERS = ["--stateless", "--workers", "2"]
+
+
 @pytest.mark.parametrize(
     ("args", "environ", "expected"),
     [
@@ -183,6 +196,21 @@ def run(server_file: str, port: int, *args: str, **environ: str) -> Any:
         (["--auth", "github", "-t", "stdio"], {}, "error: --auth github needs an HTTP transport"),
         (["--auth", "pigeon"], {}, "error: --auth pigeon: not one of github"),
         ([], {"MCPKIT_AUTH": "pigeon"}, "error: MCPKIT_AUTH='pigeon': not one of github"),
+        (
+            [*WORKERS, "--auth", "dev"],
+            {},
+            "error: --auth dev with --workers 2: the development provider lives",
+        ),
+        (
+            [*WORKERS, "--auth", "github"],
+            {"MCPKIT_AUTH_CLIENT_ID": "cid"},
+            "error: --auth github with --workers 2 needs MCPKIT_AUTH_STORE and",
+        ),
+        (
+            [*WORKERS, "--auth", "github"],
+            {"MCPKIT_AUTH_CLIENT_ID": "cid", "MCPKIT_AUTH_STORE": "x.db"},
+            "error: --auth github with --workers 2 needs MCPKIT_AUTH_SIGNING_KEY_FILE",
+        ),
     ],
 )
 def test_mcpkit_run_refuses_what_it_cannot_build(
@@ -237,6 +265,56 @@ async def test_mcpkit_run_auth_dev_signs_a_user_in_end_to_end(server_file: str) 
             assert discovery.json()["issuer"] == f"{base}/dev-idp"
     assert proc.stderr is not None
     assert "development provider" in proc.stderr.read().decode()
+
+
+def test_the_store_setting_names_a_file_or_redis(tmp_path: Path) -> None:
+    from mcpkit.auth import RedisProxyStore, SqliteProxyStore
+    from mcpkit.cli._auth import proxy_store
+
+    assert proxy_store(None) is None
+    assert isinstance(proxy_store(str(tmp_path / "oauth.db")), SqliteProxyStore)
+    assert isinstance(proxy_store("redis://127.0.0.1:1/0"), RedisProxyStore)
+    proxy = build("github", env(MCPKIT_AUTH_STORE=str(tmp_path / "oauth.db")))
+    assert isinstance(proxy.store, SqliteProxyStore)
+
+
+async def test_workers_share_one_proxy_state(server_file: str, tmp_path: Path) -> None:
+    """``--auth oidc --workers 2`` with an SQLite store and one key: a user signs in, each
+    request on a new connection (so on whichever worker takes it), and the token works."""
+    dev_port, port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    dev = DevAuthServer(f"http://127.0.0.1:{dev_port}", [ALICE])
+    dev.add_client("mcp-proxy", "proxy-secret", [f"{base}/oauth/callback"])
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps(ECKey.generate_key("P-256", private=True).as_dict(private=True)))
+    async with serve_asgi(dev, port=dev_port):
+        with run(
+            server_file,
+            port,
+            "--auth",
+            "oidc",
+            "--workers",
+            "2",
+            "--stateless",
+            MCPKIT_AUTH_DISCOVERY_URL=dev.discovery_url,
+            MCPKIT_AUTH_CLIENT_ID="mcp-proxy",
+            MCPKIT_AUTH_CLIENT_SECRET="proxy-secret",
+            MCPKIT_AUTH_STORE=str(tmp_path / "oauth.db"),
+            MCPKIT_AUTH_SIGNING_KEY_FILE=str(key),
+        ):
+            w = World(None, None, base, f"{base}/mcp", Provider(None, None, log_in))  # type: ignore[arg-type]
+            fresh = httpx.Limits(max_keepalive_connections=0)
+            async with asyncio.timeout(60), httpx.AsyncClient(limits=fresh) as http:
+                client = await register(http, w)
+                tokens = await tokens_for(http, w, client["client_id"], ALICE)
+                call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+                call["params"] = {"name": "whoami", "arguments": {}}
+                headers = {**POST_HEADERS, "authorization": f"Bearer {tokens['access_token']}"}
+                for _ in range(4):  # any worker takes the token
+                    answer = await http.post(w.mcp_url, json=call, headers=headers)
+                    assert answer.status_code == 200, answer.text
+                    text = answer.json()["result"]["content"][0]["text"]
+                    assert json.loads(text)["subject"] == "alice"
 
 
 def test_dev_auth_serves_both_endpoint_tables() -> None:

@@ -9,6 +9,10 @@ secret comes from the environment alone, and no message repeats it.
 ``--auth dev`` serves a ``DevAuthServer`` beside the app, under ``/dev-idp`` of the same
 server, for trying the sign-in locally: for development only (passwords kept as given,
 nothing survives a restart).
+
+The proxy keeps its state in memory unless ``MCPKIT_AUTH_STORE`` names a shared store (an
+SQLite file, or a Redis URL): several workers need it, and the same signing key
+(``MCPKIT_AUTH_SIGNING_KEY_FILE``), or a sign-in begun in one worker is unknown to the next.
 """
 
 from __future__ import annotations
@@ -49,11 +53,47 @@ def auth_server_for(
     settings = read_settings("auth", environ)
     base = _base_url(settings, provider, host, port)
     key = _signing_key(settings.get("auth_signing_key_file"))
+    store = proxy_store(settings.get("auth_store"))
     resource = base + endpoint
     if provider == "dev":
         return _dev_auth(base, resource, key, settings)
     upstream = upstream_for(provider, settings)
-    return OAuthProxy(upstream=upstream, base_url=base, resource=resource, signing_key=key)
+    return OAuthProxy(
+        upstream=upstream, base_url=base, resource=resource, signing_key=key, store=store
+    )
+
+
+def proxy_store(named: str | None) -> Any:
+    """The proxy's store ``MCPKIT_AUTH_STORE`` names: a ``redis://`` (or ``rediss://``) URL,
+    else the path of an SQLite file; None (memory, one process) when unset."""
+    if not named:
+        return None
+    if named.startswith(("redis://", "rediss://", "unix://")):
+        from mcpkit.auth import RedisProxyStore
+
+        return RedisProxyStore(named)
+    from mcpkit.auth import SqliteProxyStore
+
+    return SqliteProxyStore(named)
+
+
+def workers_refusal(provider: str, workers: int, environ: Mapping[str, str]) -> str | None:
+    """Why ``--auth provider`` cannot serve ``--workers N`` as set, or None when it can:
+    a development provider keeps its sign-ins in one process, and a proxy needs a shared
+    store and one signing key."""
+    if provider == "dev":
+        return f"--auth dev with --workers {workers}: the development provider lives in one process"
+    missing = [
+        env
+        for env in ("MCPKIT_AUTH_STORE", "MCPKIT_AUTH_SIGNING_KEY_FILE")
+        if not environ.get(env, "").strip()
+    ]
+    if missing:
+        return (
+            f"--auth {provider} with --workers {workers} needs {' and '.join(missing)}:"
+            " each worker would keep its own sign-ins and sign its own tokens"
+        )
+    return None
 
 
 def _need(settings: Mapping[str, Any], provider: str, name: str) -> Any:
@@ -199,4 +239,11 @@ def _dev_auth(base: str, resource: str, key: Any, settings: Mapping[str, Any]) -
     return DevAuth(proxy, dev)
 
 
-__all__ = ["DEV_PREFIX", "DevAuth", "auth_server_for", "upstream_for"]
+__all__ = [
+    "DEV_PREFIX",
+    "DevAuth",
+    "auth_server_for",
+    "proxy_store",
+    "upstream_for",
+    "workers_refusal",
+]

@@ -138,17 +138,19 @@ def run_server(
             "--workers N serves one port with N processes: -t http --workers 2",
             code=EXIT_USAGE,
         )
-    if auth is not None and (transport == "stdio" or workers > 1):
-        raise CliError(
-            f"--auth {auth} "
-            + (
-                "needs an HTTP transport: -t http"
-                if transport == "stdio"
-                else f"with --workers {workers}: each worker would keep its own sign-ins"
-            ),
-            "the authorization server's state lives in one process",
-            code=EXIT_USAGE,
-        )
+    if auth is not None and transport == "stdio":
+        raise CliError(f"--auth {auth} needs an HTTP transport: -t http", code=EXIT_USAGE)
+    if auth is not None and workers > 1:
+        from mcpkit.cli._auth import workers_refusal as auth_refusal
+
+        refused = auth_refusal(auth, workers, os.environ)
+        if refused is not None:
+            raise CliError(
+                refused,
+                "MCPKIT_AUTH_STORE=oauth.db (or a redis:// URL) and"
+                " MCPKIT_AUTH_SIGNING_KEY_FILE=key.pem: docs/auth.md",
+                code=EXIT_USAGE,
+            )
     if transport == "ws":
         require_websocket_library()
     if transport == "stdio":

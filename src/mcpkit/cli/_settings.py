@@ -63,6 +63,7 @@ AUTH_SETTINGS: tuple[tuple[str, str, str], ...] = (
     ("auth_provider_url", "MCPKIT_AUTH_PROVIDER_URL", "str"),
     ("auth_discovery_url", "MCPKIT_AUTH_DISCOVERY_URL", "str"),
     ("auth_signing_key_file", "MCPKIT_AUTH_SIGNING_KEY_FILE", "str"),
+    ("auth_store", "MCPKIT_AUTH_STORE", "str"),
     ("auth_dev_users", "MCPKIT_AUTH_DEV_USERS", "list"),
 )
 
@@ -92,6 +93,7 @@ DESCRIPTIONS: dict[str, str] = {
     "auth_provider_url": "`keycloak`: where Keycloak is served; `github`: a GitHub Enterprise Server; `google`: the issuer; `entra`: the authority host",
     "auth_discovery_url": "`oidc`: the provider's OpenID discovery URL",
     "auth_signing_key_file": "A private key (PEM, or a JWK as JSON) the proxy signs its tokens with (default: one made at start: tokens end with the process)",
+    "auth_store": "Where the proxy keeps clients, codes, tokens and consents: an SQLite file, or a `redis://` URL (default: memory, one process; `--workers` needs a shared one)",
     "auth_dev_users": "`dev`: `name:password` users (default: `dev` with a password printed at start)",
     "port": "Port to bind (0: any free one)",
     "endpoint": "Path of the MCP endpoint; legacy SSE at ENDPOINT/sse, WebSocket at ENDPOINT/ws",
