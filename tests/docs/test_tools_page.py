@@ -154,3 +154,16 @@ async def test_state_kept_across_calls(page, connect, version):
         "result": ["tea", "milk"] if version == "2025-11-25" else ["milk"]
     }
     assert len(page["app"].session_state) == 0  # the session ended, its state with it
+
+
+@pytest.mark.parametrize("version", ERAS)
+async def test_a_generator_tool_yields_progress_then_its_result(page, connect, version):
+    progress: list[tuple[float, str | None]] = []
+    async with connect(page["app"], protocol_version=version) as client:
+        result = await client.call_tool(
+            "index",
+            {"folder": "docs"},
+            progress=lambda value, total, message: progress.append((value, message)),
+        )
+    assert result.structured_content == {"result": 30}
+    assert progress == [(1, "10"), (2, "20")]

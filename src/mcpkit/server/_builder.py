@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -18,6 +19,7 @@ from mcpkit.server._decorators import (
     resolve_task_support,
 )
 from mcpkit.server._entries import PromptEntry, ResourceEntry, ResourceTemplateEntry, ToolEntry
+from mcpkit.server._generators import generator_tool, refuse_generator
 from mcpkit.server._inject.plan import InjectionPlan, _converter, plan_injection
 from mcpkit.server._results import _builtins
 from mcpkit.server._schema.callables import CallableSignature, inspect_callable
@@ -171,6 +173,11 @@ class EntryBuilder:
             options["task_support"] = resolve_task_support(task, options.get("task_support"))
             spec = ToolSpec(**options)
         name = spec.name or _name_of(fn)
+        refuse_generator("tool", fn)
+        if inspect.isasyncgenfunction(fn):  # yields its progress, then its result
+            from mcpkit.server._context import McpToolContext
+
+            fn = generator_tool(fn, McpToolContext)
         signature = inspect_callable(fn, injectable=self.injectable)
         injection = plan_injection(fn, signature.injected)
         output_schema = spec.output_schema
@@ -238,6 +245,7 @@ class EntryBuilder:
         if spec is None:
             options["icons"] = tuple(options.get("icons") or ())
             spec = ResourceSpec(**options)
+        refuse_generator("resource", fn)
         signature = inspect_callable(fn, injectable=self.injectable)
         injection = plan_injection(fn, signature.injected)
         common: dict[str, Any] = dict(
@@ -275,6 +283,7 @@ class EntryBuilder:
         **options: Any,
     ) -> PromptEntry:
         spec = spec or PromptSpec(**{**options, "icons": tuple(options.get("icons") or ())})
+        refuse_generator("prompt", fn)
         signature = inspect_callable(fn, injectable=self.injectable)
         injection = plan_injection(fn, signature.injected)
         required = set(signature.input_schema.get("required", ()))

@@ -23,7 +23,7 @@ from mcpkit._exceptions import (
     ProtocolError,
     StoreUnavailableError,
 )
-from mcpkit.auth._types import CURRENT_AUTH, GATE_SCOPE_KEY, session_owner
+from mcpkit.auth._types import CURRENT_AUTH, session_owner
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -85,6 +85,7 @@ from mcpkit.transports.http._streamable.replies import (
 from mcpkit.transports.http._streamable.sessions import (
     StreamableSession,
 )
+from mcpkit.transports.http._streamable.step_up import answer_step_up
 from mcpkit.transports.http._streamable.streams import SseResponse, SseStream
 
 if TYPE_CHECKING:
@@ -210,11 +211,6 @@ class StreamableHttpHandler:
                         await send_json(send, status, answer, response_headers)
                     return
                 request: JsonRpcRequest = decoded  # type: ignore[assignment]  # checked by admission
-                admitted: TransportBinding = binding  # type: ignore[assignment]  # as request
-                if admitted.auth is not None and await self._step_up(
-                    request, admitted, scope, send
-                ):
-                    return
                 if not wants_sse and request.method == "subscriptions/listen":
                     await listen_needs_sse(send, request, response_headers)
                     return
@@ -265,8 +261,6 @@ class StreamableHttpHandler:
                 await self._serve_messages(
                     messages, session, binding, send, response_headers, batch
                 )
-                return
-            if binding.auth is not None and await self._step_up(decoded, binding, scope, send):
                 return
             initialize = decoded.method == "initialize"
             # initialize's answer names the version it agrees on, not the one the header did.
@@ -327,22 +321,6 @@ class StreamableHttpHandler:
                 ],
             )
         return made[1]
-
-    async def _step_up(
-        self, request: JsonRpcRequest, binding: TransportBinding, scope: dict[str, Any], send: Send
-    ) -> bool:
-        """Whether ``request`` was answered 403 ``insufficient_scope``: its caller's token
-        lacks the scopes of the step-up component it names, and the bearer gate that
-        accepted it gives the challenge (naming the token's scopes and those). Without a
-        gate the dispatcher refuses it (-32600, ``InsufficientScopeError``)."""
-        auth = binding.auth
-        needed = self.engine.step_up_scopes(request.method, request.params, auth)
-        gate = scope.get(GATE_SCOPE_KEY) if needed is not None else None
-        if gate is None or auth is None or needed is None:
-            return False
-        wanted = tuple(dict.fromkeys((*auth.scopes, *needed)))
-        await gate.send_denial(send, gate.insufficient_scope(scope, binding.headers, wanted))
-        return True
 
     def _binding(
         self,
@@ -452,7 +430,10 @@ class StreamableHttpHandler:
         response_headers: list[tuple[bytes, bytes]],
         modern: bool = False,
     ) -> None:
-        """Run one request and answer it as JSON, or on the SSE stream it opened."""
+        """Run one request and answer it as JSON, or on the SSE stream it opened (or 403, a
+        token to step up)."""
+        if binding.auth is not None and await answer_step_up(self.engine, request, binding, send):
+            return
         call = PostCall(
             self, send, response_headers, session, wants_sse, binding.connection_key, request.id
         )
