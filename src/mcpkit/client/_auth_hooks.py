@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mcpkit._exceptions import TransportError
+from mcpkit.client._call_headers import CALL_HEADERS
 
 __all__ = [
     "CREDENTIAL_HEADERS",
@@ -83,15 +84,22 @@ def request_headers(
 ) -> dict[str, str]:
     """The headers one request goes out with.
 
-    ``additional_headers``, then ``authorization`` (what the challenge handler last gave),
-    then the transport's ``own`` headers (each replacing same-named ones whatever their
-    case); without credentials once a redirect ``crossed`` to another origin; the
-    per-request hook last, so a provider's fresh token and proof win."""
+    ``additional_headers``, then the call's own (``CALL_HEADERS``), then ``authorization``
+    (what the challenge handler last gave, unless the call named one), then the
+    transport's ``own`` headers (each replacing same-named ones whatever their case);
+    without credentials once a redirect ``crossed`` to another origin; the per-request
+    hook last, so a provider's fresh token and proof win."""
     own_names = {k.lower() for k in own}
+    call = CALL_HEADERS.get()
+    if call:
+        own_names |= {k.lower() for k in call}  # the call's replace the static ones
     merged = {k: v for k, v in options.additional_headers.items() if k.lower() not in own_names}
+    if call:
+        merged.update(call)
     if authorization and "authorization" not in own_names:
         merged = {k: v for k, v in merged.items() if k.lower() != "authorization"}
         merged["Authorization"] = authorization
+    merged = {k: v for k, v in merged.items() if k.lower() not in {n.lower() for n in own}}
     merged.update(own)
     if crossed:
         merged = {k: v for k, v in merged.items() if k.lower() not in CREDENTIAL_HEADERS}

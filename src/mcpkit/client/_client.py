@@ -17,10 +17,11 @@ open ``listen()`` streams (``_subscriptions``), the tools' ``x-mcp-header`` anno
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._version import __version__
+from mcpkit.client._call_headers import sending_with
 from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiator
 from mcpkit.client._errors import ProtocolEraError
 from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, RequestChannel
@@ -340,13 +341,17 @@ class McpClient:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
         meta: dict[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> t.CallToolResult:
-        """Call a tool; a tool failure comes back as ``is_error=True``, not an exception."""
+        """Call a tool; a tool failure comes back as ``is_error=True``, not an exception.
+        ``headers``: HTTP headers for this call alone (over HTTP; ``ValueError`` for one the
+        transport sets, such as ``Mcp-Session-Id``)."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         if meta:
             params["_meta"] = meta
         await self._tool_headers.learn(name, timeout)
-        raw = await self._channel.send("tools/call", params, timeout=timeout, progress=progress)
+        with sending_with(headers):
+            raw = await self._channel.send("tools/call", params, timeout=timeout, progress=progress)
         return convert(raw, t.CallToolResult)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
@@ -368,10 +373,11 @@ class McpClient:
         ]
 
     async def read_resource(
-        self, uri: str, *, timeout: float | None = None
+        self, uri: str, *, timeout: float | None = None, headers: Mapping[str, str] | None = None
     ) -> t.ReadResourceResult:
-        """Read one resource (``resources/read``)."""
-        raw = await self._channel.send("resources/read", {"uri": uri}, timeout=timeout)
+        """Read one resource (``resources/read``); ``headers`` as ``call_tool`` takes them."""
+        with sending_with(headers):
+            raw = await self._channel.send("resources/read", {"uri": uri}, timeout=timeout)
         return read_resource_result(raw)
 
     async def subscribe_resource(self, uri: str) -> None:
@@ -428,13 +434,20 @@ class McpClient:
         ]
 
     async def get_prompt(
-        self, name: str, arguments: dict[str, str] | None = None, *, timeout: float | None = None
+        self,
+        name: str,
+        arguments: dict[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> t.GetPromptResult:
-        """A prompt's messages for ``arguments`` (``prompts/get``)."""
+        """A prompt's messages for ``arguments`` (``prompts/get``); ``headers`` as
+        ``call_tool`` takes them."""
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = arguments
-        raw = await self._channel.send("prompts/get", params, timeout=timeout)
+        with sending_with(headers):
+            raw = await self._channel.send("prompts/get", params, timeout=timeout)
         return convert(raw, t.GetPromptResult)
 
     async def complete(
