@@ -18,8 +18,8 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Modules every layer may use: the exception tree, error codes, the version, the extras
-#: hint and the runtime probe.
-BASICS = frozenset({"_codes", "_exceptions", "_version", "_extras", "_runtime"})
+#: hint, the runtime probe and the forwarded attribute.
+BASICS = frozenset({"_codes", "_exceptions", "_version", "_extras", "_runtime", "_forwarding"})
 
 #: What each layer may import besides itself and the basics. A layer is the first package
 #: under ``mcpkit``, except in ``mcpkit.server``, which holds three (``_layer``): the

@@ -12,7 +12,9 @@ done by helpers it holds, one job each, sharing one ``ClientState``: the request
 (``_modern_requests``: a request in the era spoken), the era negotiation
 (``_era_negotiation``), the handlers of what the server sends (``_server_messages``), the
 open ``listen()`` streams (``_subscriptions``), the tools' ``x-mcp-header`` annotations
-(``_tool_headers``) and tasks (``_tasks``).
+(``_tool_headers``) and tasks (``_tasks``). Its size: the client's public facade, one
+short method per protocol operation (list, call, read, get, complete, subscribe, tasks,
+listen), each handing the request to those helpers.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._version import __version__
-from mcpkit.client._call_headers import sending_with
 from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiator
 from mcpkit.client._errors import ProtocolEraError
 from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, RequestChannel
@@ -350,8 +351,9 @@ class McpClient:
         if meta:
             params["_meta"] = meta
         await self._tool_headers.learn(name, timeout)
-        with sending_with(headers):
-            raw = await self._channel.send("tools/call", params, timeout=timeout, progress=progress)
+        raw = await self._channel.send(
+            "tools/call", params, timeout=timeout, progress=progress, headers=headers
+        )
         return convert(raw, t.CallToolResult)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
@@ -376,8 +378,9 @@ class McpClient:
         self, uri: str, *, timeout: float | None = None, headers: Mapping[str, str] | None = None
     ) -> t.ReadResourceResult:
         """Read one resource (``resources/read``); ``headers`` as ``call_tool`` takes them."""
-        with sending_with(headers):
-            raw = await self._channel.send("resources/read", {"uri": uri}, timeout=timeout)
+        raw = await self._channel.send(
+            "resources/read", {"uri": uri}, timeout=timeout, headers=headers
+        )
         return read_resource_result(raw)
 
     async def subscribe_resource(self, uri: str) -> None:
@@ -446,8 +449,7 @@ class McpClient:
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = arguments
-        with sending_with(headers):
-            raw = await self._channel.send("prompts/get", params, timeout=timeout)
+        raw = await self._channel.send("prompts/get", params, timeout=timeout, headers=headers)
         return convert(raw, t.GetPromptResult)
 
     async def complete(

@@ -12,10 +12,12 @@ afresh), and a response stream that broke before the response (not resumable in 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError
+from mcpkit.client._call_headers import sending_with
 from mcpkit.client._errors import STREAM_BROKEN, InputRequestError, ProtocolEraError
 from mcpkit.client._version_choice import latest_common, supported_versions
 from mcpkit.protocol._modern import (
@@ -91,11 +93,24 @@ class RequestChannel:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
         extensions: dict[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Any:
         """One request in the era spoken; 2026-07-28: ``_meta`` (``extensions`` added to the
         capabilities it declares), MRTR rounds, and one retry each for an unsupported
         version, a (``tools/call``) header mismatch, and a response stream that broke before
-        the response (not resumable in this era)."""
+        the response (not resumable in this era). ``headers``: HTTP headers of this request
+        alone (``_call_headers``)."""
+        with sending_with(headers):
+            return await self._send(method, params, timeout, progress, extensions)
+
+    async def _send(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        progress: ProgressCallback | None,
+        extensions: dict[str, Any] | None,
+    ) -> Any:
         state = self.state
         if state.era is not Era.MODERN:
             return await self.session.request(method, params, timeout=timeout, progress=progress)

@@ -9,7 +9,9 @@ of a helper (or of the state) read and write as an attribute of the client itsel
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING
+
+from mcpkit._forwarding import Forwarded
 
 if TYPE_CHECKING:
     from mcpkit.client._results import ServerDiscovery
@@ -17,8 +19,6 @@ if TYPE_CHECKING:
     from mcpkit.protocol._versions import Era
 
 __all__ = ["ClientState", "Forwarded"]
-
-T = TypeVar("T")
 
 
 @dataclass(slots=True, eq=False)
@@ -38,29 +38,3 @@ class ClientState:
     era: Era | None = None
     discovery: ServerDiscovery | None = None
     server_info: t.InitializeResult | None = None
-
-
-class Forwarded(Generic[T]):
-    """An attribute of the owner that lives on one of its helpers: ``Forwarded("_state")``
-    on ``era`` reads and writes ``self._state.era``."""
-
-    def __init__(self, holder: str) -> None:
-        self._holder = holder
-        self._name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> Forwarded[T]: ...
-
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> T: ...
-
-    def __get__(self, instance: object | None, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        return getattr(getattr(instance, self._holder), self._name)
-
-    def __set__(self, instance: object, value: T) -> None:
-        setattr(getattr(instance, self._holder), self._name, value)

@@ -13,6 +13,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from mcpkit._forwarding import Forwarded
 from mcpkit._runtime import run_async
 from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05, V2025_11_25
 from mcpkit.server._access import lists_that_differ
@@ -304,6 +305,16 @@ class McpServerApp:
 
         return register
 
+    def enable(self, *names: str, tags: Iterable[str] = ()) -> int:
+        """Serve again what ``disable`` (or ``enabled=False``) set aside; see ``disable``."""
+        return self.catalog.set_enabled(True, names, tags)
+
+    def disable(self, *names: str, tags: Iterable[str] = ()) -> int:
+        """Set aside the components named (by name, or a resource's URI) or carrying any of
+        ``tags``: unknown to every list and call, here and where the app is mounted, until
+        ``enable``; how many. Clients hear ``list_changed``."""
+        return self.catalog.set_enabled(False, names, tags)
+
     def completion(self, **options: Any) -> Callable[[Any], Any]:
         """Register a completion provider: ``@app.completion(prompt="review",
         argument="language")``; the options are ``mcp_completion``'s."""
@@ -384,22 +395,13 @@ class McpServerApp:
     def shutdown_grace(self, grace: float) -> None:
         self.engine.shutdown_grace = check_grace(grace)
 
-    @property
-    def open_connections(self) -> set[ServerConnection]:
-        """The frame connections being served (stdio, WebSocket, legacy SSE), as the
-        registry holds them: a graceful shutdown answers their calls before their sockets
-        close."""
-        return self.engine.open_connections
-
-    @property
-    def shutting_down(self) -> asyncio.Event:
-        """Set when the app stops: long-lived requests (subscriptions) end gracefully."""
-        return self.engine.shutting_down
-
-    @property
-    def started(self) -> bool:
-        """True between ``start()`` and ``stop()``."""
-        return self.engine.started
+    #: The frame connections being served (stdio, WebSocket, legacy SSE), as the registry
+    #: holds them: a graceful shutdown answers their calls before their sockets close.
+    open_connections: Forwarded[set[ServerConnection]] = Forwarded("engine")
+    #: Set when the app stops: long-lived requests (subscriptions) end gracefully.
+    shutting_down: Forwarded[asyncio.Event] = Forwarded("engine")
+    #: True between ``start()`` and ``stop()``.
+    started: Forwarded[bool] = Forwarded("engine")
 
     @property
     def needs_startup(self) -> bool:

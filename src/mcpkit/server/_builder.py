@@ -231,6 +231,8 @@ class EntryBuilder:
             header_params=header_params,
             run_in_thread=spec.run_in_thread,
             auth=spec.auth,
+            tags=spec.tags,
+            enabled=spec.enabled,
         )
 
     def resource(
@@ -264,6 +266,8 @@ class EntryBuilder:
             server_class=server_class,
             run_in_thread=spec.run_in_thread,
             auth=spec.auth,
+            tags=spec.tags,
+            enabled=spec.enabled,
         )
         if UriTemplate.is_template(spec.uri):
             template = UriTemplate(spec.uri)
@@ -312,4 +316,6 @@ class EntryBuilder:
             server_class=server_class,
             run_in_thread=spec.run_in_thread,
             auth=spec.auth,
+            tags=spec.tags,
+            enabled=spec.enabled,
         )

@@ -58,6 +58,9 @@ class McpCatalogManager:
             "prompts": self._prompts,
         }
         self._restricted = dict.fromkeys(self._kinds, 0)
+        #: Each list's entries registered but set aside (``enabled=False``, ``disable``):
+        #: absent from every list and lookup until ``set_enabled`` serves them again.
+        self._set_aside: dict[str, dict[str, Any]] = {kind: {} for kind in self._kinds}
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
         self._pending: set[asyncio.Task[object]] = set()
@@ -132,11 +135,17 @@ class McpCatalogManager:
         return True
 
     def _set(self, kind: str, key: str, entry: Any) -> None:
-        """Put ``entry`` at ``key`` of the list ``kind`` (under the lock)."""
+        """Put ``entry`` at ``key`` of the list ``kind`` (under the lock): served, or set
+        aside when it is not ``enabled``."""
         table = self._kinds[kind]
-        old = table.get(key)
-        table[key] = entry
-        self._restricted[kind] += (entry.auth is not None) - (
+        if entry.enabled:
+            old = table.get(key)
+            table[key] = entry
+            self._set_aside[kind].pop(key, None)
+        else:
+            old = table.pop(key, None)
+            self._set_aside[kind][key] = entry
+        self._restricted[kind] += (entry.enabled and entry.auth is not None) - (
             old is not None and old.auth is not None
         )
 
@@ -145,7 +154,8 @@ class McpCatalogManager:
         entry = self._kinds[kind].pop(key, None)
         if entry is not None and entry.auth is not None:
             self._restricted[kind] -= 1
-        return entry
+        aside = self._set_aside[kind].pop(key, None)
+        return entry if entry is not None else aside
 
     # tools ------------------------------------------------------------------------------
 
@@ -372,6 +382,37 @@ class McpCatalogManager:
             ):
                 return entry
         return None
+
+    def set_enabled(
+        self, enabled: bool, names: Iterable[str] = (), tags: Iterable[str] = ()
+    ) -> int:
+        """Serve (``enabled``) or set aside the entries named in ``names`` (a tool's or
+        prompt's name, a resource's URI or name, a template's URI template or name) or
+        carrying any of ``tags``; how many moved. Each list that changed sends its
+        ``list_changed`` once."""
+        names, tags = set(names), set(tags)
+        moved = 0
+        changed: list[str] = []
+        with self._lock:
+            for kind, table in self._kinds.items():
+                source = self._set_aside[kind] if enabled else table
+                moving = [
+                    (key, entry)
+                    for key, entry in source.items()
+                    if key in names or entry.name in names or not tags.isdisjoint(entry.tags)
+                ]
+                for key, entry in moving:
+                    entry.enabled = enabled
+                    self._set(kind, key, entry)
+                if moving:
+                    moved += len(moving)
+                    kind_name = "resources" if kind == "resourceTemplates" else kind
+                    changed.append(f"notifications/{kind_name}/list_changed")
+                    if kind == "tools":
+                        self._tool_list = None
+        for method in dict.fromkeys(changed):
+            self._changed(method)
+        return moved
 
     def restricts(self, kind: str) -> bool:
         """Whether the list ``kind`` (``"tools"``, ``"resources"``, ``"resourceTemplates"``

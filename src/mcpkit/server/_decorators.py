@@ -6,7 +6,7 @@ attributes); ``McpServerApp`` reads them when it builds the catalog.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
@@ -59,6 +59,10 @@ class ToolSpec:
     run_in_thread: bool = True
     #: What a caller's identity must satisfy to see and call it (``as_requirement``).
     auth: AuthRequirement | None = None
+    #: Labels ``app.enable(tags=...)`` and ``app.disable(tags=...)`` select it by.
+    tags: frozenset[str] = frozenset()
+    #: False: registered but not served until ``app.enable`` (absent from lists and calls).
+    enabled: bool = True
 
     def __post_init__(self) -> None:
         _take_requirement(self)
@@ -77,6 +81,10 @@ class ResourceSpec:
     meta: dict[str, Any] | None = None
     run_in_thread: bool = True
     auth: AuthRequirement | None = None
+    #: Labels ``app.enable(tags=...)`` and ``app.disable(tags=...)`` select it by.
+    tags: frozenset[str] = frozenset()
+    #: False: registered but not served until ``app.enable`` (absent from lists and calls).
+    enabled: bool = True
 
     def __post_init__(self) -> None:
         _take_requirement(self)
@@ -91,6 +99,10 @@ class PromptSpec:
     meta: dict[str, Any] | None = None
     run_in_thread: bool = True
     auth: AuthRequirement | None = None
+    #: Labels ``app.enable(tags=...)`` and ``app.disable(tags=...)`` select it by.
+    tags: frozenset[str] = frozenset()
+    #: False: registered but not served until ``app.enable`` (absent from lists and calls).
+    enabled: bool = True
 
     def __post_init__(self) -> None:
         _take_requirement(self)
@@ -98,9 +110,18 @@ class PromptSpec:
 
 def _take_requirement(spec: Any) -> None:
     """A spec's ``auth=`` as an ``AuthRequirement``: a scope, scopes or a predicate are
-    turned into one when the decorator runs, so a wrong one fails there."""
+    turned into one when the decorator runs, so a wrong one fails there; its ``tags`` as
+    a frozenset of strings (a string alone is one tag)."""
     if spec.auth is not None and not isinstance(spec.auth, AuthRequirement):
         object.__setattr__(spec, "auth", as_requirement(spec.auth))
+    tags = spec.tags
+    if isinstance(tags, str):
+        tags = (tags,)
+    if not isinstance(tags, frozenset):
+        tags = frozenset(tags)
+        if not all(isinstance(tag, str) and tag for tag in tags):
+            raise TypeError(f"tags are non-empty strings, not {sorted(map(repr, tags))}")
+        object.__setattr__(spec, "tags", tags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +137,8 @@ class CompletionSpec:
 
 #: FastMCP's decorator options mcpkit has no option for, and what does their job.
 _THEIR_OPTIONS = {
-    "tags": "meta={'tags': [...]} sends them to clients, @set_metadata('tags', ...) gives "
-    "them to guards and interceptors",
     "exclude_args": "a parameter filled by Depends(...), State or Header stays out of the "
     "input schema (docs/injection.md)",
-    "enabled": "register the function when it should be served, and take a tool away with "
-    "app.catalog.unregister_tool(name)",
 }
 
 
@@ -187,6 +204,8 @@ def mcp_tool(
     task: bool | str | None = None,
     run_in_thread: bool = True,
     auth: Any = None,
+    tags: Iterable[str] = (),
+    enabled: bool = True,
 ) -> Callable[[F], F]: ...
 def mcp_tool(name: Any = None, **options: Any) -> Any:
     """Expose a method as a tool.
@@ -214,6 +233,9 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     ``(AuthInfo | None) -> bool``, or ``require_scopes(...)`` / ``require(...)`` from
     ``mcpkit.auth``. A caller who does not satisfy it does not find the tool in
     ``tools/list``, and calling it is answered as for an unknown tool (docs/auth.md).
+
+    ``tags`` label it for ``app.enable(tags=...)`` and ``app.disable(tags=...)``;
+    ``enabled=False`` registers it set aside, served only once enabled.
     """
     if callable(name):
         return _mark(TOOL_ATTR, ToolSpec())(name)
@@ -253,11 +275,14 @@ def mcp_resource(
     meta: dict[str, Any] | None = None,
     run_in_thread: bool = True,
     auth: Any = None,
+    tags: Iterable[str] = (),
+    enabled: bool = True,
 ) -> Callable[[F], F]:
     """Expose a method as a resource. ``uri`` with ``{var}`` expressions (RFC 6570) makes a
-    resource template whose variables arrive as keyword arguments. ``run_in_thread`` and
-    ``auth`` as for ``mcp_tool``: a caller ``auth`` refuses finds the resource (or
-    template) absent from the lists, and reading it is answered as for an unknown URI."""
+    resource template whose variables arrive as keyword arguments. ``run_in_thread``,
+    ``auth``, ``tags`` and ``enabled`` as for ``mcp_tool``: a caller ``auth`` refuses finds
+    the resource (or template) absent from the lists, and reading it is answered as for an
+    unknown URI."""
     spec = ResourceSpec(
         uri,
         name,
@@ -270,6 +295,8 @@ def mcp_resource(
         meta,
         run_in_thread,
         auth,
+        tags,  # type: ignore[arg-type]  # made a frozenset by the spec
+        enabled,
     )
     return _mark(RESOURCE_ATTR, spec)
 
@@ -286,6 +313,8 @@ def mcp_prompt(
     meta: dict[str, Any] | None = None,
     run_in_thread: bool = True,
     auth: Any = None,
+    tags: Iterable[str] = (),
+    enabled: bool = True,
 ) -> Callable[[F], F]: ...
 def mcp_prompt(name: Any = None, **options: Any) -> Any:
     """Expose a method as a prompt; its parameters are the prompt's arguments.

@@ -60,6 +60,11 @@ class ToolEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
     #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
     auth: Any = None
+    #: Labels ``app.enable``/``app.disable`` select it by (``tags=``).
+    tags: frozenset[str] = frozenset()
+    #: Served (True), or registered but set aside until enabled (``enabled=False``,
+    #: ``app.disable``): absent then from every list and lookup.
+    enabled: bool = True
 
     def to_wire(self) -> dict[str, Any]:
         """The tool as ``tools/list`` describes it (made once)."""
@@ -103,6 +108,11 @@ class ResourceEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
     #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
     auth: Any = None
+    #: Labels ``app.enable``/``app.disable`` select it by (``tags=``).
+    tags: frozenset[str] = frozenset()
+    #: Served (True), or registered but set aside until enabled (``enabled=False``,
+    #: ``app.disable``): absent then from every list and lookup.
+    enabled: bool = True
 
     def to_wire(self) -> dict[str, Any]:
         """The resource as ``resources/list`` describes it."""
@@ -143,6 +153,11 @@ class ResourceTemplateEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
     #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
     auth: Any = None
+    #: Labels ``app.enable``/``app.disable`` select it by (``tags=``).
+    tags: frozenset[str] = frozenset()
+    #: Served (True), or registered but set aside until enabled (``enabled=False``,
+    #: ``app.disable``): absent then from every list and lookup.
+    enabled: bool = True
 
     @property
     def uri_template(self) -> str:
@@ -184,6 +199,11 @@ class PromptEntry(_Callable):
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
     #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).
     auth: Any = None
+    #: Labels ``app.enable``/``app.disable`` select it by (``tags=``).
+    tags: frozenset[str] = frozenset()
+    #: Served (True), or registered but set aside until enabled (``enabled=False``,
+    #: ``app.disable``): absent then from every list and lookup.
+    enabled: bool = True
 
     def to_wire(self) -> dict[str, Any]:
         """The prompt as ``prompts/list`` describes it."""
