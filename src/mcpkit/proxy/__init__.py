@@ -14,6 +14,7 @@ from mcpkit.proxy._backend import (
 from mcpkit.proxy._clashes import ServerNameClashError
 from mcpkit.proxy._config import load_servers_config, proxy_servers
 from mcpkit.proxy._environment import DEFAULT_INHERITED_ENV_VARS
+from mcpkit.proxy._group import ServerGroup
 from mcpkit.proxy._proxy import McpProxy
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "BackendUnavailableError",
     "HttpBackend",
     "McpProxy",
+    "ServerGroup",
     "ServerNameClashError",
     "load_servers_config",
     "proxy_servers",
