@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from mcpkit.client._subscriptions import ListenStream, ServerNotification
     from mcpkit.client._task_state import TaskState
     from mcpkit.client._tasks import ToolTask
+    from mcpkit.client._tool_results import ToolResult
     from mcpkit.client._transport_mode import HttpTransportMode
     from mcpkit.client._websocket import WebSocketClientTransportOptions
 
@@ -58,6 +59,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "mcpkit.client._legacy_sse": ("LegacySseClientTransport",),
     "mcpkit.client._session": ("ClientSession",),
     "mcpkit.client._stdio": ("StdioClientTransport", "StdioClientTransportOptions"),
+    "mcpkit.client._tool_results": ("ToolResult",),
     "mcpkit.client._streamable_http": ("StreamableHttpClientTransport",),
     "mcpkit.client._subscriptions": ("ListenStream", "ServerNotification"),
     "mcpkit.client._task_state": ("TaskState",),
@@ -104,6 +106,7 @@ __all__ = [
     "TaskCancelledError",
     "TaskState",
     "TasksNotSupportedError",
+    "ToolResult",
     "ToolTask",
     "WebSocketClientTransportOptions",
     "connect_http",

@@ -41,6 +41,7 @@ from mcpkit.client._subscriptions import Listening, NotificationListeners
 from mcpkit.client._task_state import TaskState
 from mcpkit.client._tasks import StatusCallback, TaskClient, TaskWatchers, ToolTask
 from mcpkit.client._tool_headers import ToolHeaderMirror
+from mcpkit.client._tool_results import OutputSchemas, ToolResult
 from mcpkit.protocol import types as t
 from mcpkit.protocol._stream import MessageStream
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
@@ -174,6 +175,8 @@ class McpClient:
             request_timeout=request_timeout,
         )
         self._tool_headers = ToolHeaderMirror(self.session, self._state, self.list_tools)
+        #: Which tools wrap their results (``tools/list``): ``call_tool``'s ``data``.
+        self._outputs = OutputSchemas()
         self._channel = RequestChannel(
             self.session, self._state, self._handlers, self._tool_headers
         )
@@ -332,7 +335,9 @@ class McpClient:
         warning (SEP-2243).
         """
         raw = [item async for item in self._paged("tools/list", "tools", timeout=timeout)]
-        return self._tool_headers.tools(raw)
+        tools = self._tool_headers.tools(raw)
+        self._outputs.learn(tools)
+        return tools
 
     async def call_tool(
         self,
@@ -343,10 +348,12 @@ class McpClient:
         progress: ProgressCallback | None = None,
         meta: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
-    ) -> t.CallToolResult:
+        output_type: Any = None,
+    ) -> ToolResult:
         """Call a tool; a tool failure comes back as ``is_error=True``, not an exception.
         ``headers``: HTTP headers for this call alone (over HTTP; ``ValueError`` for one the
-        transport sets, such as ``Mcp-Session-Id``)."""
+        transport sets, such as ``Mcp-Session-Id``). ``result.data``: the structured content
+        as Python values, converted to ``output_type`` when given (``_tool_results``)."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         if meta:
             params["_meta"] = meta
@@ -354,7 +361,7 @@ class McpClient:
         raw = await self._channel.send(
             "tools/call", params, timeout=timeout, progress=progress, headers=headers
         )
-        return convert(raw, t.CallToolResult)
+        return self._outputs.result(name, raw, output_type)
 
     async def list_resources(self, *, timeout: float | None = None) -> list[t.Resource]:
         """Every resource the server lists (all pages)."""
