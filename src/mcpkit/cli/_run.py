@@ -155,6 +155,7 @@ def run_server(
         require_websocket_library()
     if transport == "stdio":
         from mcpkit.cli._loader import load_app
+        from mcpkit.transports._announce import announce_stdio
         from mcpkit.transports._stdio import serve_stdio_as
 
         program = as_the_program()
@@ -168,6 +169,7 @@ def run_server(
         run_async(serve_stdio_as(server, program))
         return 0
     from mcpkit.cli._errors import bind_error
+    from mcpkit.transports._announce import announce_http, http_url
     from mcpkit.transports.http._server.process import serve_in_this_process
     from mcpkit.transports.http._server.serve import bind_http_socket
 
@@ -208,9 +210,7 @@ def run_server(
         raise bind_error(host, port, exc) from exc
 
     def banner() -> None:
-        bound_port = sock.getsockname()[1]
-        shown = f"[{host}]" if ":" in host else host
-        url = f"http://{shown}:{bound_port}{endpoint}"
+        url = http_url(host, sock.getsockname()[1], endpoint)
         if json_output:
             import json
 
@@ -220,9 +220,7 @@ def run_server(
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
             return
-        several = f" ({workers} workers)" if workers > 1 else ""
-        sys.stderr.write(f"mcpkit: serving {server.name} on {url}{several}\n")
-        sys.stderr.flush()
+        announce_http(server.name, url, workers)
 
     if workers > 1:
         from mcpkit.transports.http._server.workers import WorkerSupervisor
@@ -251,16 +249,6 @@ def as_the_program() -> AsTheProgram:
     from mcpkit.cli._settings import BY_FIELD
 
     return AsTheProgram(freeze_gc=bool(BY_FIELD["freeze_gc_at_startup"].parse(text)))
-
-
-def announce_stdio(name: str) -> None:
-    """On a terminal, say that the server waits: silence there looks like a hang. A client
-    pipes stdin, and then nothing is said."""
-    if sys.stdin is not None and sys.stdin.isatty():
-        sys.stderr.write(
-            f"mcpkit: serving {name} on stdio; waiting for a client (Ctrl-C to stop)\n"
-        )
-        sys.stderr.flush()
 
 
 #: The libraries uvicorn upgrades WebSocket connections with; without one, each gets a 404.

@@ -481,7 +481,9 @@ class McpServerApp:
         stdio, what an AI client launches (``python server.py``); ``app.run("http",
         port=8000)`` serves Streamable HTTP, with legacy SSE and WebSocket beside it;
         ``options`` are ``StreamableHttpServerOptions`` fields (``host``, ``port``,
-        ``endpoint``, ``stateless``, ...). The process is yours: its garbage collector and
+        ``endpoint``, ``stateless``, ...). Once it accepts connections it says where on stderr,
+        as ``mcpkit run`` does (``mcpkit: serving NAME on http://HOST:PORT/mcp``; on stdio,
+        a line that it waits, when stdin is a terminal). The process is yours: its garbage collector and
         uvicorn's HTTP protocol are left as they are (``mcpkit run``, being the program,
         freezes the one and bounds request headers with the other). Blocks; inside an event loop of your own, ``await serve_stdio(app)`` or mount
         ``create_asgi_app(app)`` instead."""
@@ -493,13 +495,25 @@ class McpServerApp:
         if transport == "stdio":
             if options:
                 raise TypeError(f"app.run() on stdio takes no options; got {', '.join(options)}")
+            from mcpkit.transports._announce import announce_stdio
             from mcpkit.transports._stdio import serve_stdio
 
+            announce_stdio(self.name)
             run_async(serve_stdio(self))
             return
-        from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
+        from mcpkit.transports._announce import announce_http, http_url
+        from mcpkit.transports.http import StreamableHttpServerOptions, run_http_server
+        from mcpkit.transports.http._server.process import bind_http_socket
 
-        serve_http(self, StreamableHttpServerOptions(**options))
+        served = StreamableHttpServerOptions(**options)
+        # Bound here, not by serve_http: the line names the port bound (port=0 picks one).
+        sock = bind_http_socket(served.host, served.port)
+
+        def started() -> None:
+            url = http_url(served.host, sock.getsockname()[1], served.endpoint)
+            announce_http(self.name, url)
+
+        run_http_server(self, served, sock=sock, on_started=started)
 
     # built from an HTTP API (mcpkit.openapi, docs/openapi.md) ---------------------------
 
