@@ -96,6 +96,20 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     return {"target": target, **values}
 
 
+def warn_of_unknown_variables() -> None:
+    """One ``mcpkit: warning:`` line on stderr for each ``MCPKIT_*`` variable that is no
+    setting. One pass over the environment; the settings are imported only when some
+    ``MCPKIT_*`` variable is set (a plain start imports nothing more)."""
+    names = [name for name in os.environ if name.startswith("MCPKIT_")]
+    if not names:
+        return
+    from mcpkit.cli._settings import unknown_variable_warnings
+
+    for warning in unknown_variable_warnings(names):
+        sys.stderr.write(f"mcpkit: warning: {warning}\n")
+    sys.stderr.flush()
+
+
 def run_server(
     target: str,
     transport: str = DEFAULTS["transport"],
@@ -125,6 +139,7 @@ def run_server(
     built from the ``MCPKIT_AUTH_*`` settings (``mcpkit.cli._auth``)."""
     from mcpkit.cli._errors import EXIT_USAGE, CliError
 
+    warn_of_unknown_variables()
     if transport != "stdio" and not 0 <= port <= 65535:
         raise CliError(
             f"port {port} is out of range",
