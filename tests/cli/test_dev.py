@@ -251,3 +251,71 @@ def test_the_polling_watcher_sees_edits_additions_and_removals(tmp_path):
     assert watcher.wait(1) == {str(tmp_path / "c.py")}
     (tmp_path / "c.py").unlink()
     assert watcher.wait(1) == {str(tmp_path / "c.py")}
+
+
+# --------------------------------------------------------------------------- the Inspector's pin
+
+
+def fake_tools(folder: Path, node_version: str, record: Path | None = None) -> str:
+    """A PATH holding a ``node`` that prints ``node_version`` and, with ``record``, an ``npx``
+    that writes its arguments there (one a line) and exits."""
+    folder.mkdir(exist_ok=True)
+    scripts = {"node": f"#!/bin/sh\necho {node_version}\n"}
+    if record is not None:
+        scripts["npx"] = f'#!/bin/sh\nfor arg in "$@"; do echo "$arg"; done > {record}\n'
+    for name, text in scripts.items():
+        (folder / name).write_text(text)
+        (folder / name).chmod(0o755)
+    return str(folder)
+
+
+def test_a_node_older_than_the_inspector_needs_is_refused_in_one_line(project, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit", "dev", "server.py"],
+        cwd=project,
+        env=dev_env(fake_tools(tmp_path / "bin", "v20.11.1")),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "error: mcpkit dev needs Node >= 22.7.5 (found v20.11.1); install a newer one from"
+        " https://nodejs.org, or pass --no-inspector"
+    ]
+    assert done.stdout == ""
+
+
+def test_without_the_inspector_an_old_node_does_not_matter(project, tmp_path):
+    path = fake_tools(tmp_path / "bin", "v18.0.0")
+    with spawn_dev(project, "--no-inspector", "--json", path=path) as dev:
+        assert tool_names(dev.event("serving")["url"]) == ["first"]
+
+
+def test_npx_runs_the_pinned_inspector_against_the_server(project, tmp_path):
+    record = tmp_path / "npx-arguments"
+    with spawn_dev(project, "--json", path=fake_tools(tmp_path / "bin", "v22.7.5", record)) as dev:
+        url = dev.event("serving")["url"]
+        assert dev.event("inspector")["status"] == "started"
+        deadline = time.monotonic() + EVENT_TIMEOUT
+        # the script writes its six arguments a line at a time: wait for the last one
+        while not record.exists() or record.read_text().count("\n") < 6:
+            assert time.monotonic() < deadline, "npx never ran"
+            time.sleep(0.05)
+    assert record.read_text().splitlines() == [
+        "-y",
+        "@modelcontextprotocol/inspector@0.22.0",
+        "--transport",
+        "streamable-http",
+        "--server-url",
+        url,
+    ]
+
+
+def test_the_pin_is_an_exact_version():
+    from mcpkit.cli._dev import INSPECTOR_VERSION, inspector_command
+
+    assert all(part.isdigit() for part in INSPECTOR_VERSION.split("."))
+    command = inspector_command("npx", "http://127.0.0.1:1/mcp")
+    assert command[2] == f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"

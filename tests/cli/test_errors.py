@@ -356,7 +356,7 @@ def test_a_malformed_header_is_a_usage_error(refusing_server):
         (("run", "x.py", "--port", "eighty"), "--port"),
         (("run", "x.py", "-t", "carrier-pigeon"), "carrier-pigeon"),
         (("--verison",), "No such option: --verison"),
-        (("call", "x.py"), "Missing argument"),
+        (("call", "x.py"), "nothing to call"),
     ],
     ids=["missing-target", "bad-port", "bad-transport", "unknown-option", "missing-tool"],
 )

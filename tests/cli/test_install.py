@@ -62,6 +62,8 @@ CLIENT_SCOPES = [
     ("cursor", "project"),
     ("vscode", "user"),
     ("vscode", "project"),
+    ("gemini-cli", "user"),
+    ("gemini-cli", "project"),
 ]
 
 
@@ -79,6 +81,7 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("APPDATA", str(home / "AppData" / "Roaming"))
     monkeypatch.delenv("MCPKIT_DEBUG", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.chdir(project)
     server = servers / "weather.py"
     server.write_text(SERVER)
@@ -179,6 +182,12 @@ EXPECTED = [
     ("vscode", "user", "linux", {"XDG_CONFIG_HOME": "/xdg"}, "/xdg/Code/User/mcp.json"),
     ("vscode", "project", "linux", {}, "/srv/app/.vscode/mcp.json"),
     ("vscode", "project", "win32", {}, "D:\\app\\.vscode\\mcp.json"),
+    ("gemini-cli", "user", "linux", {}, "/home/ann/.gemini/settings.json"),
+    ("gemini-cli", "user", "win32", WIN_ENV, "C:\\Users\\ann\\.gemini\\settings.json"),
+    ("gemini-cli", "project", "darwin", {}, "/srv/app/.gemini/settings.json"),
+    ("codex", "user", "linux", {}, "/home/ann/.codex/config.toml"),
+    ("codex", "user", "darwin", {"CODEX_HOME": "/opt/codex"}, "/opt/codex/config.toml"),
+    ("codex", "user", "win32", WIN_ENV, "C:\\Users\\ann\\.codex\\config.toml"),
 ]
 
 
@@ -791,6 +800,153 @@ def test_the_written_command_serves_the_server_over_stdio(place, capsys, monkeyp
         assert [tool["name"] for tool in tools["result"]["tools"]] == ["forecast"]
         called = peer.request(3, "tools/call", {"name": "forecast", "arguments": {"city": "Oslo"}})
         assert called["result"]["content"][0]["text"] == "breezy in Oslo"  # the entry's env
+    finally:
+        err = peer.stop()
+    assert peer.proc.returncode == 0, err
+
+
+# --------------------------------------------------------------------------- Codex CLI's TOML
+
+CODEX_CONFIG = """\
+# my Codex settings
+model = "o3"
+
+[mcp_servers.other]
+command = "node"
+args = ["other.js"]  # kept as written
+
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+def codex_file(place: dict[str, Path], text: str | None = CODEX_CONFIG) -> Path:
+    path = written_path("codex", "user", place)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if text is not None:
+        path.write_text(text)
+    return path
+
+
+def test_codex_gets_one_table_and_the_rest_of_its_file_is_kept(place, capsys):
+    import tomllib
+
+    path = codex_file(place)
+    code, out, err = mcpkit(
+        capsys, "install", "codex", str(place["server"]), "-e", 'WEATHER_WORD=say "hi"\\n'
+    )
+    assert code == 0 and out == "", err
+    text = path.read_text()
+    assert text.startswith(CODEX_CONFIG)  # comments and layout as the user wrote them
+    assert text[len(CODEX_CONFIG) :].startswith("\n[mcp_servers.weather]\n")
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["weather"] == {
+        "command": os.path.abspath(sys.executable),
+        "args": ["-m", "mcpkit", "run", str(place["server"].resolve())],
+        "env": {"WEATHER_WORD": 'say "hi"\\n'},
+    }
+    assert data["mcp_servers"]["other"] == {"command": "node", "args": ["other.js"]}
+    assert data["profiles"] == {"fast": {"model": "o4-mini"}} and data["model"] == "o3"
+    [backup] = path.parent.glob("config.toml.*.bak")
+    assert backup.read_text() == CODEX_CONFIG
+
+
+def test_codex_reinstall_replace_and_uninstall(place, capsys):
+    import tomllib
+
+    path = codex_file(place)
+    server = str(place["server"])
+    assert mcpkit(capsys, "install", "codex", server, "-e", "WEATHER_WORD=one")[0] == 0
+    installed = path.read_text()
+    code, _, err = mcpkit(capsys, "install", "codex", server, "-e", "WEATHER_WORD=one")
+    assert code == 0 and "nothing was written" in err and path.read_text() == installed
+    code, _, err = mcpkit(capsys, "install", "codex", server, "-e", "WEATHER_WORD=two")
+    assert code == 0 and "replaced the existing entry 'weather'" in err
+    servers = tomllib.loads(path.read_text())["mcp_servers"]
+    assert servers["weather"]["env"] == {"WEATHER_WORD": "two"} and "other" in servers
+    assert path.read_text().count("[mcp_servers.weather]") == 1
+    code, _, err = mcpkit(capsys, "uninstall", "codex", "weather")
+    assert code == 0, err
+    assert path.read_text() == CODEX_CONFIG
+    code, _, err = mcpkit(capsys, "uninstall", "codex", "weather")
+    assert code == 1
+    assert_one_error(err, "has no server named 'weather'", "'other'")
+
+
+def test_codex_new_file_and_dry_run(place, capsys):
+    import tomllib
+
+    path = codex_file(place, None)
+    code, out, err = mcpkit(capsys, "install", "codex", str(place["server"]), "--dry-run")
+    assert code == 0 and not path.exists(), err
+    assert tomllib.loads(out)["mcp_servers"]["weather"]["command"] == os.path.abspath(
+        sys.executable
+    )
+    assert mcpkit(capsys, "install", "codex", str(place["server"]))[0] == 0
+    assert path.read_text() == out
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('model = "o3\n', ["is not valid TOML"]),
+        ("mcp_servers = 3\n", ["'mcp_servers' is not a table"]),
+        (
+            '[mcp_servers]\nweather = { command = "node" }\n',
+            ["defines mcp_servers.weather in a way mcpkit cannot edit"],
+        ),
+    ],
+    ids=["not-toml", "servers-not-a-table", "inline-entry"],
+)
+def test_a_codex_file_mcpkit_cannot_edit_is_left_alone(place, capsys, text, words):
+    path = codex_file(place, text)
+    code, out, err = mcpkit(capsys, "install", "codex", str(place["server"]))
+    assert code == 1 and out == ""
+    assert_one_error(err, str(path), "left as it is", "hint: ", *words)
+    assert path.read_text() == text
+    assert not list(path.parent.glob("*.bak"))
+
+
+def test_codex_has_no_project_file_and_config_prints_its_table(place, capsys):
+    import tomllib
+
+    code, _, err = mcpkit(capsys, "install", "codex", str(place["server"]), "--scope", "project")
+    assert code == 2
+    assert_one_error(err, "Codex CLI has no project configuration")
+    code, out, err = mcpkit(capsys, "config", str(place["server"]), "--client", "codex")
+    assert code == 0, err
+    assert out.startswith("[mcp_servers.weather]\n")
+    assert tomllib.loads(out)["mcp_servers"]["weather"]["args"][-1] == str(
+        place["server"].resolve()
+    )
+
+
+@pytest.mark.parametrize("client", ["gemini-cli", "codex"])
+def test_the_command_written_for_gemini_and_codex_serves_over_stdio(place, capsys, client):
+    import tomllib
+
+    code, _, err = mcpkit(capsys, "install", client, str(place["server"]), "-e", "WEATHER_WORD=dry")
+    assert code == 0, err
+    path = written_path(client, "user", place)
+    if client == "codex":
+        entry = tomllib.loads(path.read_text())["mcp_servers"]["weather"]
+    else:
+        entry = servers_of(path, client)["weather"]
+    peer = StdioPeer(entry, place["tmp"], place["home"])
+    try:
+        answer = peer.request(
+            1,
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": client, "version": "1"},
+            },
+        )
+        assert answer["result"]["serverInfo"]["name"] == "weather", answer
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        called = peer.request(2, "tools/call", {"name": "forecast", "arguments": {"city": "Oslo"}})
+        assert called["result"]["content"][0]["text"] == "dry in Oslo"
     finally:
         err = peer.stop()
     assert peer.proc.returncode == 0, err

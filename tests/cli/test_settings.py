@@ -1,6 +1,7 @@
 """``MCPKIT_*`` settings: every options field and ``mcpkit run`` flag has one, read with its
 type (int, float, bool, list, str, object, choice), a flag wins over it, a bad value is one
-error line naming the variable; docs/settings.md holds the table generated from the code."""
+error line naming the variable, an unknown one a did-you-mean warning; docs/settings.md holds
+the table generated from the code."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from mcpkit.cli._settings import (
     Setting,
     server_options,
     settings_table,
+    unknown_variable_warnings,
 )
 from mcpkit.transports.http import StreamableHttpServerOptions, TransportSecuritySettings
 
@@ -296,3 +298,108 @@ def test_the_typer_command_reads_the_environment_too(server_file, monkeypatch, n
     with pytest.raises(CliError) as caught:
         run_typer(["run", server_file])
     assert "MCPKIT_TRANSPORT='pigeon': not one of stdio, http, sse, ws" in caught.value.message
+
+
+# --------------------------------------------------------------------------- unknown variables
+
+
+def mcpkit_without_stdin(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
+    """``mcpkit ARGS`` with stdin closed (a stdio server then stops at once)."""
+    return subprocess.run(
+        [sys.executable, "-m", "mcpkit", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_env(**variables),
+    )
+
+
+def test_run_warns_of_a_typo_with_the_setting_it_is_close_to(server_file):
+    done = mcpkit_without_stdin("run", server_file, MCPKIT_PROT="8000")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "mcpkit: warning: MCPKIT_PROT is not a setting; did you mean MCPKIT_PORT?"
+    ]
+
+
+def test_a_name_close_to_none_points_at_the_list(server_file):
+    done = mcpkit_without_stdin("run", server_file, MCPKIT_NOTHING_LIKE_IT="1", MCPKIT_STATELES="1")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "mcpkit: warning: MCPKIT_NOTHING_LIKE_IT is not a setting (docs/settings.md lists them)",
+        "mcpkit: warning: MCPKIT_STATELES is not a setting; did you mean MCPKIT_STATELESS?",
+    ]
+
+
+def test_the_settings_and_the_other_variables_read_are_not_warned_of(server_file):
+    done = mcpkit_without_stdin(
+        "run",
+        server_file,
+        MCPKIT_STATELESS="1",
+        MCPKIT_DEBUG="0",
+        MCPKIT_OAUTH_BROWSER="print",
+        MCPKIT_FREEZE_GC_AT_STARTUP="1",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert unknown_variable_warnings([setting.env for setting in SETTINGS]) == []
+
+
+def test_the_warning_comes_before_the_server_serves(server_file):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpkit", "run", server_file, "-t", "http", "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(MCPKIT_HSOT="127.0.0.1"),
+    )
+    try:
+        assert process.stderr is not None
+        first, second = process.stderr.readline(), process.stderr.readline()
+    finally:
+        process.terminate()
+        process.wait(15)
+    assert first == "mcpkit: warning: MCPKIT_HSOT is not a setting; did you mean MCPKIT_HOST?\n"
+    assert second.startswith("mcpkit: serving settings-test on http://127.0.0.1:")
+
+
+def test_proxy_warns_too(server_file, tmp_path: Path):
+    """``mcpkit proxy`` of a backend that is no mcpkit (so the warning is the proxy's own)."""
+    backend = tmp_path / "backend.py"
+    backend.write_text(
+        "import os\n"
+        "for name in [n for n in os.environ if n.startswith('MCPKIT_')]:\n"
+        "    del os.environ[name]\n"
+        "import runpy, sys\n"
+        f"sys.argv = ['mcpkit', 'run', {server_file!r}]\n"
+        "runpy.run_module('mcpkit', run_name='__main__')\n"
+    )
+    done = mcpkit_without_stdin("proxy", "--", sys.executable, str(backend), MCPKIT_ENDPONT="/x")
+    assert done.stderr.splitlines()[0] == (
+        "mcpkit: warning: MCPKIT_ENDPONT is not a setting; did you mean MCPKIT_ENDPOINT?"
+    )
+    assert done.stderr.count("MCPKIT_ENDPONT") == 1
+
+
+def test_a_start_without_mcpkit_variables_does_not_import_the_settings(server_file):
+    """The check costs one pass over the environment: the settings (typed from the options
+    classes) are imported only when some ``MCPKIT_*`` variable is set."""
+    probe = (
+        "import sys, runpy\n"
+        f"sys.argv = ['mcpkit', 'run', {server_file!r}]\n"
+        "try:\n"
+        "    runpy.run_module('mcpkit', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('mcpkit.cli._settings' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_env(),
+    )
+    assert done.stdout.splitlines()[-1] == "False", done.stderr

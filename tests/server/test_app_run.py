@@ -31,7 +31,7 @@ SERVER = textwrap.dedent(
 
     if __name__ == "__main__":
         if len(sys.argv) > 1:
-            app.run("http", host="127.0.0.1", port=int(sys.argv[1]))
+            app.run("http", host="127.0.0.1", port=int(sys.argv[1]))  # 0: a free port
         else:
             app.run()
     """
@@ -63,6 +63,7 @@ def test_run_serves_stdio_until_stdin_closes(server_file: Path):
         timeout=30,
     )
     assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # stdin is a pipe: a client's, told nothing
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert answers[0]["result"]["serverInfo"]["name"] == "adder"
     assert answers[1]["result"]["structuredContent"] == {"result": 5}
@@ -95,6 +96,50 @@ def test_run_serves_http(server_file: Path):
     finally:
         process.terminate()
         process.wait(15)
+
+
+def test_run_names_where_it_serves_once_it_accepts_connections(server_file: Path):
+    """The line ``mcpkit run -t http`` writes, with the port bound (0 asked for a free one);
+    connecting to the URL it names cannot be refused."""
+    process = subprocess.Popen(
+        [sys.executable, str(server_file), "0"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        line = process.stderr.readline()  # type: ignore[union-attr]
+        prefix = "mcpkit: serving adder on http://127.0.0.1:"
+        assert line.startswith(prefix) and line.endswith("/mcp\n"), line
+        url = line.split(" on ", 1)[1].strip()
+        assert int(url.rsplit(":", 1)[1].split("/")[0]) != 0
+        headers = {"accept": "application/json, text/event-stream"}
+        answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=5)
+        assert answer.status_code == 200
+        assert "adder" in answer.text
+    finally:
+        process.terminate()
+        process.wait(15)
+
+
+def test_run_on_a_terminal_says_it_waits(server_file: Path):
+    """stdin a terminal (a pty): one line on stderr, as ``mcpkit run`` writes it."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, str(server_file)],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(follower)
+    try:
+        line = process.stderr.readline()  # type: ignore[union-attr]
+        assert line == "mcpkit: serving adder on stdio; waiting for a client (Ctrl-C to stop)\n"
+    finally:
+        process.terminate()
+        process.wait(15)
+        os.close(leader)
 
 
 def test_run_refuses_what_it_cannot_serve():

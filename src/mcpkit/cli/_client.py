@@ -328,3 +328,89 @@ class _HiddenToolTracebacks(logging.Filter):
             self.count += 1
             return False
         return record.msg is not OUTPUT_REFUSED and record.msg is not TOOL_ERROR
+
+
+def _request(
+    target: str,
+    headers: list[str],
+    what: str,
+    send: Callable[[Any], Awaitable[Any]],
+    timeout: float,
+    auth: Any,
+) -> dict[str, Any]:
+    """One request ``send`` makes of the server, its result as plain data; ``what`` names
+    it in the timeout's error line."""
+    import msgspec
+
+    from mcpkit._exceptions import RequestTimeoutError
+
+    async def action(client: Any) -> Any:
+        try:
+            return msgspec.to_builtins(await send(client))
+        except RequestTimeoutError as exc:
+            raise CliError(
+                f"{what} did not answer in {timeout:g} s", "give it longer with --timeout SECONDS"
+            ) from exc
+
+    result: dict[str, Any] = _with_client(target, headers, action, auth=auth)
+    return result
+
+
+def read_resource(
+    target: str,
+    uri: str,
+    headers: list[str],
+    json_output: bool = False,
+    timeout: float = 60.0,
+    auth: Any = None,
+) -> int:
+    """``mcpkit call TARGET --resource URI``: the resource's contents (text as text, a blob
+    as a note of its type and size); ``json_output``: the raw result."""
+    from mcpkit.cli._output import print_resource
+
+    result = _request(
+        target,
+        headers,
+        f"the resource {uri!r}",
+        lambda client: client.read_resource(uri, timeout=timeout),
+        timeout,
+        auth,
+    )
+    if json_output:
+        _print_json(result)
+    else:
+        print_resource(result)
+    return 0
+
+
+def get_prompt(
+    target: str,
+    name: str,
+    arguments: str | None,
+    headers: list[str],
+    json_output: bool = False,
+    timeout: float = 60.0,
+    auth: Any = None,
+) -> int:
+    """``mcpkit call TARGET --prompt NAME [ARGUMENTS]``: the prompt's messages, one
+    ``role: text`` each; ``json_output``: the raw result."""
+    from mcpkit.cli._output import print_prompt
+
+    # Prompt arguments are strings on the wire: other JSON values go as their JSON text.
+    args = {
+        key: value if isinstance(value, str) else json.dumps(value)
+        for key, value in parse_arguments(arguments, """'{"topic": "tea"}'""").items()
+    }
+    result = _request(
+        target,
+        headers,
+        f"the prompt {name!r}",
+        lambda client: client.get_prompt(name, args, timeout=timeout),
+        timeout,
+        auth,
+    )
+    if json_output:
+        _print_json(result)
+    else:
+        print_prompt(result)
+    return 0

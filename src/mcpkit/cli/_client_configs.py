@@ -25,6 +25,13 @@ when a client changes its layout):
   takes ``$XDG_CONFIG_HOME`` first) (https://code.visualstudio.com/docs/configure/settings,
   "Settings file locations", formerly docs/getstarted/settings); that is the default
   profile's (other profiles keep theirs under ``User/profiles/``).
+- Gemini CLI: ``~/.gemini/settings.json`` (user) or ``.gemini/settings.json`` in the project,
+  top-level ``mcpServers``, each ``{"command", "args", "env"}``
+  (https://github.com/google-gemini/gemini-cli, docs/tools/mcp-server.md).
+- Codex CLI: ``config.toml`` in ``$CODEX_HOME`` (default ``~/.codex``), one TOML table
+  ``[mcp_servers.NAME]`` a server with ``command``, ``args`` and ``env``
+  (https://github.com/openai/codex, docs/config.md); user scope only. The file is TOML,
+  edited by ``mcpkit.cli._toml_edit``.
 
 Paths are computed as pure paths for the system named, so every system's location can be
 checked from any machine."""
@@ -42,13 +49,15 @@ SCOPES = ("user", "project")
 @dataclass(frozen=True, slots=True)
 class ClientSpec:
     """One client: its name on the command line, its own name, the top-level key holding
-    its servers, whether a stdio entry says ``"type": "stdio"``, and its scopes."""
+    its servers, whether a stdio entry says ``"type": "stdio"``, its scopes, and whether
+    its file is TOML (else JSON)."""
 
     key: str
     title: str
     servers_key: str
     typed: bool
     scopes: tuple[str, ...]
+    toml: bool = False
 
 
 CLIENTS: dict[str, ClientSpec] = {
@@ -58,6 +67,8 @@ CLIENTS: dict[str, ClientSpec] = {
         ClientSpec("claude-code", "Claude Code", "mcpServers", True, SCOPES),
         ClientSpec("cursor", "Cursor", "mcpServers", False, SCOPES),
         ClientSpec("vscode", "VS Code", "servers", True, SCOPES),
+        ClientSpec("gemini-cli", "Gemini CLI", "mcpServers", False, SCOPES),
+        ClientSpec("codex", "Codex CLI", "mcp_servers", False, ("user",), toml=True),
     )
 }
 
@@ -101,6 +112,11 @@ def config_path(
         return home_dir / ".claude.json" if scope == "user" else project_dir / ".mcp.json"
     if client == "cursor":
         return (home_dir if scope == "user" else project_dir) / ".cursor" / "mcp.json"
+    if client == "gemini-cli":
+        return (home_dir if scope == "user" else project_dir) / ".gemini" / "settings.json"
+    if client == "codex":
+        codex_home = env.get("CODEX_HOME", "")
+        return (path(codex_home) if codex_home else home_dir / ".codex") / "config.toml"
     if scope == "user":  # vscode
         return _app_data(system, env, home_dir) / "Code" / "User" / "mcp.json"
     return project_dir / ".vscode" / "mcp.json"

@@ -321,8 +321,22 @@ def inspect(
 @_with_login_options
 def call(
     target: Target,
-    tool: Annotated[str, typer.Argument(help="Tool name")],
+    tool: Annotated[
+        str | None,
+        typer.Argument(
+            help="Tool name (a URI, containing ://, reads that resource); with --prompt: the prompt's arguments",
+            show_default=False,
+        ),
+    ] = None,
     arguments: Annotated[str | None, typer.Argument(help="Arguments as a JSON object")] = None,
+    resource: Annotated[
+        str | None,
+        typer.Option("--resource", help="Read this resource (a URI) instead of calling a tool"),
+    ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option("--prompt", help="Get this prompt's messages instead of calling a tool"),
+    ] = None,
     header: Headers = None,
     json_output: JsonOutput = False,
     interactive: Annotated[
@@ -339,17 +353,55 @@ def call(
     ] = 60.0,
     login: Any = None,
 ) -> int:
-    """Call one tool and print its result (exit code 1 when the tool fails).
+    """Call one tool and print its result (exit code 1 when the tool fails); or read a
+    resource (--resource URI, or a URI in place of the tool), or get a prompt (--prompt
+    NAME, its arguments as a JSON object).
 
     Text content prints as text; --json prints the raw result. Progress and log messages
     show on stderr as they come; the server's sampling and elicitation requests are asked on
     the terminal, or refused (--no-input, or stdin not a terminal). --auth oauth logs in
     first (once: the tokens are kept)."""
-    from mcpkit.cli._client import call_tool
+    from mcpkit.cli._client import call_tool, get_prompt, read_resource
 
-    return call_tool(
-        target, tool, arguments, header or [], json_output, interactive, timeout, login
-    )
+    what, name, text = _what_to_call(tool, arguments, resource, prompt)
+    if what == "resource":
+        return read_resource(target, name, header or [], json_output, timeout, login)
+    if what == "prompt":
+        return get_prompt(target, name, text, header or [], json_output, timeout, login)
+    return call_tool(target, name, text, header or [], json_output, interactive, timeout, login)
+
+
+def _what_to_call(
+    tool: str | None, arguments: str | None, resource: str | None, prompt: str | None
+) -> tuple[str, str, str | None]:
+    """What ``mcpkit call`` was asked for: ("tool" | "resource" | "prompt", the name or URI,
+    the arguments' JSON text); a usage error for a command line that asks for none or two."""
+    if resource is not None and prompt is not None:
+        raise CliError("--resource and --prompt go one at a time", code=EXIT_USAGE)
+    if prompt is not None:
+        # The positionals shift: after --prompt NAME, the first one is the arguments.
+        if arguments is not None:
+            raise CliError(
+                "too many arguments for --prompt",
+                'mcpkit call TARGET --prompt NAME \'{"arg": "value"}\'',
+                code=EXIT_USAGE,
+            )
+        return "prompt", prompt, tool
+    if resource is None and tool is not None and "://" in tool:
+        resource, tool = tool, None
+        if arguments is not None:
+            raise CliError("a resource takes no arguments", code=EXIT_USAGE)
+    if resource is not None:
+        if tool is not None:
+            raise CliError("--resource reads a resource: name no tool with it", code=EXIT_USAGE)
+        return "resource", resource, None
+    if tool is None:
+        raise CliError(
+            "nothing to call: name a tool, or give --resource URI or --prompt NAME",
+            "see 'mcpkit call --help'",
+            code=EXIT_USAGE,
+        )
+    return "tool", tool, arguments
 
 
 @app.command()

@@ -40,19 +40,24 @@ def _indent_of(text: str) -> int | str:
     return 2
 
 
+def read_config_text(path: Path) -> tuple[Path, str | None]:
+    """The file to write (symlinks followed) and its text (None: no file yet)."""
+    real = path.resolve() if path.is_symlink() else path
+    try:
+        return real, real.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return real, None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read {path}: {exc}") from None
+
+
 def plan_change(
     path: Path, servers_key: str, name: str, entry: dict[str, Any] | None, *, by_hand: str
 ) -> Change:
     """The file ``path`` with ``entry`` under ``servers_key``/``name`` (None: without the
     entry of that name, which must be there); a file that does not hold a JSON object is
     refused (``by_hand``: the command printing the entry instead)."""
-    real = path.resolve() if path.is_symlink() else path
-    try:
-        old_text: str | None = real.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        old_text = None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {exc}") from None
+    real, old_text = read_config_text(path)
     hint = (
         f"fix or move it and run this again, or add the entry by hand: {by_hand}"
         if entry is not None

@@ -25,9 +25,14 @@ from mcpkit.cli._loader import _MODULE_NAME, TargetNotFoundError, split_target
 
 #: The npm package of the MCP Inspector, run with npx.
 INSPECTOR_PACKAGE = "@modelcontextprotocol/inspector"
+#: The Inspector version run: one known to work with ``--transport streamable-http
+#: --server-url``; an unpinned npx would fetch whatever is newest, flags changed or not.
+INSPECTOR_VERSION = "0.22.0"
+#: The oldest Node that version runs on (its package.json ``engines.node``: >=22.7.5).
+INSPECTOR_NODE = (22, 7, 5)
 #: Printed (once) when npx is not on PATH.
 NO_NPX_HINT = (
-    "the MCP Inspector needs Node.js: install Node 22 or later from https://nodejs.org"
+    "the MCP Inspector needs Node.js: install Node 22.7.5 or later from https://nodejs.org"
     " (it brings npx), or pass --no-inspector; the server runs without it"
 )
 #: Seconds a starting server gets to accept connections before it is reported as stuck.
@@ -145,19 +150,11 @@ class DevServer:
         if npx is None:
             self.note("inspector", NO_NPX_HINT, status="missing")
             return
-        command = [
-            npx,
-            "-y",
-            INSPECTOR_PACKAGE,
-            "--transport",
-            "streamable-http",
-            "--server-url",
-            self.url,
-        ]
+        command = inspector_command(npx, self.url)
         self.inspector_process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
         self.note(
             "inspector",
-            f"opening the MCP Inspector on {self.url} (npx {INSPECTOR_PACKAGE})",
+            f"opening the MCP Inspector on {self.url} (npx {command[2]})",
             status="started",
         )
 
@@ -214,6 +211,54 @@ class DevServer:
             self.close_inspector()
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
+
+
+def inspector_command(npx: str, url: str) -> list[str]:
+    """The command that opens the pinned MCP Inspector against the server at ``url``."""
+    return [
+        npx,
+        "-y",
+        f"{INSPECTOR_PACKAGE}@{INSPECTOR_VERSION}",
+        "--transport",
+        "streamable-http",
+        "--server-url",
+        url,
+    ]
+
+
+def check_node() -> None:
+    """Refuse (exit 2) a Node older than the Inspector needs, before anything starts: npx
+    would otherwise install it and fail in ways that do not say why. Nothing is checked
+    when Node cannot be asked (no ``node`` on PATH): the missing npx is said later."""
+    node = shutil.which("node")
+    if node is None:
+        return
+    try:
+        shown = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return
+    found = _version_of(shown)
+    if found is None or found >= INSPECTOR_NODE:
+        return
+    from mcpkit.cli._errors import EXIT_USAGE
+
+    needed = ".".join(map(str, INSPECTOR_NODE))
+    raise CliError(
+        f"mcpkit dev needs Node >= {needed} (found {shown}); install a newer one from"
+        " https://nodejs.org, or pass --no-inspector",
+        code=EXIT_USAGE,
+    )
+
+
+def _version_of(text: str) -> tuple[int, ...] | None:
+    """``(22, 7, 5)`` for ``v22.7.5``; None for what is no version."""
+    parts = text.removeprefix("v").split(".")
+    try:
+        return tuple(int(part) for part in parts[:3])
+    except ValueError:
+        return None
 
 
 def _stop_on_sigterm() -> Any:
@@ -320,6 +365,8 @@ def run_dev(
     for root in roots:
         if not root.exists():
             raise CliError(f"no such folder to watch: {root}", "name an existing one with --watch")
+    if inspector:
+        check_node()
     if port == 0:
         port = free_port(host)
     else:

@@ -47,11 +47,12 @@ from typing import Annotated, Any
 import typer
 
 from mcpkit.cli._client_configs import CLIENTS, ClientSpec, config_path, server_entry
-from mcpkit.cli._config_edit import apply_change, plan_change, render_change
+from mcpkit.cli._config_edit import apply_change, render_change
 from mcpkit.cli._dotenv import parse_env_assignments, read_env_file
 from mcpkit.cli._errors import EXIT_USAGE, CliError
 from mcpkit.cli._install_target import ResolvedTarget, resolve_target
 from mcpkit.cli._loader import split_target
+from mcpkit.cli._toml_edit import plan_client_change
 
 #: The name ``McpServerApp`` gives a server that names none (``mcpkit.server._app``); such a
 #: server's entry is named after its file instead.
@@ -316,8 +317,8 @@ def install_server(
         )
     )
     entry = server_entry(client, server.command, server.args, server.env)
-    change = plan_change(
-        path, spec.servers_key, server.name, entry, by_hand=_by_hand(target, client, server)
+    change = plan_client_change(
+        spec, path, server.name, entry, by_hand=_by_hand(target, client, server)
     )
     summary: dict[str, Any] = {"client": client, "name": server.name, "path": str(path)}
     if change.new_text == change.old_text:
@@ -382,7 +383,7 @@ def uninstall_server(
     )
     if not path.exists():
         raise CliError(f"{path} does not exist", f"nothing is installed in {spec.title} ({scope})")
-    change = plan_change(path, spec.servers_key, name, None, by_hand="")
+    change = plan_client_change(spec, path, name, None, by_hand="")
     summary: dict[str, Any] = {"client": client, "name": name, "path": str(path)}
     if dry_run:
         if json_output:
@@ -430,6 +431,12 @@ def print_config(
     )
     key = CLIENTS[client].servers_key if client else "mcpServers"
     entry = server_entry(client, server.command, server.args, server.env)
+    if client is not None and CLIENTS[client].toml:
+        from mcpkit.cli._toml_edit import table_text
+
+        sys.stdout.write(table_text(key, server.name, entry))
+        sys.stdout.flush()
+        return 0
     sys.stdout.write(json.dumps({key: {server.name: entry}}, indent=2, ensure_ascii=False) + "\n")
     sys.stdout.flush()
     return 0
@@ -443,6 +450,8 @@ class Client(StrEnum):
     claude_code = "claude-code"
     cursor = "cursor"
     vscode = "vscode"
+    gemini_cli = "gemini-cli"
+    codex = "codex"
 
 
 class Scope(StrEnum):
@@ -508,7 +517,7 @@ def install(
         Scope,
         typer.Option(
             "--scope",
-            help="user: for you everywhere; project: the folder you are in (not Claude Desktop)",
+            help="user: for you everywhere; project: the folder you are in (not Claude Desktop or Codex)",
         ),
     ] = Scope.user,
     dry_run: DryRunOption = False,
@@ -541,7 +550,7 @@ def config(
         Client | None,
         typer.Option(
             "--client",
-            help="Print in this client's shape (VS Code: servers; default: the common mcpServers)",
+            help="Print in this client's shape (VS Code: servers; Codex: a TOML table; default: the common mcpServers)",
         ),
     ] = None,
     json_output: Annotated[

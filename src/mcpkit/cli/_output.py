@@ -216,6 +216,31 @@ def print_result(result: dict[str, Any], stream: TextIO | None = None) -> None:
     out.flush()
 
 
+def print_resource(result: dict[str, Any], stream: TextIO | None = None) -> None:
+    """A resource's contents for people: each text as it is, each blob as a note of its
+    type and size."""
+    out = stream or sys.stdout
+    for item in result.get("contents") or []:
+        if "text" in item:
+            text = str(item["text"])
+        else:
+            size = len(str(item.get("blob", ""))) * 3 // 4
+            text = f"[blob {item.get('mimeType') or 'of no type'}, about {size} bytes]"
+        out.write(text if text.endswith("\n") else text + "\n")
+    out.flush()
+
+
+def print_prompt(result: dict[str, Any], stream: TextIO | None = None) -> None:
+    """A prompt's messages for people: ``role: text``, each content as a tool's would be."""
+    out = stream or sys.stdout
+    for message in result.get("messages") or []:
+        content = message.get("content")
+        text = _block_text(content) if isinstance(content, dict) else json.dumps(content)
+        line = f"{message.get('role', '?')}: {text}"
+        out.write(line if line.endswith("\n") else line + "\n")
+    out.flush()
+
+
 class CallDisplay:
     """Progress (a rich bar on a terminal; nothing otherwise) and log notifications (one
     line each: ``[level] logger: data``) on ``stream`` while a call runs."""

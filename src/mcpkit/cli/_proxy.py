@@ -73,8 +73,14 @@ def run_proxy(
     """Serve the proxy until stdin closes (stdio) or until interrupted (HTTP)."""
     from mcpkit._runtime import run_async
     from mcpkit.cli._errors import EXIT_USAGE, CliError
-    from mcpkit.cli._run import announce_stdio, as_the_program, require_websocket_library
+    from mcpkit.cli._run import (
+        as_the_program,
+        require_websocket_library,
+        warn_of_unknown_variables,
+    )
+    from mcpkit.transports._announce import announce_stdio, http_url
 
+    warn_of_unknown_variables()
     try:
         server = proxy_app(target, headers, backend_transport)
     except ValueError as exc:
@@ -100,7 +106,7 @@ def run_proxy(
         raise bind_error(host, port, exc) from exc
 
     def banner() -> None:
-        url = f"http://{host}:{sock.getsockname()[1]}{endpoint}"
+        url = http_url(host, sock.getsockname()[1], endpoint)
         if json_output:
             import json
 

@@ -96,6 +96,20 @@ def parse_fast(argv: list[str]) -> dict[str, Any] | None:
     return {"target": target, **values}
 
 
+def warn_of_unknown_variables() -> None:
+    """One ``mcpkit: warning:`` line on stderr for each ``MCPKIT_*`` variable that is no
+    setting. One pass over the environment; the settings are imported only when some
+    ``MCPKIT_*`` variable is set (a plain start imports nothing more)."""
+    names = [name for name in os.environ if name.startswith("MCPKIT_")]
+    if not names:
+        return
+    from mcpkit.cli._settings import unknown_variable_warnings
+
+    for warning in unknown_variable_warnings(names):
+        sys.stderr.write(f"mcpkit: warning: {warning}\n")
+    sys.stderr.flush()
+
+
 def run_server(
     target: str,
     transport: str = DEFAULTS["transport"],
@@ -125,6 +139,7 @@ def run_server(
     built from the ``MCPKIT_AUTH_*`` settings (``mcpkit.cli._auth``)."""
     from mcpkit.cli._errors import EXIT_USAGE, CliError
 
+    warn_of_unknown_variables()
     if transport != "stdio" and not 0 <= port <= 65535:
         raise CliError(
             f"port {port} is out of range",
@@ -155,6 +170,7 @@ def run_server(
         require_websocket_library()
     if transport == "stdio":
         from mcpkit.cli._loader import load_app
+        from mcpkit.transports._announce import announce_stdio
         from mcpkit.transports._stdio import serve_stdio_as
 
         program = as_the_program()
@@ -168,6 +184,7 @@ def run_server(
         run_async(serve_stdio_as(server, program))
         return 0
     from mcpkit.cli._errors import bind_error
+    from mcpkit.transports._announce import announce_http, http_url
     from mcpkit.transports.http._server.process import serve_in_this_process
     from mcpkit.transports.http._server.serve import bind_http_socket
 
@@ -208,9 +225,7 @@ def run_server(
         raise bind_error(host, port, exc) from exc
 
     def banner() -> None:
-        bound_port = sock.getsockname()[1]
-        shown = f"[{host}]" if ":" in host else host
-        url = f"http://{shown}:{bound_port}{endpoint}"
+        url = http_url(host, sock.getsockname()[1], endpoint)
         if json_output:
             import json
 
@@ -220,9 +235,7 @@ def run_server(
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
             return
-        several = f" ({workers} workers)" if workers > 1 else ""
-        sys.stderr.write(f"mcpkit: serving {server.name} on {url}{several}\n")
-        sys.stderr.flush()
+        announce_http(server.name, url, workers)
 
     if workers > 1:
         from mcpkit.transports.http._server.workers import WorkerSupervisor
@@ -251,16 +264,6 @@ def as_the_program() -> AsTheProgram:
     from mcpkit.cli._settings import BY_FIELD
 
     return AsTheProgram(freeze_gc=bool(BY_FIELD["freeze_gc_at_startup"].parse(text)))
-
-
-def announce_stdio(name: str) -> None:
-    """On a terminal, say that the server waits: silence there looks like a hang. A client
-    pipes stdin, and then nothing is said."""
-    if sys.stdin is not None and sys.stdin.isatty():
-        sys.stderr.write(
-            f"mcpkit: serving {name} on stdio; waiting for a client (Ctrl-C to stop)\n"
-        )
-        sys.stderr.flush()
 
 
 #: The libraries uvicorn upgrades WebSocket connections with; without one, each gets a 404.

@@ -388,6 +388,30 @@ SETTINGS: tuple[Setting, ...] = _build()
 BY_FIELD: dict[str, Setting] = {setting.field: setting for setting in SETTINGS}
 
 
+#: The ``MCPKIT_*`` variables read besides the settings: the CLI's (``--debug``, ``--json``
+#: for every command, how ``--auth oauth`` shows the login) and the switch of mcpkit's own
+#: test runs, which the ``mcpkit`` processes they start inherit.
+OTHER_VARIABLES = frozenset({"MCPKIT_DEBUG", "MCPKIT_OAUTH_BROWSER", "MCPKIT_TESTS_NO_SKIP"})
+
+
+def unknown_variable_warnings(names: list[str]) -> list[str]:
+    """A warning for each of ``names`` (``MCPKIT_*`` variables) that is no setting, with
+    the closest setting's name when one is close: a typo would otherwise be ignored."""
+    import difflib
+
+    known = {setting.env for setting in SETTINGS} | OTHER_VARIABLES
+    # Compared without the prefix: every name shares it, which would make any two close.
+    suffixes = sorted(name.removeprefix(PREFIX) for name in known)
+    warnings = []
+    for name in sorted(set(names) - known):
+        close = difflib.get_close_matches(name.removeprefix(PREFIX), suffixes, n=1)
+        if close:
+            warnings.append(f"{name} is not a setting; did you mean {PREFIX}{close[0]}?")
+        else:
+            warnings.append(f"{name} is not a setting (docs/settings.md lists them)")
+    return warnings
+
+
 def read_settings(
     group: str | None = None, environ: Mapping[str, str] | None = None
 ) -> dict[str, Any]:

@@ -483,10 +483,10 @@ class McpServerApp:
         stdio, what an AI client launches (``python server.py``); ``app.run("http",
         port=8000)`` serves Streamable HTTP, with legacy SSE and WebSocket beside it;
         ``options`` are ``StreamableHttpServerOptions`` fields (``host``, ``port``,
-        ``endpoint``, ``stateless``, ...). The process is yours: its garbage collector and
-        uvicorn's HTTP protocol are left as they are (``mcpkit run``, being the program,
-        freezes the one and bounds request headers with the other). Blocks; inside an event loop of your own, ``await serve_stdio(app)`` or mount
-        ``create_asgi_app(app)`` instead."""
+        ``endpoint``, ``stateless``, ...). It says where it serves on stderr, as ``mcpkit
+        run`` does. The process is yours: its garbage collector and uvicorn's HTTP protocol
+        are left as they are. Blocks; inside an event loop of your own, ``await
+        serve_stdio(app)`` or mount ``create_asgi_app(app)`` instead."""
         if transport not in _RUN_TRANSPORTS:
             raise ValueError(
                 f"app.run(): unknown transport {transport!r}; use one of {', '.join(_RUN_TRANSPORTS)}"
@@ -495,13 +495,16 @@ class McpServerApp:
         if transport == "stdio":
             if options:
                 raise TypeError(f"app.run() on stdio takes no options; got {', '.join(options)}")
+            from mcpkit.transports._announce import announce_stdio
             from mcpkit.transports._stdio import serve_stdio
 
+            announce_stdio(self.name)
             run_async(serve_stdio(self))
             return
-        from mcpkit.transports.http import StreamableHttpServerOptions, serve_http
+        from mcpkit.transports.http import StreamableHttpServerOptions
+        from mcpkit.transports.http._server.serve import serve_announced
 
-        serve_http(self, StreamableHttpServerOptions(**options))
+        serve_announced(self, StreamableHttpServerOptions(**options))
 
     # built from an HTTP API (mcpkit.openapi, docs/openapi.md) ---------------------------
 

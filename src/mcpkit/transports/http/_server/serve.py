@@ -40,6 +40,21 @@ def serve_http(
         run_http_server(app, options, **uvicorn_options)
 
 
+def serve_announced(app: McpEngine | ServesAnEngine, options: StreamableHttpServerOptions) -> None:
+    """``serve_http`` for ``app.run("http")``: the socket bound here, so the line written
+    once connections are accepted (``mcpkit: serving NAME on URL``, as ``mcpkit run``
+    writes it) names the port bound, ``port=0`` included."""
+    from mcpkit.transports._announce import announce_http, http_url
+
+    sock = bind_http_socket(options.host or "0.0.0.0", options.port)
+
+    def started() -> None:
+        url = http_url(options.host, sock.getsockname()[1], options.endpoint)
+        announce_http(str(options.server_name or getattr(app, "name", "")), url)
+
+    run_http_server(app, options, sock=sock, on_started=started)
+
+
 def run_http_server(
     app: McpEngine | ServesAnEngine,
     options: StreamableHttpServerOptions | None = None,
@@ -102,4 +117,4 @@ def run_http_server(
     serve_in_this_process(app, options, sock=sock, on_started=on_started, **uvicorn_options)
 
 
-__all__ = ["bind_http_socket", "run_http_server", "serve_http"]
+__all__ = ["bind_http_socket", "run_http_server", "serve_announced", "serve_http"]
