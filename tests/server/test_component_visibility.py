@@ -9,13 +9,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import McpCallError, McpServerApp, mcp_server, mcp_tool
 from mcpkit.testing import connected
-from tests.http_server import serving
+from tests.official_client import official_session
 
 ERAS = ["2025-11-25", "2026-07-28"]
 
@@ -105,13 +103,7 @@ async def test_a_mounted_apps_disabled_components_are_absent_in_the_parent() -> 
 
 async def test_the_official_client_sees_what_is_enabled_over_http() -> None:
     app = build()
-    async with (
-        asyncio.timeout(30),
-        serving(app) as (url, _),
-        streamable_http_client(url) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
+    async with official_session(app) as session:
         before = sorted(tool.name for tool in (await session.list_tools()).tools)
         app.disable("hello")
         after = sorted(tool.name for tool in (await session.list_tools()).tools)

@@ -11,12 +11,10 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.testing import connected
-from tests.http_server import serving
+from tests.official_client import official_session
 
 ERAS = ["2025-11-25", "2026-07-28"]
 
@@ -91,13 +89,7 @@ async def test_the_official_client_hears_the_progress_over_http() -> None:
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append((value, message))
 
-    async with (
-        asyncio.timeout(30),
-        serving(build()) as (url, _),
-        streamable_http_client(url) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
+    async with official_session(build()) as session:
         result = await session.call_tool("count", {"n": 4}, progress_callback=on_progress)
     assert result.structured_content == {"result": 4}
     assert progress == [(1, "1"), (2, "2"), (3, "3")]

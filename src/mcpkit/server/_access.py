@@ -15,6 +15,8 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from mcpkit.server._session_view import SessionView, view_of
+
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo, AuthRequirement
     from mcpkit.server._engine.binding import TransportBinding
@@ -31,6 +33,8 @@ PRIVATE = "private"
 
 class Catalog(Protocol):
     """What is read here of the catalog (``McpCatalogManager``, which uses this module)."""
+
+    def set_aside(self, kind: str) -> dict[str, Any]: ...
 
     def restricts(self, kind: str) -> bool: ...
     def get_prompt(self, name: str) -> Any: ...
@@ -104,11 +108,42 @@ def refuse_step_up(kind: str, name: str, entry: Any, auth: AuthInfo | None) -> N
 def listed(
     catalog: Catalog, kind: str, entries: list[E], binding: TransportBinding
 ) -> tuple[list[E], bool]:
-    """``entries`` of the list ``kind`` as the caller on ``binding`` sees them, and whether
-    that list depends on the caller (then a 2026-07-28 result is ``cacheScope: private``)."""
+    """``entries`` of the list ``kind`` as the caller on ``binding`` sees them (its
+    session's view, then its identity), and whether that list depends on the caller (then
+    a 2026-07-28 result is ``cacheScope: private``)."""
+    view = view_of(binding)
+    if view is not None:
+        entries = shown(catalog, kind, entries, view)
     if not catalog.restricts(kind):
-        return entries, False
+        return entries, view is not None
     return visible(entries, binding.auth), True
+
+
+def shown(catalog: Catalog, kind: str, entries: list[E], view: SessionView) -> list[E]:
+    """``entries`` of the list ``kind`` as a session's ``view`` shows them: those it does
+    not hide, and those set aside that it shows."""
+    aside = catalog.set_aside(kind).items()
+    return [e for e in entries if view.shows(e, _key(kind, e))] + [
+        e for key, e in aside if view.shows(e, key)
+    ]
+
+
+def _key(kind: str, entry: Any) -> str:
+    """The key of ``entry`` in the list ``kind`` (a name, a URI, a URI template)."""
+    if kind == "resources":
+        return str(entry.uri)
+    return str(entry.uri_template if kind == "resourceTemplates" else entry.name)
+
+
+def in_view(catalog: Catalog, kind: str, key: Any, entry: Any, binding: TransportBinding) -> Any:
+    """``entry`` (the catalog's at ``key``, maybe None) as the session on ``binding`` sees
+    it: hidden by its view, or one set aside that its view shows; None when it sees none."""
+    view = view_of(binding)
+    if view is None or not isinstance(key, str):
+        return entry
+    if entry is None:
+        entry = catalog.set_aside(kind).get(key)
+    return entry if entry is not None and view.shows(entry, key) else None
 
 
 def mark_private(result: dict[str, Any], binding: TransportBinding) -> None:
@@ -118,13 +153,17 @@ def mark_private(result: dict[str, Any], binding: TransportBinding) -> None:
 
 
 def match_template(
-    catalog: Catalog, uri: str, auth: AuthInfo | None
+    catalog: Catalog, uri: str, auth: AuthInfo | None, view: SessionView | None = None
 ) -> tuple[ResourceTemplateEntry, dict[str, Any]] | None:
     """The first template the caller may read that matches ``uri``, with its variables'
-    values (``McpCatalogManager.match_template`` over the visible templates alone)."""
-    if not catalog.restricts("resourceTemplates"):
+    values (``McpCatalogManager.match_template`` over the visible templates alone; those
+    its session's ``view`` shows, when it has one)."""
+    if not catalog.restricts("resourceTemplates") and view is None:
         return catalog.match_template(uri)
-    for entry in visible(catalog.list_resource_templates(), auth):
+    templates: Any = catalog.list_resource_templates()
+    if view is not None:
+        templates = shown(catalog, "resourceTemplates", templates, view)
+    for entry in visible(templates, auth):
         values = entry.template.match(uri)
         if values is not None:
             return entry, values
@@ -177,12 +216,14 @@ __all__ = [
     "Catalog",
     "ListedCatalog",
     "completes_hidden",
+    "in_view",
     "listed",
     "lists_that_differ",
     "mark_private",
     "match_template",
     "permits",
     "refuse_step_up",
+    "shown",
     "step_up_needed",
     "usable",
     "visible",

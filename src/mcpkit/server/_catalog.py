@@ -414,6 +414,11 @@ class McpCatalogManager:
             self._changed(method)
         return moved
 
+    def set_aside(self, kind: str) -> dict[str, Any]:
+        """The entries of the list ``kind`` set aside (disabled), by key: what a session's
+        view may show all the same (``_session_view``)."""
+        return self._set_aside[kind]
+
     def restricts(self, kind: str) -> bool:
         """Whether the list ``kind`` (``"tools"``, ``"resources"``, ``"resourceTemplates"``
         or ``"prompts"``) holds an entry with an ``auth`` requirement, so differs by caller."""

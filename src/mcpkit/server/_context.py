@@ -7,7 +7,7 @@ it by type, and talks back to the client: progress, logs, sampling, elicitation,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import MissingCapabilityError, ProtocolError, ToolError
@@ -40,6 +40,7 @@ from mcpkit.server._eras.mrtr import (
     checked_answer,
     round_inputs,
 )
+from mcpkit.server._session_view import SessionView
 
 if TYPE_CHECKING:
     from mcpkit.server._engine.dispatcher import McpDispatcher
@@ -134,6 +135,32 @@ class McpToolContext:
     def cancel_requested(self) -> bool:
         """True once the client has cancelled this request."""
         return self._dispatcher.is_cancel_requested(self.binding.connection_key, self.request_id)
+
+    # what this session is shown -----------------------------------------------------------
+
+    async def enable_components(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Show this session the components named (a name, or a resource's URI) or carrying
+        any of ``tags``, those the app set aside (``app.disable``) too; its client hears
+        ``list_changed``. The last rule naming a component decides (``_session_view``)."""
+        await self._view_rule(True, names, tags)
+
+    async def disable_components(self, *names: str, tags: Iterable[str] = ()) -> None:
+        """Hide from this session the components named or carrying any of ``tags``: absent
+        from its lists, and unknown to its calls, reads and gets, until enabled again."""
+        await self._view_rule(False, names, tags)
+
+    async def _view_rule(self, shown: bool, names: Iterable[str], tags: Iterable[str]) -> None:
+        session = self.binding.session
+        if session is None or session.modern or session.ephemeral:
+            raise RuntimeError(
+                "this call has no session to keep what it is shown (2026-07-28, or"
+                " stateless HTTP): use app.enable()/app.disable() for every client"
+            )
+        if session.visibility is None:
+            session.visibility = SessionView()
+        session.visibility.add(shown, names, (tags,) if isinstance(tags, str) else tags)
+        for kind in ("tools", "resources", "prompts"):
+            await self.binding.send_notification(f"notifications/{kind}/list_changed")
 
     # talking back -----------------------------------------------------------------------
 

@@ -30,13 +30,13 @@ from mcpkit.protocol._versions import (
 )
 from mcpkit.server._access import (
     completes_hidden,
+    in_view,
     listed,
     mark_private,
     match_template,
     permits,
     refuse_step_up,
     usable,
-    visible,
 )
 from mcpkit.server._context import McpToolContext
 from mcpkit.server._engine.binding import TransportBinding
@@ -58,6 +58,7 @@ from mcpkit.server._results import (
     structured_tool_result,
     tool_result,
 )
+from mcpkit.server._session_view import view_of
 
 if TYPE_CHECKING:
     from mcpkit.server._catalog import McpCatalogManager
@@ -300,9 +301,10 @@ class MethodHandlers:
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
         catalog = self.catalog
-        restricted = catalog.restricts("tools")
-        if restricted:  # per caller: only the tools its identity may call
-            tools = [entry.to_wire() for entry in visible(catalog.list_tools(), binding.auth)]
+        restricted = catalog.restricts("tools") or view_of(binding) is not None
+        if restricted:  # per caller: its session's view, the tools its identity may call
+            entries, _ = listed(catalog, "tools", catalog.list_tools(), binding)
+            tools = [entry.to_wire() for entry in entries]
         else:
             tools = catalog.tool_wire_list()
         page, cursor = paginate(tools, _params(request).get("cursor"), self.app.page_size)
@@ -321,6 +323,8 @@ class MethodHandlers:
         params = request.params or {}
         name = params.get("name")
         entry = self.catalog.get_tool(name) if isinstance(name, str) else None
+        if binding.session is not None and binding.session.visibility is not None:
+            entry = in_view(self.catalog, "tools", name, entry, binding)
         if entry is None or (entry.auth is not None and not permits(entry.auth, binding.auth)):
             if entry is not None:  # listed to it, to step up for
                 refuse_step_up("tool", entry.name, entry, binding.auth)
@@ -435,13 +439,15 @@ class MethodHandlers:
         self, request: JsonRpcRequest, binding: TransportBinding
     ) -> dict[str, Any]:
         uri = _require_str(_params(request), "uri")
-        entry: Any = self.catalog.get_resource(uri)
+        entry: Any = in_view(
+            self.catalog, "resources", uri, self.catalog.get_resource(uri), binding
+        )
         if entry is not None and entry.auth is not None:
             refuse_step_up("resource", uri, entry, binding.auth)
             entry = usable(entry, binding.auth)  # hidden: read as an unknown URI
         kwargs: dict[str, Any] = {}
         if entry is None:
-            found = match_template(self.catalog, uri, binding.auth)
+            found = match_template(self.catalog, uri, binding.auth, view_of(binding))
             if found is None:
                 raise ResourceNotFoundError(uri)
             entry, kwargs = found
@@ -487,7 +493,7 @@ class MethodHandlers:
     ) -> dict[str, Any]:
         params = _params(request)
         name = _require_str(params, "name")
-        entry = self.catalog.get_prompt(name)
+        entry = in_view(self.catalog, "prompts", name, self.catalog.get_prompt(name), binding)
         if entry is None or (entry.auth is not None and not permits(entry.auth, binding.auth)):
             if entry is not None:  # listed to it, to step up for
                 refuse_step_up("prompt", name, entry, binding.auth)

@@ -71,6 +71,8 @@ class McpSession(msgspec.Struct, eq=False, repr_omit_defaults=True):
     #: The identity the session's last request came as (``SessionIdentities``); UNSET
     #: before its first.
     seen_auth: Any = msgspec.UNSET
+    #: What this session shows besides the app's choice (``server._session_view``).
+    visibility: Any = None
     _pending: dict[RequestId, asyncio.Future[Any]] | None = None  # made on first use
     _ids: itertools.count[int] | None = None
 

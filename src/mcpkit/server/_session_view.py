@@ -1,0 +1,53 @@
+"""What one session shows of the app's components, besides what the app serves to all:
+``ctx.enable_components(...)`` and ``ctx.disable_components(...)`` from a tool (or a
+guard, an interceptor) add a rule naming components or tags, and the last rule naming a
+component decides for that session; one no rule names is as the app has it (served, or
+set aside by ``app.disable``). Kept on the session (handshake era: Streamable HTTP,
+legacy SSE, stdio, WebSocket), so it ends with it; a 2026-07-28 request has no session to
+keep it on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+#: Rules one session may hold; past it the oldest is dropped.
+MAX_VIEW_RULES = 64
+
+
+class SessionView:
+    """The rules of one session, oldest first: (shown, names, tags)."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self) -> None:
+        self.rules: list[tuple[bool, frozenset[str], frozenset[str]]] = []
+
+    def add(self, shown: bool, names: Iterable[str], tags: Iterable[str]) -> None:
+        """A rule: the components named in ``names`` (a name, or a resource's URI) or
+        carrying any of ``tags`` are shown (or hidden) to this session from now on."""
+        if len(self.rules) >= MAX_VIEW_RULES:
+            del self.rules[0]
+        self.rules.append((shown, frozenset(names), frozenset(tags)))
+
+    def verdict(self, entry: Any, key: str) -> bool | None:
+        """Whether the session sees ``entry`` (at ``key`` in its list), as the last rule
+        naming it says; None when none does."""
+        for shown, names, tags in reversed(self.rules):
+            if key in names or entry.name in names or not tags.isdisjoint(entry.tags):
+                return shown
+        return None
+
+    def shows(self, entry: Any, key: str) -> bool:
+        """Whether the session sees ``entry``: its rules, else the app's own choice."""
+        verdict = self.verdict(entry, key)
+        return entry.enabled if verdict is None else verdict
+
+
+def view_of(binding: Any) -> SessionView | None:
+    """The view of the session a call came on, None when it has none (most sessions)."""
+    session = binding.session
+    return None if session is None else session.visibility
+
+
+__all__ = ["MAX_VIEW_RULES", "SessionView", "view_of"]
