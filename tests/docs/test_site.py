@@ -75,6 +75,7 @@ REFERENCE = {
     "mcpkit": "reference/mcpkit",
     "mcpkit.server": "reference/server",
     "mcpkit.server.interceptors": "reference/server",
+    "mcpkit.server.middleware": "reference/server",
     "mcpkit.client": "reference/client",
     "mcpkit.auth": "reference/auth",
     "mcpkit.auth.client": "reference/auth-client",

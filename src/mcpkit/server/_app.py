@@ -40,7 +40,7 @@ from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
 from mcpkit.server._engine.pagination import DEFAULT_PAGE_SIZE
 from mcpkit.server._engine.registry import McpConnectionRegistry
 from mcpkit.server._engine.request_scope import McpRequestScope
-from mcpkit.server._engine.shutdown import DEFAULT_SHUTDOWN_GRACE, check_grace
+from mcpkit.server._engine.shutdown import DEFAULT_SHUTDOWN_GRACE
 from mcpkit.server._engine.subscriptions import ResourceSubscriptionManager
 from mcpkit.server._engine.sync_calls import DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._eras import downgrade as _downgrade
@@ -146,6 +146,7 @@ class McpServerApp:
         expose_internal_errors: bool = False,
         mask_error_details: bool = False,
         lifespan: Callable[..., Any] | None = None,
+        middleware: Iterable[Any] = (),
     ) -> None:
         self.catalog = McpCatalogManager()
         #: What serves this app over any transport: the dispatcher, the connections, the
@@ -163,6 +164,8 @@ class McpServerApp:
         self.connections = engine.connections
         self.subscriptions = engine.subscriptions
         self.dispatcher = engine.dispatcher
+        for item in middleware:
+            self.add_middleware(item)
         self.listens = engine.listens
         self.session_state = engine.session_state
         if max_concurrent_file_reads < 1:
@@ -305,6 +308,11 @@ class McpServerApp:
 
         return register
 
+    def add_middleware(self, middleware: Any) -> None:
+        """Run ``middleware`` (any object with ``on_*`` hooks) around every message this app
+        serves, inside those added before it (docs/middleware.md)."""
+        self.dispatcher.middleware.add(middleware)
+
     def enable(self, *names: str, tags: Iterable[str] = ()) -> int:
         """Serve again what ``disable`` (or ``enabled=False``) set aside; see ``disable``."""
         return self.catalog.set_enabled(True, names, tags)
@@ -385,16 +393,9 @@ class McpServerApp:
 
     # life -------------------------------------------------------------------------------
 
-    @property
-    def shutdown_grace(self) -> float:
-        """Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get
-        to finish; then they are cancelled, each answered -32000 "Server shutting down"."""
-        return self.engine.shutdown_grace
-
-    @shutdown_grace.setter
-    def shutdown_grace(self, grace: float) -> None:
-        self.engine.shutdown_grace = check_grace(grace)
-
+    #: Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get to
+    #: finish; then they are cancelled, each answered -32000 "Server shutting down".
+    shutdown_grace: Forwarded[float] = Forwarded("engine")
     #: The frame connections being served (stdio, WebSocket, legacy SSE), as the registry
     #: holds them: a graceful shutdown answers their calls before their sockets close.
     open_connections: Forwarded[set[ServerConnection]] = Forwarded("engine")

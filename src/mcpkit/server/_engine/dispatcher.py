@@ -27,6 +27,7 @@ from mcpkit.protocol._jsonrpc import (
     error_response,
 )
 from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
+from mcpkit.server._engine.middleware import MiddlewareChain
 from mcpkit.server._engine.unexpected import client_request_failed, internal_error
 from mcpkit.server._eras.mrtr import InputRequired
 
@@ -73,6 +74,8 @@ class McpDispatcher:
         #: runs every request through its ``around_dispatch(run, request, binding)``. None,
         #: the default, costs one check per request.
         self.telemetry: Any = None
+        #: The engine's middleware (``middleware.MiddlewareChain``): around every handler.
+        self.middleware = MiddlewareChain()
         self.on_notification("notifications/cancelled", self._on_cancelled)
         self.on_notification("$/cancelRequest", self._on_cancelled)
 
@@ -156,7 +159,10 @@ class McpDispatcher:
         self._in_flight[key] = task
         self._per_connection[connection] = running + 1
         try:
-            result = await handler(request, binding)
+            if self.middleware:
+                result = await self.middleware.request(request, binding, handler)
+            else:
+                result = await handler(request, binding)
             if era is not None:
                 result = era.leave(request.method, result)
         except BaseException as exc:
@@ -302,11 +308,14 @@ class McpDispatcher:
     ) -> None:
         """Handle a client notification; unknown ones are ignored, as JSON-RPC asks."""
         handler = self._notification_handlers.get(note.method)
-        if handler is None:
+        if handler is None and not self.middleware:
             return
         if binding is None:
             binding = CURRENT_BINDING.get() or TransportBinding()
         try:
-            await handler(note, binding)
+            if self.middleware:
+                await self.middleware.notification(note, binding, handler)
+            else:
+                await handler(note, binding)  # type: ignore[misc]  # not None: checked
         except Exception:
             logger.exception("notification handler for %s failed", note.method)

@@ -75,7 +75,7 @@ class McpEngine:
         self.sync_workers = SyncWorkers(max_sync_workers, on_loop=on_loop)
         #: Seconds requests still running at shutdown get to finish; then they are
         #: cancelled, each answered -32000 "Server shutting down".
-        self.shutdown_grace = check_grace(shutdown_grace)
+        self._shutdown_grace = check_grace(shutdown_grace)
         #: The in-memory clients open that started this engine: the last to close stops it.
         self.in_memory_clients = 0
         #: The name and version a transport announces instead of the served app's
@@ -100,6 +100,16 @@ class McpEngine:
         self._before_stop: list[Callable[[], Awaitable[None]]] = []
         self._exit_stack: contextlib.AsyncExitStack | None = None
         self._shutting_down: asyncio.Event | None = None
+
+    @property
+    def shutdown_grace(self) -> float:
+        """Seconds requests still running at shutdown (stdin closed, SIGTERM, SIGINT) get
+        to finish; then they are cancelled, each answered -32000 "Server shutting down"."""
+        return self._shutdown_grace
+
+    @shutdown_grace.setter
+    def shutdown_grace(self, grace: float) -> None:
+        self._shutdown_grace = check_grace(grace)
 
     def on_start(self, hook: LifeHook, needed: Callable[[], bool] | None = None) -> None:
         """Run ``hook()`` (an async context manager) around the engine's life: entered at
