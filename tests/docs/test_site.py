@@ -76,6 +76,7 @@ REFERENCE = {
     "mcpkit.server": "reference/server",
     "mcpkit.server.interceptors": "reference/server",
     "mcpkit.server.middleware": "reference/server",
+    "mcpkit.server.transforms": "reference/server",
     "mcpkit.client": "reference/client",
     "mcpkit.auth": "reference/auth",
     "mcpkit.auth.client": "reference/auth-client",

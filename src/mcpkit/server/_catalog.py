@@ -22,6 +22,7 @@ from mcpkit.server._entries import (
     ResourceTemplateEntry,
     ToolEntry,
 )
+from mcpkit.server.transforms._tool import transformed
 
 if TYPE_CHECKING:
     from mcpkit.auth._types import AuthInfo
@@ -61,6 +62,9 @@ class McpCatalogManager:
         #: Each list's entries registered but set aside (``enabled=False``, ``disable``):
         #: absent from every list and lookup until ``set_enabled`` serves them again.
         self._set_aside: dict[str, dict[str, Any]] = {kind: {} for kind in self._kinds}
+        #: Tool transformations by the name of the tool they apply to (``transforms``):
+        #: applied whenever a tool of that name is registered.
+        self._tool_transforms: dict[str, Any] = {}
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
         self._pending: set[asyncio.Task[object]] = set()
@@ -168,6 +172,9 @@ class McpCatalogManager:
     ) -> ToolEntry:
         """Add a tool (a ``ToolEntry`` or a function, described as ``@mcp_tool`` would)."""
         entry = meta if isinstance(meta, ToolEntry) else self._entry_builder.tool(meta, **spec)
+        change = self._tool_transforms.get(entry.name)
+        if change is not None:
+            entry = transformed(entry, change)
         with self._lock:
             added = self._put("tools", entry.name, entry, on_conflict)
             if added:
@@ -179,11 +186,38 @@ class McpCatalogManager:
     def unregister_tool(self, name: str) -> bool:
         """Remove a tool; False when there was none of that name. Clients hear list_changed."""
         with self._lock:
-            if self._pop("tools", name) is None:
+            change = self._tool_transforms.get(name)
+            if self._pop("tools", name) is None and (
+                change is None or self._pop("tools", change.name or name) is None
+            ):
                 return False
             self._tool_list = None
         self._changed("notifications/tools/list_changed")
         return True
+
+    def transform_tool(self, name: str, change: Any) -> None:
+        """Serve the tool ``name`` as ``change`` (a ``ToolTransform``) has it, now and
+        whenever a tool of that name is registered; clients hear ``list_changed``."""
+        entry = self._tools.get(name)
+        made = transformed(entry, change) if entry is not None else None  # a bad one: raised
+        with self._lock:
+            self._tool_transforms[name] = change
+            if made is None:
+                return
+            self._pop("tools", name)
+            self._set("tools", made.name, made)
+            self._tool_list = None
+        self._changed("notifications/tools/list_changed")
+
+    def registered_tool(self, name: str) -> ToolEntry | None:
+        """What was registered under ``name``, as registered: a transformed tool's
+        original (served under the transform's name), else ``get_tool(name)``."""
+        change = self._tool_transforms.get(name)
+        if change is None:
+            return self._tools.get(name)
+        served = self._tools.get(change.name or name)
+        original = served.original if served is not None else None
+        return original if original is not None and original.name == name else None
 
     def get_tool(self, name: str) -> ToolEntry | None:
         """The tool of that name, if any."""

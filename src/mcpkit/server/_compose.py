@@ -157,7 +157,7 @@ _TOOLS = _Kind(
         injection=_owned(m, e),
         mounted_from=_mounted_from(m, e),
     ),
-    lambda c, key: c.get_tool(key),
+    lambda c, key: c.registered_tool(key),
     lambda c, e, how: c.register_tool(e, on_conflict=how),
     lambda c, key: c.unregister_tool(key),
 )

@@ -56,6 +56,11 @@ class ToolEntry(_Callable):
     #: ``mask_error_details`` apply to it too. Read only when the tool raised.
     mounted_from: tuple[Any, ...] = ()
     _wire: dict[str, Any] | None = None
+    #: A transformed tool's (``mcpkit.server.transforms``): its arguments as the original
+    #: takes them, from those its own schema describes.
+    arguments_map: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: The entry a transformed tool was made from (what was registered under its name).
+    original: Any = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
     #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).

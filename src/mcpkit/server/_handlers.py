@@ -333,6 +333,8 @@ class MethodHandlers:
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):
             raise InvalidParamsError('"arguments" must be an object')
+        if entry.arguments_map is not None:  # a transformed tool: as the original takes them
+            arguments = entry.arguments_map(arguments or {})
         signature = entry.signature
         try:
             kwargs = (
