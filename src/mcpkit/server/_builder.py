@@ -233,6 +233,7 @@ class EntryBuilder:
             auth=spec.auth,
             tags=spec.tags,
             enabled=spec.enabled,
+            version=spec.version,
         )
 
     def resource(

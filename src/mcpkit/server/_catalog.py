@@ -22,6 +22,7 @@ from mcpkit.server._entries import (
     ResourceTemplateEntry,
     ToolEntry,
 )
+from mcpkit.server._versions import ToolVersions
 from mcpkit.server.transforms._tool import transformed
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class McpCatalogManager:
         #: Tool transformations by the name of the tool they apply to (``transforms``):
         #: applied whenever a tool of that name is registered.
         self._tool_transforms: dict[str, Any] = {}
+        #: The versions of the tools registered with ``version=`` (``_versions``).
+        self.tool_versions = ToolVersions()
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
         self._pending: set[asyncio.Task[object]] = set()
@@ -172,6 +175,12 @@ class McpCatalogManager:
     ) -> ToolEntry:
         """Add a tool (a ``ToolEntry`` or a function, described as ``@mcp_tool`` would)."""
         entry = meta if isinstance(meta, ToolEntry) else self._entry_builder.tool(meta, **spec)
+        if entry.version is not None:  # one of several: the one to serve under the name
+            with self._lock:
+                entry = self.tool_versions.add(entry)
+            on_conflict = "replace"
+        elif entry.name in self.tool_versions.by_name:  # unversioned: the versions go
+            self.tool_versions.forget(entry.name)
         change = self._tool_transforms.get(entry.name)
         if change is not None:
             entry = transformed(entry, change)
@@ -192,6 +201,7 @@ class McpCatalogManager:
             ):
                 return False
             self._tool_list = None
+            self.tool_versions.forget(name)
         self._changed("notifications/tools/list_changed")
         return True
 
@@ -208,6 +218,19 @@ class McpCatalogManager:
             self._set("tools", made.name, made)
             self._tool_list = None
         self._changed("notifications/tools/list_changed")
+
+    def use_tool_version(self, name: str, version: str | None) -> None:
+        """Serve ``version`` of the tool ``name`` (None: the highest again); clients hear
+        ``list_changed``. ``KeyError`` for a version not registered."""
+        versions = self.tool_versions.by_name.get(name, {})
+        if version is not None and version not in versions:
+            raise KeyError(f"tool {name!r} has no version {version!r}: {sorted(versions)}")
+        if version is None:
+            self.tool_versions.pinned.pop(name, None)
+        else:
+            self.tool_versions.pinned[name] = version
+        if versions:
+            self.register_tool(self.tool_versions.served(name))
 
     def registered_tool(self, name: str) -> ToolEntry | None:
         """What was registered under ``name``, as registered: a transformed tool's

@@ -63,6 +63,9 @@ class ToolSpec:
     tags: frozenset[str] = frozenset()
     #: False: registered but not served until ``app.enable`` (absent from lists and calls).
     enabled: bool = True
+    #: One of several versions of the tool of this name: the highest is served unless a
+    #: rule (``catalog.use_tool_version``) or the call (``_meta``) picks another.
+    version: str | None = None
 
     def __post_init__(self) -> None:
         _take_requirement(self)
@@ -206,6 +209,7 @@ def mcp_tool(
     auth: Any = None,
     tags: Iterable[str] = (),
     enabled: bool = True,
+    version: str | None = None,
 ) -> Callable[[F], F]: ...
 def mcp_tool(name: Any = None, **options: Any) -> Any:
     """Expose a method as a tool.
@@ -235,7 +239,8 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     ``tools/list``, and calling it is answered as for an unknown tool (docs/auth.md).
 
     ``tags`` label it for ``app.enable(tags=...)`` and ``app.disable(tags=...)``;
-    ``enabled=False`` registers it set aside, served only once enabled.
+    ``enabled=False`` registers it set aside, served only once enabled. ``version``: one
+    of several versions of the tool of that name (docs/tools.md).
     """
     if callable(name):
         return _mark(TOOL_ATTR, ToolSpec())(name)

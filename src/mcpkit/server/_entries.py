@@ -61,6 +61,8 @@ class ToolEntry(_Callable):
     arguments_map: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     #: The entry a transformed tool was made from (what was registered under its name).
     original: Any = None
+    #: Its version, when the tool of this name has several (``_versions``).
+    version: str | None = None
     run_in_thread: bool = True  # a sync function runs in a worker thread (False: inline)
     call_mode: str = ""  # "async", "thread" or "inline": decided once, from fn, when built
     #: AuthRequirement: what a caller's identity must satisfy to see and use it (None: any).

@@ -59,6 +59,7 @@ from mcpkit.server._results import (
     tool_result,
 )
 from mcpkit.server._session_view import view_of
+from mcpkit.server._versions import version_asked
 
 if TYPE_CHECKING:
     from mcpkit.server._catalog import McpCatalogManager
@@ -330,6 +331,8 @@ class MethodHandlers:
                 refuse_step_up("tool", entry.name, entry, binding.auth)
             # A tool the caller may not call is one it cannot tell from an unknown one.
             raise InvalidParamsError(f"Unknown tool: {name}", {"name": name})
+        if entry.version is not None and "_meta" in params:  # the call may pick a version
+            entry = version_asked(self.catalog, name, params["_meta"]) or entry
         arguments = params.get("arguments")
         if arguments is not None and not isinstance(arguments, dict):
             raise InvalidParamsError('"arguments" must be an object')

@@ -1,0 +1,90 @@
+"""Several versions of one tool: each registered with ``version=``, all kept; the highest
+is served under the name (and ``_meta["mcpkit/versions"]`` lists them all), unless a rule
+pins another (``catalog.use_tool_version(name, version)``), and a call may ask for a
+version of its own in its ``_meta`` (``VERSION_META_KEY``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+#: The ``_meta`` key a tool call names a version by; and the one a listed tool's
+#: versions are in.
+VERSION_META_KEY = "mcpkit/version"
+VERSIONS_META_KEY = "mcpkit/versions"
+#: Versions kept of one tool; past it, registering another is refused.
+MAX_TOOL_VERSIONS = 32
+
+_PART = re.compile(r"\d+|[A-Za-z]+")
+
+
+def version_key(version: str) -> tuple[tuple[int, Any], ...]:
+    """How versions order: their numbers as numbers (``1.10`` after ``1.9``), and a word
+    part (a pre-release) before the release it leads to (``1.10rc1`` before ``1.10``,
+    ``2.0rc1`` before ``2.0.1``): numbers rank 2, the end 1, words 0."""
+    parts = [(2, int(part)) if part.isdigit() else (0, part) for part in _PART.findall(version)]
+    return (*parts, (1, ""))
+
+
+class ToolVersions:
+    """The versions of each versioned tool, and the version pinned for some."""
+
+    __slots__ = ("by_name", "pinned")
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, dict[str, Any]] = {}
+        self.pinned: dict[str, str] = {}
+
+    def add(self, entry: Any) -> Any:
+        """Keep ``entry`` among its name's versions; the one to serve now."""
+        versions = self.by_name.setdefault(entry.name, {})
+        if entry.version not in versions and len(versions) >= MAX_TOOL_VERSIONS:
+            raise ValueError(f"tool {entry.name!r} has {MAX_TOOL_VERSIONS} versions already")
+        versions[entry.version] = entry
+        return self.served(entry.name)
+
+    def served(self, name: str) -> Any:
+        """The version served under ``name`` (pinned, else the highest), dressed with the
+        list of versions in its ``_meta``."""
+        versions = self.by_name[name]
+        chosen = self.pinned.get(name)
+        if chosen not in versions:
+            chosen = max(versions, key=version_key)
+        entry = versions[chosen]
+        known = sorted(versions, key=version_key)
+        meta = {**(entry.meta or {}), VERSION_META_KEY: chosen, VERSIONS_META_KEY: known}
+        return dataclasses.replace(entry, meta=meta, _wire=None)
+
+    def pick(self, name: str, version: Any) -> Any:
+        """The entry of ``version`` of ``name``, None when there is none."""
+        versions = self.by_name.get(name)
+        return versions.get(version) if versions is not None and isinstance(version, str) else None
+
+    def forget(self, name: str) -> None:
+        self.by_name.pop(name, None)
+        self.pinned.pop(name, None)
+
+
+def version_asked(catalog: Any, name: Any, meta: Any) -> Any:
+    """The version of tool ``name`` a call's ``_meta`` asks for, None when it asks none;
+    ``InvalidParamsError`` for one not registered."""
+    asked = meta.get(VERSION_META_KEY) if isinstance(meta, dict) else None
+    if asked is None:
+        return None
+    picked = catalog.tool_versions.pick(name, asked)
+    if picked is None:
+        from mcpkit._exceptions import InvalidParamsError
+
+        raise InvalidParamsError(f"Unknown version {asked!r} of tool {name}", {"name": name})
+    return picked
+
+
+__all__ = [
+    "MAX_TOOL_VERSIONS",
+    "VERSIONS_META_KEY",
+    "VERSION_META_KEY",
+    "ToolVersions",
+    "version_asked",
+    "version_key",
+]
