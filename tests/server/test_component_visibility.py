@@ -117,3 +117,24 @@ def test_tags_are_strings() -> None:
     app = McpServerApp("tags")
     with pytest.raises(TypeError, match="tags are non-empty strings"):
         app.tool(tags=[1])(lambda: "x")
+
+
+async def test_through_the_proxy_disabled_is_absent_on_either_side() -> None:
+    from mcpkit import McpClient
+    from mcpkit.proxy import McpProxy
+
+    backend = build()
+    proxy = McpProxy(lambda **options: McpClient.in_memory(backend, **options)).app
+    async with connected(proxy) as client:
+        assert sorted(tool.name for tool in await client.list_tools()) == ["hello", "restart"]
+        proxy.disable("hello")  # the proxy's own choice
+        assert [tool.name for tool in await client.list_tools()] == ["restart"]
+        assert await code_of(client.call_tool("hello", {})) == -32602
+        backend.disable("restart")  # the backend's: the proxy hears list_changed
+        await backend.catalog.announced()
+        for _ in range(50):
+            if not await client.list_tools():
+                break
+            await asyncio.sleep(0.02)
+        assert await client.list_tools() == []
+        assert await code_of(client.call_tool("restart", {})) == -32602

@@ -22,6 +22,7 @@ from mcpkit.server._entries import (
     ResourceTemplateEntry,
     ToolEntry,
 )
+from mcpkit.server._session_view import MAX_CATALOG_RULES, SessionView
 from mcpkit.server._versions import ToolVersions
 from mcpkit.server.transforms._tool import transformed
 
@@ -66,6 +67,9 @@ class McpCatalogManager:
         #: Tool transformations by the name of the tool they apply to (``transforms``):
         #: applied whenever a tool of that name is registered.
         self._tool_transforms: dict[str, Any] = {}
+        #: What ``set_enabled`` said, kept for entries registered later (a mount's or a
+        #: proxy's refreshed tools): the last rule naming an entry decides.
+        self._rules = SessionView(MAX_CATALOG_RULES)
         #: The versions of the tools registered with ``version=`` (``_versions``).
         self.tool_versions = ToolVersions()
         self._completions: list[CompletionEntry] = []
@@ -145,6 +149,9 @@ class McpCatalogManager:
         """Put ``entry`` at ``key`` of the list ``kind`` (under the lock): served, or set
         aside when it is not ``enabled``."""
         table = self._kinds[kind]
+        verdict = self._rules.verdict(entry, key) if self._rules.rules else None
+        if verdict is not None:
+            entry.enabled = verdict
         if entry.enabled:
             old = table.get(key)
             table[key] = entry
@@ -451,6 +458,7 @@ class McpCatalogManager:
         moved = 0
         changed: list[str] = []
         with self._lock:
+            self._rules.add(enabled, names, tags)
             for kind, table in self._kinds.items():
                 source = self._set_aside[kind] if enabled else table
                 moving = [

@@ -13,20 +13,25 @@ from typing import Any
 
 #: Rules one session may hold; past it the oldest is dropped.
 MAX_VIEW_RULES = 64
+#: Rules ``app.enable``/``app.disable`` keep (applied to what is registered later too).
+MAX_CATALOG_RULES = 1024
 
 
 class SessionView:
-    """The rules of one session, oldest first: (shown, names, tags)."""
+    """The rules of one session (or, with a larger ``limit``, of the app's catalog:
+    ``app.enable``/``app.disable``), oldest first: (shown, names, tags)."""
 
-    __slots__ = ("rules",)
+    __slots__ = ("limit", "rules")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_VIEW_RULES) -> None:
+        self.limit = limit
         self.rules: list[tuple[bool, frozenset[str], frozenset[str]]] = []
 
     def add(self, shown: bool, names: Iterable[str], tags: Iterable[str]) -> None:
         """A rule: the components named in ``names`` (a name, or a resource's URI) or
-        carrying any of ``tags`` are shown (or hidden) to this session from now on."""
-        if len(self.rules) >= MAX_VIEW_RULES:
+        carrying any of ``tags`` are shown (or hidden) from now on; past ``limit`` rules the
+        oldest is dropped."""
+        if len(self.rules) >= self.limit:
             del self.rules[0]
         self.rules.append((shown, frozenset(names), frozenset(tags)))
 
@@ -50,4 +55,4 @@ def view_of(binding: Any) -> SessionView | None:
     return None if session is None else session.visibility
 
 
-__all__ = ["MAX_VIEW_RULES", "SessionView", "view_of"]
+__all__ = ["MAX_CATALOG_RULES", "MAX_VIEW_RULES", "SessionView", "view_of"]
