@@ -55,7 +55,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mcpkit.cli._run", "DEFAULTS"): _TABLE,
     ("mcpkit.cli._run", "VALUE_OPTIONS"): _TABLE,
     ("mcpkit.cli._run", "FLAGS"): _TABLE,
-    ("mcpkit.cli._run", "PROGRAM_DEFAULTS"): _TABLE,
+    ("mcpkit.cli._program", "PROGRAM_DEFAULTS"): _TABLE,
     ("mcpkit.cli._run_options", "DEFAULTS"): _TABLE,
     ("mcpkit.cli._run_options", "VALUE_OPTIONS"): _TABLE,
     ("mcpkit.cli._run_options", "FLAGS"): _TABLE,

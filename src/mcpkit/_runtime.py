@@ -1,31 +1,27 @@
-"""Runtime helpers every layer may use: the process-level tuning applied where mcpkit is
-the program (``mcpkit run``, ``mcpkit proxy``), and the event loop the servers run on."""
+"""Runtime helpers every layer may use: what the command hands the serving code when
+mcpkit is the program (``mcpkit run``, ``mcpkit proxy``), and the event loop the servers
+run on."""
 
 from __future__ import annotations
 
-import gc
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
 class AsTheProgram:
-    """What mcpkit does to its process when it is the program, handed by ``mcpkit run``
-    and ``mcpkit proxy`` to the serving code. No public function or option takes it: a
-    program of the user's that serves an app keeps its collector and uvicorn's protocol as
-    they are. Over HTTP, being the program also bounds request headers in time and size
-    (``mcpkit.transports.http._server.protocol``)."""
+    """Handed by ``mcpkit run`` and ``mcpkit proxy`` to the serving code: they are the
+    program, and may tune their process. No public function or option takes it: a program
+    of the user's that serves an app keeps its process as it is. Over HTTP, being the
+    program bounds request headers in time and size
+    (``mcpkit.transports.http._server.protocol``).
 
-    #: ``gc.freeze()`` what start-up left alive (``MCPKIT_FREEZE_GC_AT_STARTUP=0``: not).
-    freeze_gc: bool = True
+    ``after_start``: what the command does to its process once the app has started and
+    before it serves (a module-level function, so a worker process receives it too; the
+    command's own, ``mcpkit.cli._program``); None: nothing."""
 
-
-def freeze_startup_objects() -> None:
-    """Move everything alive after start-up (modules, the catalog, schemas) out of the
-    garbage collector's reach, so collections scan only what requests create. Only where
-    mcpkit is the program (``AsTheProgram.freeze_gc``)."""
-    gc.collect()
-    gc.freeze()
+    after_start: Callable[[], None] | None = None
 
 
 def run_async(main: Any) -> Any:

@@ -18,11 +18,10 @@ import httpx
 import pytest
 import typer
 
-from mcpkit._runtime import AsTheProgram
 from mcpkit.cli._commands import app as typer_app
 from mcpkit.cli._commands import run_typer
 from mcpkit.cli._errors import CliError
-from mcpkit.cli._run import as_the_program
+from mcpkit.cli._program import as_the_program, freeze_startup_objects
 from mcpkit.cli._run_options import PROGRAM_DEFAULTS
 from mcpkit.cli._settings import (
     AUTH_SETTINGS,
@@ -181,9 +180,9 @@ def test_the_freeze_is_a_setting_of_the_commands_alone(monkeypatch):
         True,
     )
     monkeypatch.delenv("MCPKIT_FREEZE_GC_AT_STARTUP", raising=False)
-    assert as_the_program() == AsTheProgram(freeze_gc=True)
+    assert as_the_program().after_start is freeze_startup_objects
     monkeypatch.setenv("MCPKIT_FREEZE_GC_AT_STARTUP", "0")
-    assert as_the_program() == AsTheProgram(freeze_gc=False)
+    assert as_the_program().after_start is None
     monkeypatch.setenv("MCPKIT_FREEZE_GC_AT_STARTUP", "sometimes")
     with pytest.raises(CliError, match="MCPKIT_FREEZE_GC_AT_STARTUP"):
         as_the_program()

@@ -73,11 +73,8 @@ def run_proxy(
     """Serve the proxy until stdin closes (stdio) or until interrupted (HTTP)."""
     from mcpkit._runtime import run_async
     from mcpkit.cli._errors import EXIT_USAGE, CliError
-    from mcpkit.cli._run import (
-        as_the_program,
-        require_websocket_library,
-        warn_of_unknown_variables,
-    )
+    from mcpkit.cli._program import as_the_program
+    from mcpkit.cli._run import require_websocket_library, warn_of_unknown_variables
     from mcpkit.transports._announce import announce_stdio, http_url
 
     warn_of_unknown_variables()

@@ -17,12 +17,12 @@ import os
 import sys
 from typing import Any
 
-from mcpkit._runtime import AsTheProgram, run_async
+from mcpkit._runtime import run_async
+from mcpkit.cli._program import as_the_program
 from mcpkit.cli._run_options import (
     DEFAULTS,
     FLAGS,
     GLOBAL_FLAGS,
-    PROGRAM_DEFAULTS,
     TRANSPORTS,
     VALUE_OPTIONS,
 )
@@ -251,19 +251,6 @@ def run_server(
         return 0
     serve_in_this_process(server, options, sock=sock, on_started=banner, program=program)
     return 0
-
-
-def as_the_program() -> AsTheProgram:
-    """What ``mcpkit run`` and ``mcpkit proxy`` do to their process, being the program: the
-    collector frozen after start-up unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` says no (and,
-    over HTTP, request headers bounded). The settings are loaded only when it is set: they
-    import the HTTP transport, which stdio does without."""
-    text = os.environ.get("MCPKIT_FREEZE_GC_AT_STARTUP", "")
-    if not text.strip():
-        return AsTheProgram(freeze_gc=bool(PROGRAM_DEFAULTS["freeze_gc_at_startup"]))
-    from mcpkit.cli._settings import BY_FIELD
-
-    return AsTheProgram(freeze_gc=bool(BY_FIELD["freeze_gc_at_startup"].parse(text)))
 
 
 #: The libraries uvicorn upgrades WebSocket connections with; without one, each gets a 404.

@@ -28,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 #: Settings of what ``mcpkit run`` and ``mcpkit proxy`` do to their process, on every
-#: transport (``mcpkit._runtime.AsTheProgram``), and their defaults. They are the program and
+#: transport (``mcpkit.cli._program``), and their defaults. They are the program and
 #: may change the interpreter's state; no option of the library's offers it, since a
 #: library lives in the process of a program of the user's.
 PROGRAM_DEFAULTS: dict[str, Any] = {"freeze_gc_at_startup": True}

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._runtime import AsTheProgram, freeze_startup_objects
+from mcpkit._runtime import AsTheProgram
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_MESSAGE_DEPTH
 from mcpkit.server._engine.shutdown import check_grace
 from mcpkit.transports._pipes import FramedPipes
@@ -99,8 +99,8 @@ async def serve_stdio_as(
                 return
             raise
         try:
-            if program is not None and program.freeze_gc:
-                freeze_startup_objects()
+            if program is not None and program.after_start is not None:
+                program.after_start()
             connection = ServerConnection(
                 engine,
                 pipes.send,

@@ -1,6 +1,7 @@
 """One process serving an app over HTTP: uvicorn, shut down gracefully on SIGTERM/SIGINT.
 ``run_http_server`` runs it, and so does each worker ``workers=N`` starts. Where mcpkit is
-the program, its request headers are bounded and the collector frozen after start-up."""
+the program, its request headers are bounded and the command's ``after_start`` runs once
+the app has started."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._runtime import AsTheProgram, freeze_startup_objects
+from mcpkit._runtime import AsTheProgram
 from mcpkit.server._engine.engine import engine_of
 from mcpkit.server._engine.shutdown import ABORT_SETTLE
 from mcpkit.transports.http._app import McpAsgiApp
@@ -75,8 +76,8 @@ def serve_in_this_process(
 
     ``program`` (from ``mcpkit run`` and ``mcpkit proxy`` alone) is what mcpkit does to the
     process as its program: its request headers bounded in time and size, unless
-    ``uvicorn_options`` name their own ``http`` protocol, and the collector frozen after
-    start-up when it says so. Without it, uvicorn serves with the protocol it picks."""
+    ``uvicorn_options`` name their own ``http`` protocol, and its ``after_start`` run once
+    the app has started. Without it, uvicorn serves with the protocol it picks."""
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -104,7 +105,7 @@ def serve_in_this_process(
         return
 
     grace = asgi_app.engine.shutdown_grace
-    freeze_gc = program is not None and program.freeze_gc
+    after_start = program.after_start if program is not None else None
     hurry = asyncio.Event()  # a second signal: end the grace now (the calls still answered)
 
     class Server(uvicorn.Server):
@@ -118,10 +119,8 @@ def serve_in_this_process(
                 if not asgi_app.startup_abandoned:
                     raise
                 return  # a signal stopped it: handle_exit has set should_exit
-            if self.started and freeze_gc:
-                # mcpkit is the program: what start-up made (modules, the catalog, schemas)
-                # is left out of the collector's full collections.
-                freeze_startup_objects()
+            if self.started and after_start is not None:
+                after_start()  # mcpkit is the program: the command's own tuning
 
         async def main_loop(self) -> None:
             # Announced here, once start-up is over: a signal that comes after the banner
