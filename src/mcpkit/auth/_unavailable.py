@@ -24,6 +24,17 @@ class VerifierUnavailableError(AuthError):
         self.retry_after = retry_after
 
 
+async def bounded_body(response: Any, max_bytes: int) -> bytes | None:
+    """The body of a streamed ``httpx`` response, None once it passes ``max_bytes`` (read no
+    further): what an authorization server answers is bounded wherever it is read."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > max_bytes:
+            return None
+    return bytes(body)
+
+
 async def fetch_json(
     client: Any,
     method: str,
@@ -58,11 +69,9 @@ async def fetch_json(
                 method, url, headers={"accept": "application/json"}, timeout=timeout, **request
             ) as response:
                 status = response.status_code
-                body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > max_bytes:
-                        raise unavailable(f"answered more than {max_bytes} bytes")
+                body = await bounded_body(response, max_bytes)
+                if body is None:
+                    raise unavailable(f"answered more than {max_bytes} bytes")
     except TimeoutError:
         raise unavailable(f"did not answer within {timeout} s") from None
     except httpx.HTTPError as exc:
@@ -71,9 +80,9 @@ async def fetch_json(
         # 401/403: the verifier's own credentials are wrong; 5xx: the server is unwell.
         raise unavailable(f"answered HTTP {status}")
     try:
-        return json.loads(bytes(body))
+        return json.loads(body)
     except ValueError:
         raise unavailable("answered something that is not JSON") from None
 
 
-__all__ = ["DEFAULT_RETRY_AFTER", "VerifierUnavailableError", "fetch_json"]
+__all__ = ["DEFAULT_RETRY_AFTER", "VerifierUnavailableError", "bounded_body", "fetch_json"]

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from mcpkit.auth._proxy._http import OAuthEndpointError
+from mcpkit.auth._unavailable import bounded_body
 from mcpkit.auth.client._token_endpoint import basic_credentials
 
 #: Seconds one request to the provider may take.
@@ -92,15 +93,13 @@ class UpstreamClient:
                     method, url, data=form, headers=sent, params=params
                 ) as response:
                     status = response.status_code
-                    raw = bytearray()
-                    async for chunk in response.aiter_bytes():
-                        raw += chunk
-                        if len(raw) > MAX_UPSTREAM_ANSWER_BYTES:
-                            raise upstream_failure("answered too much")
+                    raw = await bounded_body(response, MAX_UPSTREAM_ANSWER_BYTES)
+                    if raw is None:
+                        raise upstream_failure("answered too much")
         except (httpx.HTTPError, TimeoutError) as exc:
             raise upstream_failure(f"could not be reached ({type(exc).__name__})") from exc
         try:
-            return status, json.loads(bytes(raw))
+            return status, json.loads(raw)
         except ValueError:
             return status, None
 
