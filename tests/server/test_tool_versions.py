@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mcpkit import McpCallError, McpServerApp
+from mcpkit.server import VersionSpec
 from mcpkit.server._versions import version_key
 from mcpkit.testing import connected
 from tests.official_client import official_session
@@ -75,3 +76,40 @@ async def test_the_official_client_over_http() -> None:
         result = await session.call_tool("greet", {"name": "o", "polite": True})
     assert tools[0].meta is not None and tools[0].meta["mcpkit/version"] == "1.10"
     assert result.content[0].text == "good day o"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_disable_by_version_serves_the_highest_left(era: str) -> None:
+    app = build()
+    async with connected(app, protocol_version=era) as client:
+        assert app.disable("greet", version="1.10") == 1
+        (tool,) = await client.list_tools()
+        assert tool.meta is not None and tool.meta["mcpkit/version"] == "1.10rc1"
+        assert (await client.call_tool("greet", {"name": "a"})).content[0].text == "rc a"  # type: ignore[union-attr]
+        with pytest.raises(McpCallError) as refused:  # a disabled version cannot be asked for
+            await client.call_tool("greet", {"name": "a"}, meta={"mcpkit/version": "1.10"})
+        assert refused.value.code == -32602
+
+        app.disable(version=VersionSpec(gte="1.10rc1", lt="2"))  # every tool's 1.10 line
+        (tool,) = await client.list_tools()
+        assert tool.meta is not None and tool.meta["mcpkit/version"] == "1.9"
+
+        app.disable("greet", version="1.9")  # none left: the tool is gone
+        assert await client.list_tools() == []
+        with pytest.raises(McpCallError) as gone:
+            await client.call_tool("greet", {"name": "a"})
+        assert gone.value.code == -32602
+
+        app.enable("greet", version="1.10")
+        (tool,) = await client.list_tools()
+        assert tool.meta is not None and tool.meta["mcpkit/version"] == "1.10"
+        assert (await client.call_tool("greet", {"name": "b"})).content[0].text == "hi b"  # type: ignore[union-attr]
+
+
+def test_a_version_spec_matches_as_versions_order() -> None:
+    spec = VersionSpec(gte="1.9", lt="1.10")
+    assert spec.matches("1.9") and spec.matches("1.10rc1")
+    assert not spec.matches("1.10") and not spec.matches("1.8") and not spec.matches(None)
+    assert VersionSpec(eq="2.0").matches("2.0") and not VersionSpec(eq="2.0").matches("2.0.0")
+    with pytest.raises(TypeError):
+        McpServerApp("x").disable("greet", version=2)  # type: ignore[arg-type]

@@ -32,6 +32,7 @@ from mcpkit.server._files.resources import DirectoryResource, FileResource
 from mcpkit.server._inject.markers import Depends, Header, State
 from mcpkit.server._results import Audio, File, Image
 from mcpkit.server._tasks.manager import TASKS_EXTENSION, current_task_id, deferred_task, start_task
+from mcpkit.server._versions import VersionSpec
 
 __all__ = [
     "CURRENT_BINDING",
@@ -62,6 +63,7 @@ __all__ = [
     "State",
     "ToolEntry",
     "TransportBinding",
+    "VersionSpec",
     "current_task_id",
     "deferred_task",
     "mcp_completion",

@@ -54,6 +54,7 @@ from mcpkit.server._lifespans import AppLife
 from mcpkit.server._registration import Registrar, describe, spec_of
 from mcpkit.server._tasks.manager import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
 from mcpkit.server._their_names import add_their_names
+from mcpkit.server._versions import VersionPick
 from mcpkit.stores._tasks import TaskStore
 
 logger = logging.getLogger("mcpkit.server")
@@ -101,8 +102,7 @@ class McpServerApp:
     ``@app.prompt()``, ``@app.completion(...)``, ``@app.lifespan``). A string first is the
     server's name (``McpServerApp("weather")``, as ``name="weather"``). Anything else passed
     is a ``TypeError``. ``lifespan=fn`` runs ``fn`` around the app's life as ``@app.lifespan``
-    does: an async generator, or an ``@asynccontextmanager`` (FastMCP's and the mcp SDK's
-    form), given the app when it takes an argument.
+    does (an async generator or an ``@asynccontextmanager``, given the app if it takes one).
 
     Sync (``def``) functions run in worker threads, at most ``max_sync_workers`` at once for
     the whole app (``DEFAULT_MAX_SYNC_WORKERS``); see ``mcp_tool(run_in_thread=...)``. Its
@@ -313,15 +313,15 @@ class McpServerApp:
         serves, inside those added before it (docs/middleware.md)."""
         self.dispatcher.middleware.add(middleware)
 
-    def enable(self, *names: str, tags: Iterable[str] = ()) -> int:
+    def enable(self, *names: str, tags: Iterable[str] = (), version: VersionPick = None) -> int:
         """Serve again what ``disable`` (or ``enabled=False``) set aside; see ``disable``."""
-        return self.catalog.set_enabled(True, names, tags)
+        return self.catalog.set_enabled(True, names, tags, version)
 
-    def disable(self, *names: str, tags: Iterable[str] = ()) -> int:
+    def disable(self, *names: str, tags: Iterable[str] = (), version: VersionPick = None) -> int:
         """Set aside the components named (by name, or a resource's URI) or carrying any of
-        ``tags``: unknown to every list and call, here and where the app is mounted, until
-        ``enable``; how many. Clients hear ``list_changed``."""
-        return self.catalog.set_enabled(False, names, tags)
+        ``tags`` (``version``: only those versions), unknown to every list and call here and
+        where the app is mounted until ``enable``; how many. Clients hear ``list_changed``."""
+        return self.catalog.set_enabled(False, names, tags, version)
 
     def completion(self, **options: Any) -> Callable[[Any], Any]:
         """Register a completion provider: ``@app.completion(prompt="review",

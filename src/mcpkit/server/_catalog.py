@@ -23,7 +23,7 @@ from mcpkit.server._entries import (
     ToolEntry,
 )
 from mcpkit.server._session_view import MAX_CATALOG_RULES, SessionView
-from mcpkit.server._versions import ToolVersions
+from mcpkit.server._versions import ToolVersions, VersionPick, version_spec
 from mcpkit.server.transforms._tool import transformed
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class McpCatalogManager:
         #: proxy's refreshed tools): the last rule naming an entry decides.
         self._rules = SessionView(MAX_CATALOG_RULES)
         #: The versions of the tools registered with ``version=`` (``_versions``).
-        self.tool_versions = ToolVersions()
+        self.tool_versions = ToolVersions(lambda entry: self._rules.shows(entry, entry.name))
         self._completions: list[CompletionEntry] = []
         self._broadcast: BroadcastFn | None = None
         self._pending: set[asyncio.Task[object]] = set()
@@ -448,23 +448,30 @@ class McpCatalogManager:
         return None
 
     def set_enabled(
-        self, enabled: bool, names: Iterable[str] = (), tags: Iterable[str] = ()
+        self,
+        enabled: bool,
+        names: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        version: VersionPick = None,
     ) -> int:
         """Serve (``enabled``) or set aside the entries named in ``names`` (a tool's or
         prompt's name, a resource's URI or name, a template's URI template or name) or
-        carrying any of ``tags``; how many moved. Each list that changed sends its
+        carrying any of ``tags``; with ``version``, only those versions of them (of every
+        versioned tool, without names or tags): the highest version still served is then
+        the one under the name. How many moved; each list that changed sends its
         ``list_changed`` once."""
-        names, tags = set(names), set(tags)
+        rule = SessionView(1)
+        rule.add(enabled, names, tags, version_spec(version))
         moved = 0
         changed: list[str] = []
         with self._lock:
-            self._rules.add(enabled, names, tags)
+            self._rules.add(*rule.rules[0])
             for kind, table in self._kinds.items():
                 source = self._set_aside[kind] if enabled else table
                 moving = [
                     (key, entry)
                     for key, entry in source.items()
-                    if key in names or entry.name in names or not tags.isdisjoint(entry.tags)
+                    if rule.verdict(entry, key) is not None
                 ]
                 for key, entry in moving:
                     entry.enabled = enabled
@@ -477,6 +484,9 @@ class McpCatalogManager:
                         self._tool_list = None
         for method in dict.fromkeys(changed):
             self._changed(method)
+        for name, versions in list(self.tool_versions.by_name.items()):
+            if any(rule.verdict(entry, name) is not None for entry in versions.values()):
+                self.register_tool(self.tool_versions.served(name))
         return moved
 
     def set_aside(self, kind: str) -> dict[str, Any]:

@@ -9,7 +9,10 @@ keep it on."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpkit.server._versions import VersionSpec
 
 #: Rules one session may hold; past it the oldest is dropped.
 MAX_VIEW_RULES = 64
@@ -25,20 +28,32 @@ class SessionView:
 
     def __init__(self, limit: int = MAX_VIEW_RULES) -> None:
         self.limit = limit
-        self.rules: list[tuple[bool, frozenset[str], frozenset[str]]] = []
+        self.rules: list[tuple[bool, frozenset[str], frozenset[str], VersionSpec | None]] = []
 
-    def add(self, shown: bool, names: Iterable[str], tags: Iterable[str]) -> None:
+    def add(
+        self,
+        shown: bool,
+        names: Iterable[str],
+        tags: Iterable[str],
+        version: VersionSpec | None = None,
+    ) -> None:
         """A rule: the components named in ``names`` (a name, or a resource's URI) or
-        carrying any of ``tags`` are shown (or hidden) from now on; past ``limit`` rules the
-        oldest is dropped."""
+        carrying any of ``tags`` are shown (or hidden) from now on; with ``version`` (a
+        ``VersionSpec``), only their versions it matches (every component's, without names
+        or tags). Past ``limit`` rules the oldest is dropped."""
         if len(self.rules) >= self.limit:
             del self.rules[0]
-        self.rules.append((shown, frozenset(names), frozenset(tags)))
+        self.rules.append((shown, frozenset(names), frozenset(tags), version))
 
     def verdict(self, entry: Any, key: str) -> bool | None:
         """Whether the session sees ``entry`` (at ``key`` in its list), as the last rule
         naming it says; None when none does."""
-        for shown, names, tags in reversed(self.rules):
+        for shown, names, tags, version in reversed(self.rules):
+            if version is not None:
+                if not version.matches(getattr(entry, "version", None)):
+                    continue
+                if not names and not tags:
+                    return shown
             if key in names or entry.name in names or not tags.isdisjoint(entry.tags):
                 return shown
         return None

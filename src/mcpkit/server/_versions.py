@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from typing import Any
 
 #: The ``_meta`` key a tool call names a version by; and the one a listed tool's
@@ -27,14 +28,50 @@ def version_key(version: str) -> tuple[tuple[int, Any], ...]:
     return (*parts, (1, ""))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class VersionSpec:
+    """Which versions ``app.enable``/``app.disable`` act on: ``eq`` exactly, or those at or
+    above ``gte`` and below ``lt`` (ordered as ``version_key`` orders them); an unversioned
+    component matches none."""
+
+    eq: str | None = None
+    gte: str | None = None
+    lt: str | None = None
+
+    def matches(self, version: str | None) -> bool:
+        if version is None:
+            return False
+        if self.eq is not None and version != self.eq:
+            return False
+        key = version_key(version)
+        if self.gte is not None and key < version_key(self.gte):
+            return False
+        return self.lt is None or key < version_key(self.lt)
+
+
+#: What ``app.enable``/``app.disable`` take as ``version``: a version, a spec, or none.
+VersionPick = str | VersionSpec | None
+
+
+def version_spec(version: VersionPick) -> VersionSpec | None:
+    """``version`` as ``app.enable``/``app.disable`` take it: a string is that version."""
+    if version is None or isinstance(version, VersionSpec):
+        return version
+    if not isinstance(version, str):
+        raise TypeError(f"version must be a string or a VersionSpec, not {version!r}")
+    return VersionSpec(eq=version)
+
+
 class ToolVersions:
-    """The versions of each versioned tool, and the version pinned for some."""
+    """The versions of each versioned tool, and the version pinned for some. ``usable``
+    says whether a version may be served and called (not set aside by ``app.disable``)."""
 
-    __slots__ = ("by_name", "pinned")
+    __slots__ = ("by_name", "pinned", "usable")
 
-    def __init__(self) -> None:
+    def __init__(self, usable: Callable[[Any], bool] = bool) -> None:
         self.by_name: dict[str, dict[str, Any]] = {}
         self.pinned: dict[str, str] = {}
+        self.usable = usable
 
     def add(self, entry: Any) -> Any:
         """Keep ``entry`` among its name's versions; the one to serve now."""
@@ -45,21 +82,27 @@ class ToolVersions:
         return self.served(entry.name)
 
     def served(self, name: str) -> Any:
-        """The version served under ``name`` (pinned, else the highest), dressed with the
+        """The version served under ``name`` (pinned, else the highest usable one; the
+        highest of all when none is, which the catalog then sets aside), dressed with the
         list of versions in its ``_meta``."""
         versions = self.by_name[name]
         chosen = self.pinned.get(name)
         if chosen not in versions:
-            chosen = max(versions, key=version_key)
+            ready = [version for version, entry in versions.items() if self.usable(entry)]
+            chosen = max(ready or versions, key=version_key)
         entry = versions[chosen]
         known = sorted(versions, key=version_key)
         meta = {**(entry.meta or {}), VERSION_META_KEY: chosen, VERSIONS_META_KEY: known}
         return dataclasses.replace(entry, meta=meta, _wire=None)
 
     def pick(self, name: str, version: Any) -> Any:
-        """The entry of ``version`` of ``name``, None when there is none."""
+        """The entry of ``version`` of ``name``, None when there is none or it is set
+        aside."""
         versions = self.by_name.get(name)
-        return versions.get(version) if versions is not None and isinstance(version, str) else None
+        if versions is None or not isinstance(version, str):
+            return None
+        entry = versions.get(version)
+        return entry if entry is not None and self.usable(entry) else None
 
     def forget(self, name: str) -> None:
         self.by_name.pop(name, None)
@@ -85,6 +128,9 @@ __all__ = [
     "VERSIONS_META_KEY",
     "VERSION_META_KEY",
     "ToolVersions",
+    "VersionPick",
+    "VersionSpec",
     "version_asked",
     "version_key",
+    "version_spec",
 ]
