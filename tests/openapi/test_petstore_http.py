@@ -18,6 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcpkit import HttpClientTransportOptions, McpClient, McpServerApp
 from mcpkit.openapi import GET_AS_RESOURCES
+from mcpkit.server.transforms import ArgTransform, transform_tool
 from tests.http_server import serve_asgi, serving
 from tests.openapi.petstore import make_petstore
 
@@ -153,3 +154,28 @@ async def test_the_official_mcp_client_calls_the_bridge_and_validates_its_output
                 assert missing.is_error
                 assert isinstance(missing.content[0], mcp_types.TextContent)
                 assert "HTTP 404 Not Found" in missing.content[0].text
+
+
+async def test_an_openapi_tool_transformed_like_any_other():
+    """transform_tool on a bridged operation: renamed, its argument renamed and another
+    fixed and hidden; the HTTP request still gets what the operation names."""
+    async with asyncio.timeout(TIMEOUT), bridged_petstore() as (endpoint, app):
+        transform_tool(
+            app,
+            "list_pets",
+            name="dogs",
+            description="The dogs of the store.",
+            arguments={
+                "tags": ArgTransform(hide=True, default=["dog"]),
+                "limit": ArgTransform(name="at_most"),
+            },
+        )
+        async with client_for(endpoint) as client:
+            tools = {tool.name: tool for tool in await client.list_tools()}
+            assert (
+                "list_pets" not in tools and tools["dogs"].description == "The dogs of the store."
+            )
+            assert set(tools["dogs"].input_schema["properties"]) == {"at_most"}
+            dogs = await client.call_tool("dogs", {"at_most": 5})
+            assert not dogs.is_error
+            assert [pet["name"] for pet in dogs.structured_content["result"]] == ["Rex"]
