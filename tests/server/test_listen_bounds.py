@@ -7,15 +7,18 @@ an in-memory ``ServerConnection``, the one stdio serves."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 
 from mcpkit import McpServerApp, mcp_tool
 from mcpkit.server import ServerConnection
 from mcpkit.server._engine.listen import DEFAULT_MAX_LISTENS_PER_CONNECTION
+from tests.http_server import POST_HEADERS, serving
 
 VERSION = "2026-07-28"
 META = {
@@ -204,3 +207,48 @@ async def test_the_bound_is_an_option() -> None:
         await app.stop()
     with pytest.raises(ValueError, match="max_listens_per_connection"):
         McpServerApp(echo, max_listens_per_connection=-1)
+
+
+async def test_every_connection_counted_the_app_holds_at_most_max_open() -> None:
+    """Each 2026-07-28 POST over HTTP is a connection of its own, so the per-connection
+    bound alone never stops a client that opens listen after listen: the app-wide one does,
+    and the POSTs it refuses are answered at once."""
+    app = McpServerApp(echo)
+    app.engine.listens.max_open = 2
+    headers = {
+        **POST_HEADERS,
+        "mcp-protocol-version": VERSION,
+        "mcp-method": "subscriptions/listen",
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "method": "subscriptions/listen",
+        "params": {"_meta": META, "notifications": {"toolsListChanged": True}},
+    }
+    async with serving(app) as (url, _), httpx.AsyncClient(timeout=10) as http:
+        async with contextlib.AsyncExitStack() as streams:
+            for rid in (1, 2):
+                held = await streams.enter_async_context(
+                    http.stream("POST", url, json={**body, "id": rid}, headers=headers)
+                )
+                assert held.status_code == 200
+                async with asyncio.timeout(5):
+                    while app.engine.listens.total < rid:
+                        await asyncio.sleep(0.01)
+            refused = await http.post(url, json={**body, "id": 3}, headers=headers)
+            assert refused.json()["error"]["code"] == -32603
+            assert refused.json()["error"]["data"] == {"maxOpenListens": 2}
+            called = await http.post(
+                url,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 4,
+                    "method": "tools/call",
+                    "params": {"_meta": META, "name": "echo", "arguments": {"text": "hi"}},
+                },
+                headers={**headers, "mcp-method": "tools/call", "mcp-name": "echo"},
+            )
+            assert called.json()["result"]["content"][0]["text"] == "hi"
+        async with asyncio.timeout(5):  # the streams closed: their listens end
+            while app.engine.listens.total:
+                await asyncio.sleep(0.01)

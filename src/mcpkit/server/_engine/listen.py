@@ -34,19 +34,37 @@ DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS = 1000
 #: ``subscriptions/listen`` requests one connection may hold open at once; past it -32603.
 #: Well under the dispatcher's 128 requests in flight per connection, which they count in.
 DEFAULT_MAX_LISTENS_PER_CONNECTION = 16
+#: ``subscriptions/listen`` requests one app holds open at once, every connection counted:
+#: over stateless HTTP each POST is a connection of its own, which the per-connection bound
+#: alone would leave unbounded. Past it -32603.
+DEFAULT_MAX_OPEN_LISTENS = 10_000
 
 
 class OpenListens:
     """The ``subscriptions/listen`` requests open on each connection of one app, at most
     ``max_per_connection`` each, and always fewer than the dispatcher's
-    ``max_in_flight_per_connection``: a connection keeps room for its other requests."""
+    ``max_in_flight_per_connection``: a connection keeps room for its other requests. At
+    most ``max_open`` in all (``DEFAULT_MAX_OPEN_LISTENS``; may be set on the app's
+    ``engine.listens``)."""
 
-    def __init__(self, max_per_connection: int, dispatcher: McpDispatcher) -> None:
+    def __init__(
+        self,
+        max_per_connection: int,
+        dispatcher: McpDispatcher,
+        max_open: int = DEFAULT_MAX_OPEN_LISTENS,
+    ) -> None:
         if max_per_connection < 0:
             raise ValueError("max_listens_per_connection must not be negative")
         self.max_per_connection = max_per_connection
+        self.max_open = max_open
         self._dispatcher = dispatcher
         self._open: dict[str, int] = {}
+        self._total = 0
+
+    @property
+    def total(self) -> int:
+        """The listens open now, every connection counted."""
+        return self._total
 
     @property
     def limit(self) -> int:
@@ -69,10 +87,17 @@ class OpenListens:
                 "cancel one, or open one listen naming everything wanted",
                 {"maxListens": limit},
             )
+        if self._total >= self.max_open:
+            raise InternalError(
+                f"Too many subscriptions/listen open on this server (at most {self.max_open})",
+                {"maxOpenListens": self.max_open},
+            )
         self._open[connection_key] = count + 1
+        self._total += 1
         try:
             yield
         finally:
+            self._total -= 1
             remaining = self._open[connection_key] - 1
             if remaining:
                 self._open[connection_key] = remaining
