@@ -39,14 +39,19 @@ def recipes() -> list[str]:
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
+def whoami(ctx: McpToolContext) -> str:
+    """Who the tool sees."""
+    assert ctx.auth is not None
+    return json.dumps({"subject": ctx.auth.subject, "email": ctx.auth.claims.get("email")})
+
+
 @mcp_server(name="weather")
 class Weather:
-    """The app of the recipes: ``whoami`` says who the tool sees."""
+    """The app of the recipes that serve none of their own."""
 
     @mcp_tool()
     def whoami(self, ctx: McpToolContext) -> str:
-        assert ctx.auth is not None
-        return json.dumps({"subject": ctx.auth.subject, "email": ctx.auth.claims.get("email")})
+        return whoami(ctx)
 
 
 @contextlib.asynccontextmanager
@@ -58,10 +63,12 @@ async def recipe_served(
     base = f"http://127.0.0.1:{port}"
     key = tmp_path / "proxy-key.pem"
     key.write_bytes(ECKey.generate_key("P-256", private=True).as_pem(private=True))
-    namespace: dict[str, Any] = {"Weather": Weather}
+    namespace: dict[str, Any] = {}
     with contextlib.chdir(tmp_path):
         exec(compile(code.replace(PUBLIC, base), "docs/auth.md", "exec"), namespace)
     proxy = namespace["proxy"]
+    if "app" in namespace:  # the recipe's own app, given the tool the test calls
+        namespace["app"].tool()(whoami)
     asgi = namespace.get("asgi") or create_asgi_app(
         McpServerApp(Weather), StreamableHttpServerOptions(auth_server=proxy)
     )
