@@ -221,6 +221,7 @@ INNER_RULES: dict[tuple[str, str], str] = {
     ("mcpkit.server._engine", "mcpkit.server._prefixing"): "the engine knows no model",
     ("mcpkit.server._engine", "mcpkit.server._results"): "the engine knows no model",
     ("mcpkit.server._engine", "mcpkit.server.interceptors"): "the engine knows no model",
+    ("mcpkit.server._engine", "mcpkit.server.middleware"): "the engine knows no model",
     ("mcpkit.server._inject", "mcpkit.server._tasks"): "injection runs no task",
     ("mcpkit.server._inject", "mcpkit.server._files"): "injection reads no file",
 }

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         use_exception_handlers,
         use_guards,
         use_interceptors,
+        use_middleware,
     )
     from mcpkit.transports import InMemoryTransport, serve_stdio
     from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app, serve_http
@@ -147,6 +148,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "use_exception_handlers",
         "use_guards",
         "use_interceptors",
+        "use_middleware",
     ),
     "mcpkit.transports": ("InMemoryTransport", "serve_stdio"),
     "mcpkit.transports.http": ("StreamableHttpServerOptions", "create_asgi_app", "serve_http"),
@@ -236,4 +238,5 @@ __all__ = [
     "use_exception_handlers",
     "use_guards",
     "use_interceptors",
+    "use_middleware",
 ]

@@ -18,7 +18,7 @@ from mcpkit import (
 )
 from mcpkit._codes import ErrorCode
 from mcpkit.server._engine.shutdown import SERVER_SHUTTING_DOWN
-from mcpkit.server.interceptors import RATE_LIMITED
+from mcpkit.server.middleware import RATE_LIMITED
 from mcpkit.testing import connected
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "errors.md"

@@ -15,6 +15,7 @@ from mcpkit.server._decorators import (
     use_exception_handlers,
     use_guards,
     use_interceptors,
+    use_middleware,
 )
 from mcpkit.server._elicitation import ElicitResult
 from mcpkit.server._engine.binding import CURRENT_BINDING, TransportBinding
@@ -78,4 +79,5 @@ __all__ = [
     "use_exception_handlers",
     "use_guards",
     "use_interceptors",
+    "use_middleware",
 ]

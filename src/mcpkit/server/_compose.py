@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._catalog import COMPLETIONS_CHANGED, McpCatalogManager, OnConflict
 from mcpkit.server._context import McpToolContext
-from mcpkit.server._decorators import SERVER_ATTR, Pipeline
+from mcpkit.server._decorators import SERVER_ATTR, Pipeline, warn_if_interceptors
 from mcpkit.server._engine.execution import McpExecutionContext
 from mcpkit.server._entries import (
     ResourceTemplateEntry,
@@ -422,6 +422,8 @@ def mount_app(
     exception_handlers: Iterable[Any],
 ) -> Mount:
     """``parent.mount`` (``live``) and ``parent.import_app``: checks, then attaches."""
+    interceptors = tuple(interceptors)
+    warn_if_interceptors(interceptors, "mount" if live else "import_app", stacklevel=4)
     if not isinstance(other, MountedApp):
         raise TypeError(_not_an_app(other, prefix))
     if on_conflict not in _ON_CONFLICT:

@@ -6,11 +6,13 @@ attributes); ``McpServerApp`` reads them when it builds the catalog.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from mcpkit.auth._types import AuthRequirement, as_requirement
+from mcpkit.server._engine.middleware import is_middleware
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -387,10 +389,37 @@ def use_guards(*guards: Any) -> Callable[[Any], Any]:
     return _append(GUARDS_ATTR, guards, "use_guards")
 
 
+def use_middleware(*middleware: Any) -> Callable[[Any], Any]:
+    """Run middleware (``mcpkit.server.middleware``) around the calls of one tool, resource
+    or prompt (on a method or function) or of every one of a server class: its
+    ``on_message``, ``on_request`` and the method's hook (``on_call_tool``,
+    ``on_read_resource``, ``on_get_prompt``) run after the guards, with the component's
+    name, arguments and metadata on the context; the first listed is the outermost.
+    ``use_interceptors`` is the same decorator."""
+    warn_if_interceptors(middleware, "use_middleware")
+    return _append(INTERCEPTORS_ATTR, middleware, "use_middleware")
+
+
 def use_interceptors(*interceptors: Any) -> Callable[[Any], Any]:
-    """Wrap calls: an interceptor is ``async (ctx, call_next) -> result`` or a class with an
-    ``intercept(ctx, call_next)`` method; the first listed is the outermost."""
+    """``use_middleware`` by its first name. An interceptor (``async (ctx, call_next) ->
+    result``, or an object with ``intercept(ctx, call_next)``) still works here, with a
+    ``DeprecationWarning``: write it as middleware."""
+    warn_if_interceptors(interceptors, "use_interceptors")
     return _append(INTERCEPTORS_ATTR, interceptors, "use_interceptors")
+
+
+def warn_if_interceptors(items: Iterable[Any], where: str, stacklevel: int = 3) -> None:
+    """A ``DeprecationWarning`` for each of ``items`` that is an interceptor, not
+    middleware, pointing (by default) at the caller of the function that called this one."""
+    for item in items:
+        if not is_middleware(item):
+            warnings.warn(
+                f"{where}({item!r}): interceptors (intercept(ctx, call_next)) are deprecated; "
+                "write a Middleware (mcpkit.server.middleware) with on_call_tool, "
+                "on_read_resource or on_get_prompt and attach it the same way",
+                DeprecationWarning,
+                stacklevel=stacklevel,
+            )
 
 
 def use_exception_handlers(*handlers: Any) -> Callable[[Any], Any]:
@@ -401,7 +430,7 @@ def use_exception_handlers(*handlers: Any) -> Callable[[Any], Any]:
 
 
 def set_metadata(key: str, value: Any) -> Callable[[Any], Any]:
-    """Attach metadata readable by guards and interceptors via ``ctx.get_metadata(key)``."""
+    """Attach metadata readable by guards and middleware via ``ctx.get_metadata(key)``."""
 
     def mark(target: Any) -> Any:
         _refuse_registered(target, "set_metadata")

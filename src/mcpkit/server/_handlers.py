@@ -293,6 +293,7 @@ class MethodHandlers:
             arguments=kwargs,
             binding=binding,
             request=binding.request,
+            params=request.params,
         )
         return await run_pipeline(entry.pipeline, exec_ctx, call)
 

@@ -1,5 +1,9 @@
 """Runs a call through its guards, interceptors and exception handlers (seed order:
-guards, then interceptors around the method, then exception handlers if it raised)."""
+guards, then interceptors around the method, then exception handlers if it raised).
+
+What ``use_interceptors`` attached is middleware (its hooks run around this one call, see
+``_engine.middleware.run_component``) or, deprecated, an interceptor: ``intercept(ctx,
+call_next)`` or such a function (the mounts and tool transforms still wrap calls so)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,14 @@ from typing import Any
 
 from mcpkit._exceptions import McpForbiddenError, ProtocolError
 from mcpkit.server._decorators import Pipeline
+from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.server._engine.execution import McpExecutionContext
+from mcpkit.server._engine.middleware import (
+    METHOD_OF_KIND,
+    MiddlewareContext,
+    is_middleware,
+    run_component,
+)
 
 Call = Callable[[], Awaitable[Any]]
 
@@ -44,8 +55,38 @@ async def run_guards(guards: tuple[Any, ...], ctx: McpExecutionContext) -> None:
             raise McpForbiddenError(_name_of(guard), ctx.tool_name)
 
 
+def _component_context(ctx: McpExecutionContext) -> MiddlewareContext:
+    return MiddlewareContext(
+        METHOD_OF_KIND.get(ctx.kind, ctx.kind),
+        ctx.params,
+        True,
+        ctx.tool_use_id,
+        ctx.binding if ctx.binding is not None else TransportBinding(),
+        component=ctx.tool_name,
+        component_arguments=ctx.arguments,
+        metadata=ctx.metadata,
+    )
+
+
+def _through_middleware(item: Any, ctx: McpExecutionContext, call: Call) -> Call:
+    async def innermost(context: MiddlewareContext) -> Any:
+        given = context.component_arguments
+        if given is not None and given is not ctx.arguments:  # a hook replaced them
+            ctx.arguments.clear()
+            ctx.arguments.update(given)
+        return await call()
+
+    async def run() -> Any:
+        return await run_component(item, _component_context(ctx), innermost)
+
+    return run
+
+
 def _intercepted(interceptors: tuple[Any, ...], ctx: McpExecutionContext, call: Call) -> Call:
     for interceptor in reversed(interceptors):
+        if is_middleware(interceptor):
+            call = _through_middleware(interceptor, ctx, call)
+            continue
         intercept = getattr(interceptor, "intercept", interceptor)
 
         def wrap(intercept: Any = intercept, inner: Call = call) -> Call:

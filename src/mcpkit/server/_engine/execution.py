@@ -33,6 +33,8 @@ class McpExecutionContext:
     #: The HTTP request the call (or connection) came on: path, query, client, headers;
     #: None over stdio and in memory.
     request: McpRequestScope | None = None
+    #: The request's params as the client sent them (None for a connection check).
+    params: dict[str, Any] | None = None
 
     @property
     def is_connection(self) -> bool:

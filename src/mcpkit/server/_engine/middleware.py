@@ -11,7 +11,12 @@ calling on, or raise (a ``ProtocolError`` is the request's error, as a handler's
 middleware of an engine run in the order given, the first outermost; within one, the
 general hooks wrap the specific: ``on_message``, then ``on_request``, then the method's.
 
-An engine without middleware runs none of this: one check per message."""
+An engine without middleware runs none of this: one check per message.
+
+The same middleware may be attached to one component (``use_interceptors`` on a server
+class, a method or a mount): then its hooks (``on_message``, ``on_request``, the method's)
+run around that component's call alone, after its guards, with ``component`` set on the
+context and ``call_next`` giving what the component returned (``run_component``)."""
 
 from __future__ import annotations
 
@@ -49,13 +54,25 @@ METHOD_HOOKS: Mapping[str, str] = MappingProxyType(
 
 CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
 
+#: Every hook a middleware may have: one of them makes an object middleware.
+HOOK_NAMES = ("on_message", "on_request", "on_notification", *METHOD_HOOKS.values())
+#: The request each kind of component call answers.
+METHOD_OF_KIND: Mapping[str, str] = MappingProxyType(
+    {"tool": "tools/call", "resource": "resources/read", "prompt": "prompts/get"}
+)
+
 
 @dataclasses.dataclass(slots=True)
 class MiddlewareContext:
     """One message on its way through the middleware: its ``method`` and ``params`` (a hook
     may change them for the hooks and handler after it), whether it is a ``request`` (else
     a notification), its request ``id``, the ``binding`` it came on (the session, the
-    caller's ``auth``, the HTTP request), and when it began (``time.monotonic()``)."""
+    caller's ``auth``, the HTTP request), and when it began (``time.monotonic()``).
+
+    Around one component's call (middleware attached with ``use_interceptors``),
+    ``component`` is its name as called (a resource's URI), ``component_arguments`` its
+    validated arguments (a hook may change them) and ``metadata`` what ``set_metadata`` put
+    on it; app-wide they are None. ``name`` and ``arguments`` read either."""
 
     method: str
     params: dict[str, Any] | None
@@ -63,6 +80,39 @@ class MiddlewareContext:
     id: Any
     binding: TransportBinding
     started: float = dataclasses.field(default_factory=time.monotonic)
+    component: str | None = None
+    component_arguments: dict[str, Any] | None = None
+    metadata: Mapping[str, Any] | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The tool or prompt named, or the resource URI read (``tools/call``,
+        ``prompts/get``, ``resources/read``), None for other messages."""
+        if self.component is not None:
+            return self.component
+        if self.method not in _NAMED:
+            return None
+        value = (self.params or {}).get(_NAMED[self.method])
+        return value if isinstance(value, str) else None
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The call's arguments: the component's validated ones around one component, the
+        request's ``arguments`` app-wide (empty when there are none)."""
+        if self.component_arguments is not None:
+            return self.component_arguments
+        value = (self.params or {}).get("arguments")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        """The HTTP request's headers, None over stdio and in memory."""
+        return self.binding.headers
+
+    def get_metadata(self, key: str, default: Any = None) -> Any:
+        """What ``set_metadata`` attached to the component called, else ``default``
+        (always ``default`` app-wide)."""
+        return default if self.metadata is None else self.metadata.get(key, default)
 
     @property
     def auth(self) -> Any:
@@ -73,6 +123,9 @@ class MiddlewareContext:
     def session_id(self) -> str | None:
         """The session's id (Streamable HTTP, legacy SSE), None without one."""
         return self.binding.session_id
+
+
+_NAMED = MappingProxyType({"tools/call": "name", "prompts/get": "name", "resources/read": "uri"})
 
 
 class Middleware:
@@ -116,10 +169,7 @@ class MiddlewareChain:
 
     def add(self, item: Any) -> None:
         """Add ``item`` innermost (after those added before)."""
-        if not any(
-            callable(getattr(item, name, None))
-            for name in ("on_message", "on_request", "on_notification", *METHOD_HOOKS.values())
-        ):
+        if not is_middleware(item):
             raise TypeError(f"{item!r} is no middleware: it has no on_* hook")
         self.items.append(item)
 
@@ -157,6 +207,17 @@ class MiddlewareChain:
         await _through(_hooks(self.items, note.method, False), context, innermost)
 
 
+def is_middleware(item: Any) -> bool:
+    """Whether ``item`` has an ``on_*`` hook (else it is no middleware)."""
+    return any(callable(getattr(item, name, None)) for name in HOOK_NAMES)
+
+
+async def run_component(item: Any, context: MiddlewareContext, innermost: CallNext) -> Any:
+    """``innermost(context)`` through the hooks of ``item`` a request of
+    ``context.method`` goes through: the middleware attached to one component."""
+    return await _through(_hooks((item,), context.method, True), context, innermost)
+
+
 async def _through(
     hooks: list[Callable[..., Any]], context: MiddlewareContext, innermost: CallNext
 ) -> Any:
@@ -169,4 +230,14 @@ async def _through(
     return await step(0)(context)
 
 
-__all__ = ["METHOD_HOOKS", "CallNext", "Middleware", "MiddlewareChain", "MiddlewareContext"]
+__all__ = [
+    "HOOK_NAMES",
+    "METHOD_HOOKS",
+    "METHOD_OF_KIND",
+    "CallNext",
+    "Middleware",
+    "MiddlewareChain",
+    "MiddlewareContext",
+    "is_middleware",
+    "run_component",
+]

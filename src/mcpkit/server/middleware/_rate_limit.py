@@ -1,4 +1,4 @@
-"""``RateLimitInterceptor``: a token bucket per caller (the authenticated principal, or the
+"""``RateLimit``: a token bucket per caller (the authenticated principal, or the
 session), in a bounded table of keys."""
 
 from __future__ import annotations
@@ -7,13 +7,14 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from mcpkit._exceptions import ProtocolError
-from mcpkit.server._engine.execution import McpExecutionContext
-from mcpkit.server.interceptors._common import identity_of, method_of, session_of
+from mcpkit.server._engine.middleware import CallNext, Middleware, MiddlewareContext
+from mcpkit.server.middleware._common import identity_of, session_of
 
 #: The JSON-RPC error code of a refused call. JSON-RPC leaves -32000…-32099 to servers;
 #: -32029 echoes HTTP 429 and is used by no MCP version.
@@ -22,7 +23,7 @@ RATE_LIMITED = -32029
 #: first (it starts again with a full bucket).
 DEFAULT_MAX_RATE_LIMIT_KEYS = 10_000
 
-KeyFunction = Callable[[McpExecutionContext], "str | None"]
+KeyFunction = Callable[[MiddlewareContext], "str | None"]
 
 
 class RateLimitedError(ProtocolError):
@@ -53,30 +54,32 @@ class _Bucket:
     updated: float
 
 
-def by_identity(ctx: McpExecutionContext) -> str:
+def by_identity(context: MiddlewareContext) -> str:
     """The authenticated principal; without bearer auth the session; else one shared key."""
-    identity = identity_of(ctx)
+    identity = identity_of(context)
     if identity is not None:
         return f"identity:{identity}"
-    session = session_of(ctx)
+    session = session_of(context)
     if session is not None:
         return f"session:{session}"
     return "anonymous"
 
 
-def by_session(ctx: McpExecutionContext) -> str:
+def by_session(context: MiddlewareContext) -> str:
     """The session (handshake era); without one (2026-07-28 has none) the principal; else
     one shared key."""
-    session = session_of(ctx)
+    session = session_of(context)
     if session is not None:
         return f"session:{session}"
-    identity = identity_of(ctx)
+    identity = identity_of(context)
     if identity is not None:
         return f"identity:{identity}"
     return "anonymous"
 
 
-_KEYS: dict[str, KeyFunction] = {"identity": by_identity, "session": by_session}
+_KEYS: Mapping[str, KeyFunction] = MappingProxyType(
+    {"identity": by_identity, "session": by_session}
+)
 
 
 class TokenBucketTable:
@@ -130,13 +133,16 @@ class TokenBucketTable:
             return (cost - bucket.tokens) / self.rate
 
 
-class RateLimitInterceptor:
-    """Refuses calls beyond ``rate`` per second (with bursts of up to ``burst``) per caller.
+class RateLimit(Middleware):
+    """Refuses calls beyond ``rate`` per second (with bursts of up to ``burst``) per caller:
+    ``tools/call``, ``resources/read`` and ``prompts/get``, every one app-wide, or those of
+    the components it is attached to. Other requests (lists, pings) are not limited.
 
     ``key`` picks the caller: ``"identity"`` (the default: the bearer token's principal,
     i.e. issuer, client and subject; without auth the session; without either, one key
     shared by all), ``"session"`` (the session first), or a function of the
-    ``McpExecutionContext`` returning a key (None: not limited). A refused call is a
+    ``MiddlewareContext`` returning a key (None: not limited; ``context.name`` tells the
+    tool, so one function can limit some tools only). A refused call is a
     JSON-RPC error -32029 (``RateLimitedError``), not an ``isError`` result: the request
     itself was not served, and a client can back off by ``data.retryAfter`` seconds without
     a model reading the refusal as the tool's answer. At most ``max_keys`` callers are
@@ -151,7 +157,7 @@ class RateLimitInterceptor:
         *,
         key: Literal["identity", "session"] | KeyFunction = "identity",
         max_keys: int = DEFAULT_MAX_RATE_LIMIT_KEYS,
-        cost: Callable[[McpExecutionContext], float] | None = None,
+        cost: Callable[[MiddlewareContext], float] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         burst = max(1, math.ceil(rate)) if burst is None else burst
@@ -166,16 +172,21 @@ class RateLimitInterceptor:
             self.key = key
         self.cost = cost
 
-    async def intercept(
-        self, ctx: McpExecutionContext, call_next: Callable[[], Awaitable[Any]]
-    ) -> Any:
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
         """Let the call through when its caller's bucket has a token, else refuse it."""
-        key = self.key(ctx)
+        self._take(context)
+        return await call_next(context)
+
+    on_read_resource = on_call_tool
+    on_get_prompt = on_call_tool
+
+    def _take(self, context: MiddlewareContext) -> None:
+        key = self.key(context)
         if key is not None:
-            cost = self.cost(ctx) if self.cost is not None else 1.0
+            cost = self.cost(context) if self.cost is not None else 1.0
             if cost > self.buckets.burst:
                 raise ProtocolError(
-                    f"{method_of(ctx)} {ctx.tool_name} costs {cost} tokens, more than the "
+                    f"{context.method} {context.name} costs {cost} tokens, more than the "
                     f"burst of {self.buckets.burst}: it can never run",
                     {"type": "RATE_LIMITED", "cost": cost, "burst": self.buckets.burst},
                     code=RATE_LIMITED,
@@ -183,4 +194,3 @@ class RateLimitInterceptor:
             wait = self.buckets.take(key, cost)
             if wait > 0:
                 raise RateLimitedError(wait, self.buckets.rate, self.buckets.burst, self.scope)
-        return await call_next()

@@ -7,13 +7,19 @@ import copy
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.server._decorators import set_metadata
-from mcpkit.server._engine.execution import McpExecutionContext
-from mcpkit.server.interceptors._common import canonical_arguments, identity_of, is_error_result
+from mcpkit.server._engine.middleware import CallNext, Middleware, MiddlewareContext
+from mcpkit.server.middleware._common import (
+    KIND_OF_METHOD,
+    canonical_arguments,
+    identity_of,
+    is_error_result,
+)
 
 if TYPE_CHECKING:
     from mcpkit.server._host import CatalogHost
@@ -25,11 +31,13 @@ DEFAULT_CACHE_MAX_ENTRIES = 1024
 #: The metadata key ``cacheable`` sets (read by ``ResponseCache``).
 CACHE_METADATA = "mcpkit.cache"
 
-_KIND_OF_CHANGE = {
-    "notifications/tools/list_changed": "tool",
-    "notifications/resources/list_changed": "resource",
-    "notifications/prompts/list_changed": "prompt",
-}
+_KIND_OF_CHANGE: Mapping[str, str] = MappingProxyType(
+    {
+        "notifications/tools/list_changed": "tool",
+        "notifications/resources/list_changed": "resource",
+        "notifications/prompts/list_changed": "prompt",
+    }
+)
 
 CacheKey = tuple[str, str, str, str | None]
 
@@ -60,19 +68,23 @@ class _Entry:
     expires: float
 
 
-class ResponseCache:
-    """An interceptor that serves repeated calls from memory.
+class ResponseCache(Middleware):
+    """Middleware that serves repeated calls from memory: app-wide, or on the components it
+    is attached to.
 
     What is cached: calls marked ``@cacheable()``; resource reads (``resources=True``, the
     default); prompts with ``prompts=True``; tools annotated ``readOnlyHint`` with
     ``read_only_tools=True`` (that needs ``attach(app)``, which knows the annotations; a
     read-only tool may still answer differently each time, hence off by default). The key
     is the kind, the name (tool, prompt, or resource URI) and the arguments as canonical
-    JSON; with ``per_identity`` also the authenticated principal (``ctx.auth``), so one
+    JSON; with ``per_identity`` also the authenticated principal (``context.auth``), so one
     user's answer never reaches another; turn it on whenever answers depend on who asks.
+    App-wide the cache runs before the app checks who may call what, so there the principal
+    is always part of the key (and the session, when it has its own view of the catalog);
+    ``@cacheable`` marks are read there through ``attach(app)``.
 
     Never cached: exceptions, JSON-RPC errors, ``isError`` results, requests for client
-    input (2026-07-28). Answers live ``ttl`` seconds (``DEFAULT_CACHE_TTL``); at most
+    input (2026-07-28), calls run as tasks. Answers live ``ttl`` seconds (``DEFAULT_CACHE_TTL``); at most
     ``max_entries`` are kept (``DEFAULT_CACHE_MAX_ENTRIES``, least recently used dropped).
     ``attach(app)`` also forgets: every tool answer on ``tools/list_changed`` (likewise
     resources and prompts), and a resource's answers when ``notify_updated(uri)`` announces
@@ -175,19 +187,34 @@ class ResponseCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
-    # the interceptor -------------------------------------------------------------------
+    # the middleware --------------------------------------------------------------------
 
-    def _policy(self, ctx: McpExecutionContext) -> CachePolicy | None:
-        marked = ctx.get_metadata(CACHE_METADATA)
+    def _policy(self, context: MiddlewareContext, kind: str, name: str) -> CachePolicy | None:
+        marked = context.get_metadata(CACHE_METADATA)
+        if context.component is None:  # app-wide: the mark is on the catalog's entry
+            marked = self._marked(kind, name)
         if isinstance(marked, CachePolicy):
             return marked if marked.enabled else None
-        if ctx.kind == "resource" and self.resources:
+        if kind == "resource" and self.resources:
             return CachePolicy()
-        if ctx.kind == "prompt" and self.prompts:
+        if kind == "prompt" and self.prompts:
             return CachePolicy()
-        if ctx.kind == "tool" and self.read_only_tools and self._read_only(ctx.tool_name):
+        if kind == "tool" and self.read_only_tools and self._read_only(name):
             return CachePolicy()
         return None
+
+    def _marked(self, kind: str, name: str) -> Any:
+        if self._app is None:
+            return None
+        catalog = self._app.catalog
+        entry: Any = (
+            catalog.get_tool(name)
+            if kind == "tool"
+            else catalog.get_prompt(name)
+            if kind == "prompt"
+            else catalog.get_resource(name)
+        )
+        return entry.pipeline.metadata.get(CACHE_METADATA) if entry is not None else None
 
     def _read_only(self, name: str) -> bool:
         if self._app is None:
@@ -195,29 +222,39 @@ class ResponseCache:
         entry = self._app.catalog.get_tool(name)
         return bool(entry is not None and (entry.annotations or {}).get("readOnlyHint") is True)
 
-    async def intercept(
-        self, ctx: McpExecutionContext, call_next: Callable[[], Awaitable[Any]]
-    ) -> Any:
-        """Answer from the table when a fresh answer is there, else call and keep the answer."""
-        policy = self._policy(ctx)
-        if policy is None:
-            return await call_next()
+    def _caller(self, context: MiddlewareContext, policy: CachePolicy) -> str | None:
+        """The part of the key that says who asked: None when anyone may share the answer."""
+        if context.component is None:  # app-wide: before any access check
+            session = context.binding.session
+            own_view = session is not None and session.visibility is not None
+            return f"{identity_of(context) or ''}|{context.session_id if own_view else ''}"
         per_identity = self.per_identity if policy.per_identity is None else policy.per_identity
-        key: CacheKey = (
-            ctx.kind,
-            ctx.tool_name,
-            canonical_arguments(ctx),
-            (identity_of(ctx) or "") if per_identity else None,
-        )
+        return (identity_of(context) or "") if per_identity else None
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """Answer from the table when a fresh answer is there, else call and keep the answer."""
+        kind, name = KIND_OF_METHOD[context.method], context.name
+        policy = self._policy(context, kind, name) if name is not None else None
+        if policy is None or name is None or "task" in (context.params or {}):
+            return await call_next(context)
+        key: CacheKey = (kind, name, canonical_arguments(context), self._caller(context, policy))
         found, value = self._get(key)
         if found:
             self.hits += 1
             return _copied(value)
         self.misses += 1
-        value = await call_next()
-        if not is_error_result(value):
+        value = await call_next(context)
+        if not is_error_result(value) and not _incomplete(value):
             self._put(key, _copied(value), policy.ttl or self.ttl)
         return value
+
+    on_read_resource = on_call_tool
+    on_get_prompt = on_call_tool
+
+
+def _incomplete(value: Any) -> bool:
+    """A 2026-07-28 answer that is not the call's result (it asks the client for input)."""
+    return isinstance(value, dict) and value.get("resultType") not in (None, "complete")
 
 
 def _copied(value: Any) -> Any:

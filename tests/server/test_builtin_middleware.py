@@ -1,6 +1,8 @@
-"""The ready interceptors (``mcpkit.server.interceptors``) through the real client: in
-memory and over real HTTP on 127.0.0.1, in the handshake era and in 2026-07-28. Rate limits
-per bearer-token principal use real signed tokens."""
+"""The built-in middleware ``Logging``, ``Timing``, ``RateLimit`` and ``ResponseCache``
+through the real client, attached to components (``use_middleware``) and app-wide
+(``McpServerApp(middleware=...)``): in memory and over real HTTP on 127.0.0.1, in the
+handshake era and in 2026-07-28. Rate limits per bearer-token principal use real signed
+tokens. The old names (``mcpkit.server.interceptors``) still work, with a warning."""
 
 from __future__ import annotations
 
@@ -15,15 +17,19 @@ import pytest
 from mcpkit import McpCallError, McpClient, McpServerApp, mcp_resource, mcp_server, mcp_tool
 from mcpkit.auth import BearerAuthConfig, JwtVerifier
 from mcpkit.client import HttpClientTransportOptions
-from mcpkit.server import use_interceptors
-from mcpkit.server.interceptors import (
+from mcpkit.server import set_metadata, use_interceptors, use_middleware
+from mcpkit.server.middleware import (
     RATE_LIMITED,
     CallTiming,
-    LoggingInterceptor,
-    RateLimitInterceptor,
+    Logging,
+    Middleware,
+    MiddlewareContext,
+    RateLimit,
     ResponseCache,
-    TimingInterceptor,
+    Timing,
     TokenBucketTable,
+    by_identity,
+    by_session,
     cacheable,
 )
 from tests.auth._support import ISSUER, FakeClock, Signer
@@ -33,15 +39,17 @@ from tests.http_server import serving
 HANDSHAKE = "2025-11-25"
 MODERN = "2026-07-28"
 ERAS = [HANDSHAKE, MODERN]
+#: Attached to the components (``use_middleware``) or given to the app.
+PLACES = ["component", "app"]
 AUDIENCE = "https://mcp.example.test/mcp"
 
 
 @dataclass
 class Probes:
-    """What the server under test records, and the interceptors it runs."""
+    """What the server under test records, and the middleware it runs."""
 
     clock: FakeClock
-    limiter: RateLimitInterceptor
+    limiter: RateLimit
     cache: ResponseCache
     calls: dict[str, int] = field(default_factory=dict)
     timings: list[CallTiming] = field(default_factory=list)
@@ -51,46 +59,58 @@ class Probes:
         return self.calls[name]
 
 
-def build(*, per_identity: bool = False, key: Any = "identity") -> tuple[McpServerApp, Probes]:
+def limited_only(place: str, key: str) -> Any:
+    """App-wide the limit applies to every call: keyed to the ``limited`` tool alone, as a
+    user limits some tools; on a component it is that component's."""
+    by = {"identity": by_identity, "session": by_session}[key]
+    if place == "component":
+        return key
+    return lambda context: by(context) if context.name == "limited" else None
+
+
+def build(
+    place: str = "component", *, per_identity: bool = False, key: str = "identity"
+) -> tuple[McpServerApp, Probes]:
     clock = FakeClock(1000.0)
     probes = Probes(
         clock,
-        RateLimitInterceptor(rate=1.0, burst=2, key=key, clock=clock),
+        RateLimit(rate=1.0, burst=2, key=limited_only(place, key), clock=clock),
         ResponseCache(ttl=30, max_entries=8, per_identity=per_identity, clock=clock),
     )
-    timing = TimingInterceptor(probes.timings.append, meta_key="example/timing")
-    logs = LoggingInterceptor(logger="tests.calls")
+    timing = Timing(probes.timings.append, meta_key="example/timing")
+    logs = Logging(logger="tests.calls")
+    on_one = use_middleware if place == "component" else (lambda *_: lambda target: target)
 
     @mcp_server(name="intercepted")
-    @use_interceptors(logs, timing)
+    @on_one(logs, timing)
     class Intercepted:
         @mcp_tool()
-        @use_interceptors(probes.limiter)
+        @on_one(probes.limiter)
         def limited(self) -> str:
             return f"served {probes.count('limited')}"
 
         @mcp_tool()
         @cacheable()
-        @use_interceptors(probes.cache)
+        @on_one(probes.cache)
         def lookup(self, city: str, days: int = 1) -> str:
             return f"{city}/{days} #{probes.count('lookup')}"
 
         @mcp_tool()
         @cacheable()
-        @use_interceptors(probes.cache)
+        @on_one(probes.cache)
         def flaky(self) -> dict[str, Any]:
             n = probes.count("flaky")
             return {"content": [{"type": "text", "text": f"try {n}"}], "isError": n < 3}
 
         @mcp_tool()
         @cacheable()
-        @use_interceptors(probes.cache)
+        @on_one(probes.cache)
         def broken(self) -> str:
             probes.count("broken")
             raise RuntimeError("no luck")
 
         @mcp_tool(annotations={"readOnlyHint": True})
-        @use_interceptors(probes.cache)
+        @on_one(probes.cache)
         def uncached(self) -> str:
             return f"fresh #{probes.count('uncached')}"
 
@@ -103,11 +123,12 @@ def build(*, per_identity: bool = False, key: Any = "identity") -> tuple[McpServ
             return "me"
 
         @mcp_resource("data://counter")
-        @use_interceptors(probes.cache)
+        @on_one(probes.cache)
         def counter(self) -> str:
             return f"counter #{probes.count('counter')}"
 
-    app = McpServerApp(Intercepted)
+    everywhere = [logs, timing, probes.limiter, probes.cache] if place == "app" else []
+    app = McpServerApp(Intercepted, middleware=everywhere)
     probes.cache.attach(app)
     return app, probes
 
@@ -156,6 +177,7 @@ async def through(transport: str, app: McpServerApp, era: str) -> AsyncIterator[
 
 
 TRANSPORTS = ["memory", "http"]
+CALLS = ("tools/call", "resources/read", "prompts/get")
 
 
 # -- rate limiting ----------------------------------------------------------------------------
@@ -163,8 +185,11 @@ TRANSPORTS = ["memory", "http"]
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_rate_limit_refuses_past_the_burst_with_retry_after(transport: str, era: str) -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_rate_limit_refuses_past_the_burst_with_retry_after(
+    place: str, transport: str, era: str
+) -> None:
+    app, probes = build(place)
     async with through(transport, app, era) as client:
         assert text(await client.call_tool("limited")) == "served 1"
         assert text(await client.call_tool("limited")) == "served 2"
@@ -200,8 +225,9 @@ def protected(signer: Signer) -> BearerAuthConfig:
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_rate_limit_is_per_principal_over_http(signer: Signer, era: str) -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_rate_limit_is_per_principal_over_http(place: str, signer: Signer, era: str) -> None:
+    app, probes = build(place)
     alice = signer.token(audience=AUDIENCE, subject="alice")
     alice_again = signer.token(audience=AUDIENCE, subject="alice")  # another token, same person
     bob = signer.token(audience=AUDIENCE, subject="bob")
@@ -220,8 +246,9 @@ async def test_rate_limit_is_per_principal_over_http(signer: Signer, era: str) -
     assert len(probes.limiter.buckets) == 2
 
 
-async def test_rate_limit_by_session_in_memory() -> None:
-    app, probes = build(key="session")
+@pytest.mark.parametrize("place", PLACES)
+async def test_rate_limit_by_session_in_memory(place: str) -> None:
+    app, probes = build(place, key="session")
     async with in_memory(app, HANDSHAKE) as one, in_memory(app, HANDSHAKE) as two:
         await one.call_tool("limited")
         await one.call_tool("limited")
@@ -245,7 +272,7 @@ def test_token_bucket_table_is_bounded_and_refills() -> None:
     with pytest.raises(ValueError):
         TokenBucketTable(rate=0, burst=1)
     with pytest.raises(ValueError):
-        RateLimitInterceptor(rate=1, key="everyone")  # type: ignore[arg-type]
+        RateLimit(rate=1, key="everyone")  # type: ignore[arg-type]
 
 
 # -- caching ----------------------------------------------------------------------------------
@@ -253,8 +280,11 @@ def test_token_bucket_table_is_bounded_and_refills() -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_cache_answers_repeats_by_canonical_arguments(transport: str, era: str) -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_cache_answers_repeats_by_canonical_arguments(
+    place: str, transport: str, era: str
+) -> None:
+    app, probes = build(place)
     async with through(transport, app, era) as client:
         first = text(await client.call_tool("lookup", {"city": "Oslo", "days": 2}))
         assert first == "Oslo/2 #1"
@@ -275,8 +305,9 @@ async def test_cache_answers_repeats_by_canonical_arguments(transport: str, era:
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_cache_never_keeps_errors(transport: str, era: str) -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_cache_never_keeps_errors(place: str, transport: str, era: str) -> None:
+    app, probes = build(place)
     async with through(transport, app, era) as client:
         assert (await client.call_tool("flaky")).is_error
         assert (await client.call_tool("flaky")).is_error
@@ -292,8 +323,9 @@ async def test_cache_never_keeps_errors(transport: str, era: str) -> None:
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_cache_forgets_on_resource_update_and_list_changed(era: str) -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_cache_forgets_on_resource_update_and_list_changed(place: str, era: str) -> None:
+    app, probes = build(place)
     async with in_memory(app, era) as client:
         assert (await client.read_resource("data://counter")).contents[0].text == "counter #1"
         assert text(await client.call_tool("lookup", {"city": "Oslo"})) == "Oslo/1 #1"
@@ -309,8 +341,9 @@ async def test_cache_forgets_on_resource_update_and_list_changed(era: str) -> No
         assert (await client.read_resource("data://counter")).contents[0].text == "counter #2"
 
 
-async def test_cache_read_only_tools_and_bounds() -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_cache_read_only_tools_and_bounds(place: str) -> None:
+    app, probes = build(place)
     cache = ResponseCache(read_only_tools=True, max_entries=2).attach(app)
     probes.cache.read_only_tools = True
     async with in_memory(app, HANDSHAKE) as client:
@@ -327,8 +360,9 @@ async def test_cache_read_only_tools_and_bounds() -> None:
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_cache_per_identity_over_http(signer: Signer, era: str) -> None:
-    app, probes = build(per_identity=True)
+@pytest.mark.parametrize("place", PLACES)
+async def test_cache_per_identity_over_http(place: str, signer: Signer, era: str) -> None:
+    app, probes = build(place, per_identity=True)
     alice = signer.token(audience=AUDIENCE, subject="alice")
     bob = signer.token(audience=AUDIENCE, subject="bob")
     async with over_http(app, era, bearer_auth=protected(signer)) as make:
@@ -344,16 +378,17 @@ async def test_cache_per_identity_over_http(signer: Signer, era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("place", PLACES)
 async def test_one_log_line_per_call_without_argument_values(
-    transport: str, era: str, caplog: pytest.LogCaptureFixture
+    place: str, transport: str, era: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    app, _ = build()
+    app, _ = build(place)
     caplog.set_level(logging.INFO, logger="tests.calls")
     async with through(transport, app, era) as client:
         await client.call_tool("whoami", {"secret": "hunter2"})
         await client.call_tool("broken")
         await client.read_resource("data://counter")
-    lines = [r for r in caplog.records if r.name == "tests.calls"]
+    lines = [r for r in caplog.records if r.name == "tests.calls" and r.mcp_method in CALLS]
     assert [(r.mcp_method, r.mcp_name, r.mcp_outcome) for r in lines] == [  # type: ignore[attr-defined]
         ("tools/call", "whoami", "ok"),
         ("tools/call", "broken", "error"),
@@ -367,7 +402,7 @@ async def test_one_log_line_per_call_without_argument_values(
 
 async def test_log_line_with_arguments_when_asked(caplog: pytest.LogCaptureFixture) -> None:
     @mcp_server(name="logged")
-    @use_interceptors(LoggingInterceptor(logger="tests.args", include_arguments=True))
+    @use_middleware(Logging(logger="tests.args", include_arguments=True))
     class Logged:
         @mcp_tool()
         def echo(self, word: str, times: int = 1) -> str:
@@ -382,20 +417,22 @@ async def test_log_line_with_arguments_when_asked(caplog: pytest.LogCaptureFixtu
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_timing_to_callback_and_meta(transport: str, era: str) -> None:
-    app, probes = build()
+@pytest.mark.parametrize("place", PLACES)
+async def test_timing_to_callback_and_meta(place: str, transport: str, era: str) -> None:
+    app, probes = build(place)
     async with through(transport, app, era) as client:
         result = await client.call_tool("timed")
         plain = await client.call_tool("whoami")
     assert result.meta is not None
     assert result.meta["example/timing"]["durationMs"] >= 0
-    # a plain value is not turned into a result here
-    assert "example/timing" not in (plain.meta or {})
-    assert [(t.method, t.name, t.outcome) for t in probes.timings] == [
+    # on a component a plain value is not turned into a result; app-wide it is one already
+    assert ("example/timing" in (plain.meta or {})) is (place == "app")
+    timings = [t for t in probes.timings if t.method in CALLS]
+    assert [(t.method, t.name, t.outcome) for t in timings] == [
         ("tools/call", "timed", "ok"),
         ("tools/call", "whoami", "ok"),
     ]
-    assert all(t.duration >= 0 for t in probes.timings)
+    assert all(t.duration >= 0 for t in timings)
 
 
 async def test_timing_feeds_a_metric_and_survives_a_broken_one() -> None:
@@ -410,7 +447,7 @@ async def test_timing_feeds_a_metric_and_survives_a_broken_one() -> None:
             raise RuntimeError("metrics backend down")
 
     @mcp_server(name="metered")
-    @use_interceptors(TimingInterceptor(metric=Histogram()), TimingInterceptor(metric=Broken()))
+    @use_middleware(Timing(metric=Histogram()), Timing(metric=Broken()))
     class Metered:
         @mcp_tool()
         def work(self) -> str:
@@ -422,7 +459,7 @@ async def test_timing_feeds_a_metric_and_survives_a_broken_one() -> None:
     assert seconds >= 0
     assert attributes == {"mcp.method": "tools/call", "mcp.name": "work", "mcp.outcome": "ok"}
     with pytest.raises(ValueError):
-        TimingInterceptor()
+        Timing()
 
 
 async def test_cacheable_overrides_the_cache_settings() -> None:
@@ -431,7 +468,7 @@ async def test_cacheable_overrides_the_cache_settings() -> None:
     counts = {"short": 0, "never": 0}
 
     @mcp_server(name="overrides")
-    @use_interceptors(cache)
+    @use_middleware(cache)
     class Overrides:
         @mcp_tool()
         @cacheable(ttl=5)
@@ -461,22 +498,114 @@ async def test_cacheable_overrides_the_cache_settings() -> None:
 
 
 @pytest.mark.interop
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
-async def test_the_official_client_sees_the_rate_limit_error() -> None:
-    """The refusal is a plain JSON-RPC error any client reads: the official ``mcp`` client
-    (Streamable HTTP) gets its code and ``data``."""
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
+@pytest.mark.parametrize("place", PLACES)
+async def test_the_official_client_over_http(place: str, caplog: pytest.LogCaptureFixture) -> None:
+    """What the built-ins do reaches any client as plain MCP: the official ``mcp`` client
+    (Streamable HTTP) reads the rate limit's error code and ``data``, a cached answer, the
+    timings and log lines of its calls."""
     from mcp.shared.exceptions import MCPError
 
-    app, probes = build()
-    async with serving(app) as (url, _), streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=10) as session:
-            await session.initialize()
-            for _ in range(2):
-                assert not (await session.call_tool("limited", {})).is_error
-            with pytest.raises(MCPError) as refused:
-                await session.call_tool("limited", {})
+    from tests.official_client import official_session
+
+    app, probes = build(place)
+    caplog.set_level(logging.INFO, logger="tests.calls")
+    async with official_session(app) as session:
+        for _ in range(2):
+            assert not (await session.call_tool("limited", {})).is_error
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool("limited", {})
+        first = await session.call_tool("lookup", {"city": "Oslo"})
+        again = await session.call_tool("lookup", {"city": "Oslo"})
+        await session.call_tool("whoami", {})
     assert refused.value.error.code == RATE_LIMITED
     assert refused.value.error.data["retryAfterMs"] == 1000
     assert probes.calls["limited"] == 2
+    assert first.content[0].text == again.content[0].text == "Oslo/1 #1"  # type: ignore[union-attr]
+    assert (probes.cache.hits, probes.cache.misses) == (1, 1)
+    timed = [(t.name, t.outcome) for t in probes.timings if t.method in CALLS]
+    assert timed == [("limited", "ok")] * 2 + [("limited", "refused")] + [
+        ("lookup", "ok"),
+        ("lookup", "ok"),
+        ("whoami", "ok"),
+    ]
+    logged = [
+        r.mcp_name  # type: ignore[attr-defined]
+        for r in caplog.records
+        if r.name == "tests.calls" and r.mcp_method in CALLS  # type: ignore[attr-defined]
+    ]
+    assert logged == ["limited", "limited", "limited", "lookup", "lookup", "whoami"]
+
+
+# -- the old names ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("LoggingInterceptor", Logging),
+        ("TimingInterceptor", Timing),
+        ("RateLimitInterceptor", RateLimit),
+        ("ResponseCache", ResponseCache),
+        ("cacheable", cacheable),
+        ("RATE_LIMITED", RATE_LIMITED),
+    ],
+)
+def test_an_old_name_warns_and_is_the_new_one(old: str, new: Any) -> None:
+    import mcpkit.server.interceptors as old_module
+
+    with pytest.warns(DeprecationWarning, match=rf"interceptors\.{old} is deprecated: use "):
+        assert getattr(old_module, old) is new
+    with pytest.raises(AttributeError):
+        old_module.NoSuchInterceptor  # noqa: B018
+
+
+async def test_an_old_interceptor_warns_at_registration_and_still_runs() -> None:
+    seen: list[str] = []
+
+    async def around(ctx: Any, call_next: Any) -> Any:
+        seen.append(f"function {ctx.tool_name}")
+        return await call_next()
+
+    class Old:
+        async def intercept(self, ctx: Any, call_next: Any) -> Any:
+            seen.append(f"object {ctx.tool_name}")
+            return await call_next()
+
+    with pytest.warns(DeprecationWarning, match="interceptors .* are deprecated") as caught:
+
+        @mcp_server(name="old")
+        @use_interceptors(around, Old())
+        class Legacy:
+            @mcp_tool()
+            def hello(self) -> str:
+                return "hi"
+
+    assert len(caught) == 2 and caught[0].filename == __file__  # at the decorator's line
+    async with in_memory(McpServerApp(Legacy), HANDSHAKE) as client:
+        assert text(await client.call_tool("hello")) == "hi"
+    assert seen == ["function hello", "object hello"]
+
+
+async def test_use_interceptors_takes_middleware_without_a_warning() -> None:
+    class Upper(Middleware):
+        async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+            assert context.component == context.name == "shout"
+            assert context.get_metadata("loud") is True
+            context.component_arguments = {"word": context.arguments["word"] + "!"}
+            return str(await call_next(context)).upper()
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+
+        @mcp_server(name="new")
+        class Shouting:
+            @mcp_tool()
+            @set_metadata("loud", True)
+            @use_interceptors(Upper())
+            def shout(self, word: str) -> str:
+                return word
+
+    async with in_memory(McpServerApp(Shouting), MODERN) as client:
+        assert text(await client.call_tool("shout", {"word": "hey"})) == "HEY!"

@@ -1,4 +1,4 @@
-"""``TimingInterceptor``: how long each call took, to a callback, a metric or ``_meta``."""
+"""``Timing``: how long each request (or call) took, to a callback, a metric or ``_meta``."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mcpkit.server._engine.execution import McpExecutionContext
-from mcpkit.server.interceptors._common import method_of, outcome_of
+from mcpkit.server._engine.middleware import CallNext, Middleware, MiddlewareContext
+from mcpkit.server.middleware._common import outcome_of
 
 logger = logging.getLogger("mcpkit.server")
 
 
 @dataclass(frozen=True, slots=True)
 class CallTiming:
-    """One finished call: what it was, how long it took (seconds), how it ended."""
+    """One finished request: its method, the name it called (a resource's URI; empty for
+    requests that name none), how long it took (seconds), how it ended."""
 
     method: str
     name: str
@@ -42,8 +43,9 @@ class DurationMetric(Protocol):
 OnTiming = Callable[[CallTiming], "Awaitable[None] | None"]
 
 
-class TimingInterceptor:
-    """Measures every call (monotonic clock) and hands the figure on.
+class Timing(Middleware):
+    """Measures every request (app-wide) or every call of a component it is attached to
+    (monotonic clock) and hands the figure on.
 
     ``on_timing(timing)`` (sync or async) gets a ``CallTiming`` when each call ends, however
     it ended; ``metric.record(seconds, {"mcp.method", "mcp.name", "mcp.outcome"})`` is fed
@@ -62,25 +64,24 @@ class TimingInterceptor:
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if on_timing is None and metric is None and meta_key is None:
-            raise ValueError("TimingInterceptor needs on_timing, metric or meta_key")
+            raise ValueError("Timing needs on_timing, metric or meta_key")
         self.on_timing = on_timing
         self.metric = metric
         self.meta_key = meta_key
         self.clock = clock
 
-    async def intercept(
-        self, ctx: McpExecutionContext, call_next: Callable[[], Awaitable[Any]]
-    ) -> Any:
-        """Time the call; the result (with its ``_meta`` entry) or exception passes through."""
+    async def on_request(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """Time the request; the result (with its ``_meta`` entry) or exception passes
+        through."""
         started = self.clock()
         try:
-            value = await call_next()
+            value = await call_next(context)
         except BaseException as exc:
-            await self._report(ctx, self.clock() - started, outcome_of(exc=exc))
+            await self._report(context, self.clock() - started, outcome_of(exc=exc))
             raise
         duration = self.clock() - started
-        await self._report(ctx, duration, outcome_of(value))
-        if self.meta_key is not None and ctx.kind == "tool":
+        await self._report(context, duration, outcome_of(value))
+        if self.meta_key is not None and context.method == "tools/call":
             value = self._with_meta(value, duration)
         return value
 
@@ -91,8 +92,10 @@ class TimingInterceptor:
         meta[self.meta_key or ""] = {"durationMs": round(duration * 1000.0, 3)}
         return {**value, "_meta": meta}
 
-    async def _report(self, ctx: McpExecutionContext, duration: float, outcome: str) -> None:
-        timing = CallTiming(method_of(ctx), ctx.tool_name, duration, outcome, ctx.session_id)
+    async def _report(self, context: MiddlewareContext, duration: float, outcome: str) -> None:
+        timing = CallTiming(
+            context.method, context.name or "", duration, outcome, context.session_id
+        )
         if self.on_timing is not None:
             try:
                 result = self.on_timing(timing)

@@ -1,18 +1,19 @@
-"""``LoggingInterceptor``: one log line per call."""
+"""``Logging``: one log line per request (app-wide) or per call (on one component)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
-from mcpkit.server._engine.execution import McpExecutionContext
-from mcpkit.server.interceptors._common import (
+from mcpkit.server._engine.middleware import CallNext, Middleware, MiddlewareContext
+from mcpkit.server.middleware._common import (
     ERROR,
+    KIND_OF_METHOD,
     OK,
+    REFUSED,
     canonical_arguments,
-    method_of,
     outcome_of,
 )
 
@@ -20,8 +21,11 @@ from mcpkit.server.interceptors._common import (
 DEFAULT_CALL_LOGGER = "mcpkit.calls"
 
 
-class LoggingInterceptor:
-    """Logs one line per call when it ends: method, name, duration and outcome.
+class Logging(Middleware):
+    """Logs one line per request when it ends: method, name (of the tool or prompt called,
+    the resource read), duration and outcome. App-wide (``McpServerApp(middleware=...)``)
+    every request gets its line; attached to a component (``use_interceptors``), each call
+    of it.
 
     ``level`` is used for calls that end ``ok``; ``error_level`` for the others (an
     ``isError`` result, an exception, a JSON-RPC refusal, a cancellation). ``logger`` is a
@@ -46,23 +50,23 @@ class LoggingInterceptor:
         self.include_arguments = include_arguments
         self.clock = clock
 
-    async def intercept(
-        self, ctx: McpExecutionContext, call_next: Callable[[], Awaitable[Any]]
-    ) -> Any:
-        """Run the call and log how it went; the result or exception passes through."""
-        arguments = canonical_arguments(ctx) if self.include_arguments else None
+    async def on_request(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        """Run the request and log how it went; the result or exception passes through."""
+        arguments = None
+        if self.include_arguments and context.method in KIND_OF_METHOD:
+            arguments = canonical_arguments(context)
         started = self.clock()
         try:
-            value = await call_next()
+            value = await call_next(context)
         except BaseException as exc:
-            self._log(ctx, started, outcome_of(exc=exc), arguments, type(exc).__name__)
+            self._log(context, started, outcome_of(exc=exc), arguments, type(exc).__name__)
             raise
-        self._log(ctx, started, outcome_of(value), arguments, None)
+        self._log(context, started, outcome_of(value), arguments, None)
         return value
 
     def _log(
         self,
-        ctx: McpExecutionContext,
+        context: MiddlewareContext,
         started: float,
         outcome: str,
         arguments: str | None,
@@ -72,9 +76,10 @@ class LoggingInterceptor:
         if not self.logger.isEnabledFor(level):
             return
         duration_ms = (self.clock() - started) * 1000.0
-        method = method_of(ctx)
-        line = f"{method} {ctx.tool_name} {outcome} in {duration_ms:.1f} ms"
-        if exception is not None and outcome in (ERROR, "refused"):
+        method, name = context.method, context.name
+        line = f"{method} {name} " if name is not None else f"{method} "
+        line += f"{outcome} in {duration_ms:.1f} ms"
+        if exception is not None and outcome in (ERROR, REFUSED):
             line += f" ({exception})"
         if arguments is not None:
             line += f" arguments={arguments}"
@@ -84,9 +89,9 @@ class LoggingInterceptor:
             line,
             extra={
                 "mcp_method": method,
-                "mcp_name": ctx.tool_name,
+                "mcp_name": name,
                 "mcp_duration_ms": duration_ms,
                 "mcp_outcome": outcome,
-                "mcp_session": ctx.session_id,
+                "mcp_session": context.session_id,
             },
         )
