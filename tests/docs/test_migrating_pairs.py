@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -71,12 +72,25 @@ class Seen:
 
     logs: list[tuple[str, Any]] = field(default_factory=list)
     progress: list[tuple[float, float | None]] = field(default_factory=list)
+    asked: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[types.ElicitResult] = field(default_factory=list)
 
     async def log(self, params: Any) -> None:
         # FastMCP sends a message as {"msg": text, "extra": ...}; mcpkit and mcp the text
         data = params.data
         text = data["msg"] if isinstance(data, dict) and "msg" in data else data
         self.logs.append((params.level, text))
+
+    async def elicit(self, context: Any, params: Any) -> types.ElicitResult:
+        schema = params.requested_schema
+        self.asked.append(
+            {
+                "message": params.message,
+                "fields": {k: v.get("type") for k, v in schema["properties"].items()},
+                "required": sorted(schema.get("required", [])),
+            }
+        )
+        return self.answers.pop(0)
 
     async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
         self.progress.append((progress, total))
@@ -149,6 +163,34 @@ async def context(session: ClientSession, seen: Seen) -> dict[str, Any]:
     return {"work": worked, "logs": seen.logs, "progress": seen.progress, "counts": counts}
 
 
+async def elicitation(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    seen.answers = [
+        types.ElicitResult(action="accept", content={"name": "Ada", "email": "ada@example.com"}),
+        types.ElicitResult(action="decline"),
+    ]
+    accepted = await call(session, seen, "signup", {})
+    assert accepted == "Ada <ada@example.com>"
+    return {
+        "accepted": accepted,
+        "declined": await call(session, seen, "signup", {}),
+        "asked": seen.asked,
+    }
+
+
+async def errors(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    tools = {tool.name: tool_shape(tool) for tool in (await session.list_tools()).tools}
+    assert tools["balance"]["arguments"] == {"account": "string"}
+    limit = await session.call_tool("withdraw", {"amount": 500})
+    masked = await session.call_tool("withdraw", {"amount": 5})
+    masked_text = masked.content[0].text
+    return {
+        "tools": tools,
+        "balance": await call(session, seen, "balance", {"account": "main"}),
+        "limit": (limit.is_error, limit.content[0].text),
+        "masked": (masked.is_error, "hunter2" in masked_text, "withdraw" in masked_text),
+    }
+
+
 async def mount(session: ClientSession, seen: Seen) -> dict[str, Any]:
     names = await tool_names(session)
     assert names == ["weather_forecast"]
@@ -218,6 +260,8 @@ async def mcpserver(session: ClientSession, seen: Seen) -> dict[str, Any]:
 SERVER_PAIRS: dict[str, Driver] = {
     "decorators": decorators,
     "context": context,
+    "elicitation": elicitation,
+    "errors": errors,
     "mount": mount,
     "proxy": proxy,
     "visibility": visibility,
@@ -254,7 +298,9 @@ async def drive(program: Path, driver: Driver) -> dict[str, Any]:
     )
     async with (
         stdio_client(params) as (read, write),
-        ClientSession(read, write, logging_callback=seen.log) as session,
+        ClientSession(
+            read, write, logging_callback=seen.log, elicitation_callback=seen.elicit
+        ) as session,
     ):
         await session.initialize()
         return await driver(session, seen)
