@@ -15,10 +15,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("_snippet_runner.py")
+#: Pages whose blocks are whole programs another test runs, each in its own process.
+RUN_BY_THEIR_OWN_TEST = {
+    "docs/migrating.md": "tests/docs/test_migrating_pairs.py runs each pair side by side",
+}
 PAGES = sorted(
-    path.relative_to(ROOT).as_posix()
+    page
     for path in [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]
     if "```python" in path.read_text(encoding="utf-8")
+    and (page := path.relative_to(ROOT).as_posix()) not in RUN_BY_THEIR_OWN_TEST
 )
 # pages being rewritten as this test came in; each leaves this list once its blocks run or
 # carry their markers
