@@ -13,7 +13,7 @@ from typing import Any, Literal
 import httpx
 import uvicorn
 
-from mcpkit import McpServerApp
+from mcpkit import McpClient, McpServerApp
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
 from tests.wire import initialize_request
 
@@ -112,6 +112,17 @@ async def serving(
     asgi = create_asgi_app(app, options)
     async with serve_asgi(asgi, port=port, lifespan="on") as base:
         yield f"{base}{options.endpoint}", asgi
+
+
+@contextlib.asynccontextmanager
+async def http_client(app: McpServerApp, era: str) -> AsyncIterator[McpClient]:
+    """A client of ``app`` served over Streamable HTTP, speaking ``era`` (a handshake
+    version, or 2026-07-28), until the block ends."""
+    mode = "modern" if era == "2026-07-28" else "legacy"
+    async with serving(app) as (url, _), McpClient.http(url, protocol_mode=mode) as client:
+        if client.protocol_version != era:
+            raise AssertionError(f"the client speaks {client.protocol_version}, not {era}")
+        yield client
 
 
 async def open_session(

@@ -1,6 +1,7 @@
 """``result.data`` of ``McpClient.call_tool``: the structured content as Python values,
-unwrapped from ``{"result": value}`` once ``tools/list`` showed the tool wraps its result,
-converted to ``output_type`` (a dataclass, a ``msgspec.Struct``, a pydantic model), None
+unwrapped from ``{"result": value}`` once ``tools/list`` showed the tool wraps its result
+(and of a type made from its output schema: see test_hydrated_data.py), converted to
+``output_type`` (a dataclass, a ``msgspec.Struct``, a pydantic model), None
 for a failure or a result without structured content; never a field of the wire. In both
 eras, in memory and over Streamable HTTP."""
 
@@ -66,10 +67,9 @@ async def test_data_is_the_result_as_python_values(era: str) -> None:
         await client.list_tools()
         added = await client.call_tool("add", {"a": 1, "b": 2})
         assert isinstance(added, ToolResult) and added.data == 3
-        assert (await client.call_tool("forecast", {"city": "Oslo"})).data == {
-            "city": "Oslo",
-            "high": 21,
-        }
+        made = (await client.call_tool("forecast", {"city": "Oslo"})).data  # of the schema's type
+        assert (made.city, made.high) == ("Oslo", 21)
+        assert msgspec.to_builtins(made) == {"city": "Oslo", "high": 21}
         for output_type in (Forecast, ForecastStruct, ForecastModel):
             typed = await client.call_tool("forecast", {"city": "Oslo"}, output_type=output_type)
             assert isinstance(typed.data, output_type) and typed.data.high == 21

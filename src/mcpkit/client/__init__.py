@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from mcpkit.client._task_state import TaskState
     from mcpkit.client._tasks import ToolTask
     from mcpkit.client._tool_results import ToolResult
+    from mcpkit.client._tool_versions import tool_versions
     from mcpkit.client._transport_mode import HttpTransportMode
     from mcpkit.client._websocket import WebSocketClientTransportOptions
 
@@ -60,6 +61,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "mcpkit.client._session": ("ClientSession",),
     "mcpkit.client._stdio": ("StdioClientTransport", "StdioClientTransportOptions"),
     "mcpkit.client._tool_results": ("ToolResult",),
+    "mcpkit.client._tool_versions": ("tool_versions",),
     "mcpkit.client._streamable_http": ("StreamableHttpClientTransport",),
     "mcpkit.client._subscriptions": ("ListenStream", "ServerNotification"),
     "mcpkit.client._task_state": ("TaskState",),
@@ -111,4 +113,5 @@ __all__ = [
     "WebSocketClientTransportOptions",
     "connect_http",
     "connect_websocket",
+    "tool_versions",
 ]

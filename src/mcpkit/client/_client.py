@@ -42,6 +42,7 @@ from mcpkit.client._task_state import TaskState
 from mcpkit.client._tasks import StatusCallback, TaskClient, TaskWatchers, ToolTask
 from mcpkit.client._tool_headers import ToolHeaderMirror
 from mcpkit.client._tool_results import OutputSchemas, ToolResult
+from mcpkit.client._tool_versions import with_version
 from mcpkit.protocol import types as t
 from mcpkit.protocol._stream import MessageStream
 from mcpkit.protocol._versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
@@ -349,12 +350,17 @@ class McpClient:
         meta: dict[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         output_type: Any = None,
+        version: str | None = None,
     ) -> ToolResult:
         """Call a tool; a tool failure comes back as ``is_error=True``, not an exception.
         ``headers``: HTTP headers for this call alone (over HTTP; ``ValueError`` for one the
         transport sets, such as ``Mcp-Session-Id``). ``result.data``: the structured content
-        as Python values, converted to ``output_type`` when given (``_tool_results``)."""
+        as Python values, of the tool's output type once ``list_tools()`` has shown its
+        schema, or converted to ``output_type`` when given (``_tool_results``).
+        ``version``: the version of the tool to run, on a server keeping several
+        (``tool_versions``); the server refuses one it does not have (-32602)."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        meta = with_version(meta, version)
         if meta:
             params["_meta"] = meta
         await self._tool_headers.learn(name, timeout)
@@ -499,6 +505,7 @@ class McpClient:
         ttl_ms: int | None = None,
         timeout: float | None = None,
         meta: dict[str, Any] | None = None,
+        version: str | None = None,
     ) -> ToolTask:
         """Call a tool as a task; returns its handle (``await handle.result()`` for the
         ``CallToolResult``). 2025-11-25: ``params.task`` with ``ttl_ms`` as its ``ttl``,
@@ -506,9 +513,10 @@ class McpClient:
         ``tasks.requests.tools.call`` (a tool whose ``execution.taskSupport`` forbids it is
         the server's -32601). 2026-07-28: the call declares the tasks extension and the
         server decides (``ttl_ms`` is not sent: the server picks the ttl); a server that
-        answers at once gives a handle with ``immediate`` set."""
+        answers at once gives a handle with ``immediate`` set. ``version`` as
+        ``call_tool`` takes it."""
         return await self._tasks.call_tool_as_task(
-            name, arguments, ttl_ms=ttl_ms, timeout=timeout, meta=meta
+            name, arguments, ttl_ms=ttl_ms, timeout=timeout, meta=with_version(meta, version)
         )
 
     async def get_task(self, task_id: str, *, timeout: float | None = None) -> TaskState:

@@ -19,6 +19,7 @@ from mcpkit._exceptions import (
 )
 from mcpkit.client import McpClient
 from mcpkit.protocol._headers import header_annotations
+from mcpkit.protocol._tool_version_keys import VERSION_META_KEY
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.protocol._versions import Era
 from mcpkit.proxy._backend import (
@@ -446,9 +447,11 @@ class McpProxy:
 
     def _tool_fn(self, name: str) -> Callable[..., Any]:
         async def call_backend_tool(_mcpkit_context: McpToolContext, **arguments: Any) -> Any:
-            return await self.forward(
-                _mcpkit_context, "tools/call", {"name": name, "arguments": arguments}
-            )
+            params: dict[str, Any] = {"name": name, "arguments": arguments}
+            version = _mcpkit_context.meta.get(VERSION_META_KEY)
+            if version is not None:  # the backend keeps the versions: it picks
+                params["_meta"] = {VERSION_META_KEY: version}
+            return await self.forward(_mcpkit_context, "tools/call", params)
 
         return call_backend_tool
 

@@ -10,10 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-#: The ``_meta`` key a tool call names a version by; and the one a listed tool's
-#: versions are in.
-VERSION_META_KEY = "mcpkit/version"
-VERSIONS_META_KEY = "mcpkit/versions"
+from mcpkit.protocol._tool_version_keys import VERSION_META_KEY, VERSIONS_META_KEY
+
 #: Versions kept of one tool; past it, registering another is refused.
 MAX_TOOL_VERSIONS = 32
 
