@@ -1,10 +1,9 @@
 """docs/client.md's sections on ``result.data`` and on picking a tool's version run as
-written: each block, imports and server included, executed as it stands (awaits at the top
-level, as in ``python -m asyncio``), prints what its comments say."""
+written: each block, imports and server included, executed as it stands (a program ending
+in ``asyncio.run(main())``), prints what its comments say."""
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import re
@@ -34,12 +33,12 @@ def printed_comments(block: str) -> list[str]:
 @pytest.mark.parametrize(
     "heading", ["What a call gives back: `result.data`", "Picking a tool's version"]
 )
-async def test_the_block_runs_and_prints_what_it_says(heading: str) -> None:
+def test_the_block_runs_and_prints_what_it_says(heading: str) -> None:
     block = section_block(heading)
     where = f"docs/client.md ({heading})"
-    code = compile(block, where, "exec", ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    code = compile(block, where, "exec", dont_inherit=True)
     printed = io.StringIO()
     namespace: dict[str, object] = {"__name__": "docs_client_page"}
     with contextlib.redirect_stdout(printed):
-        await eval(code, namespace)  # the page's own code
+        exec(code, namespace)  # the page's own code
     assert printed.getvalue().splitlines() == printed_comments(block)
