@@ -9,7 +9,7 @@ from typing import Any
 from mcpkit.protocol._versions import MODERN_VERSIONS
 from mcpkit.server._tasks.manager import TASKS_EXTENSION
 from mcpkit.server._ui_meta import EXTENSION_ID, RESOURCE_MIME_TYPE
-from mcpkit.server.apps import serves_ui
+from mcpkit.server.apps._pages import serves_ui
 
 
 def announced_extensions(catalog: Any, version: str | None) -> dict[str, dict[str, Any]]:
