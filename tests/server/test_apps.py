@@ -184,6 +184,7 @@ def test_an_app_without_pages_announces_no_ui() -> None:
         (lambda: ui_resource("ui://w", prefers_border="yes"), TypeError, "True or False"),  # type: ignore[arg-type]
         (lambda: ui_resource("ui://w", domain=""), TypeError, "domain="),
         (lambda: app_ui(McpServerApp("x"), "ui://w", 42), TypeError, "html= is"),
+        (lambda: app_ui("not an app", "ui://w", PAGE), TypeError, "on an McpServerApp"),
         (
             lambda: app_ui(McpServerApp("x"), "ui://w", Path("/nonexistent/page.html")),
             FileNotFoundError,

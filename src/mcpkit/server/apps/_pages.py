@@ -219,6 +219,8 @@ def app_ui(
     the page's ``_meta.ui`` is built from ``csp``, ``permissions``, ``domain`` and
     ``prefers_border``; ``options`` are ``app.resource``'s others (``name``, ``title``,
     ``description``, ``auth``, ...). Returns the function (decorator form) or None."""
+    if not callable(getattr(app, "resource", None)):
+        raise TypeError(f"app_ui() serves the page on an McpServerApp, not {app!r}")
     ui = page_meta(csp=csp, permissions=permissions, domain=domain, prefers_border=prefers_border)
     resource = app.resource(uri, **_page_options(uri, ui, meta, options))
 
