@@ -77,6 +77,7 @@ REFERENCE = {
     "mcpkit.server.interceptors": "reference/server",
     "mcpkit.server.middleware": "reference/server",
     "mcpkit.server.transforms": "reference/server",
+    "mcpkit.server.apps": "reference/server",
     "mcpkit.client": "reference/client",
     "mcpkit.auth": "reference/auth",
     "mcpkit.auth.client": "reference/auth-client",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit._forwarding import Forwarded
 from mcpkit._runtime import run_async
-from mcpkit.protocol._versions import MODERN_VERSIONS, V2024_11_05, V2025_11_25
+from mcpkit.protocol._versions import V2024_11_05, V2025_11_25
 from mcpkit.server._access import lists_that_differ
 from mcpkit.server._builder import EntryBuilder
 from mcpkit.server._catalog import McpCatalogManager
@@ -48,11 +48,12 @@ from mcpkit.server._eras.modern import ModernEra
 from mcpkit.server._eras.state_binding import DEFAULT_REQUEST_STATE_TTL, RequestStates
 from mcpkit.server._eras.state_codec import RequestStateCodec
 from mcpkit.server._eras.used_states import DEFAULT_MAX_USED_REQUEST_STATES
+from mcpkit.server._extensions import announced_extensions
 from mcpkit.server._files.contents import DEFAULT_MAX_CONCURRENT_FILE_READS
 from mcpkit.server._handlers import MethodHandlers
 from mcpkit.server._lifespans import AppLife
 from mcpkit.server._registration import Registrar, describe, spec_of
-from mcpkit.server._tasks.manager import DEFAULT_MAX_RUNNING_TASKS, TASKS_EXTENSION, TaskManager
+from mcpkit.server._tasks.manager import DEFAULT_MAX_RUNNING_TASKS, TaskManager
 from mcpkit.server._their_names import add_their_names
 from mcpkit.server._versions import VersionPick
 from mcpkit.stores._tasks import TaskStore
@@ -382,10 +383,9 @@ class McpServerApp:
         }
         if version != V2024_11_05:
             caps["completions"] = {}
-        if version in MODERN_VERSIONS:
-            caps["resources"] = {"subscribe": True, "listChanged": True}
-            caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
-        elif version == V2025_11_25:  # the experimental tasks utility; older versions lack it
+        if extensions := announced_extensions(self.catalog, version):
+            caps["extensions"] = extensions
+        if version == V2025_11_25:  # the experimental tasks utility; older versions lack it
             tasks = self.tasks.capability_2025()
             if tasks is not None:
                 caps["tasks"] = tasks

@@ -13,6 +13,7 @@ from typing import Any, TypeVar, overload
 
 from mcpkit.auth._types import AuthRequirement, as_requirement
 from mcpkit.server._engine.middleware import is_middleware
+from mcpkit.server._ui_meta import tool_meta
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -212,6 +213,7 @@ def mcp_tool(
     tags: Iterable[str] = (),
     enabled: bool = True,
     version: str | None = None,
+    ui: str | dict[str, Any] | None = None,
 ) -> Callable[[F], F]: ...
 def mcp_tool(name: Any = None, **options: Any) -> Any:
     """Expose a method as a tool.
@@ -243,9 +245,15 @@ def mcp_tool(name: Any = None, **options: Any) -> Any:
     ``tags`` label it for ``app.enable(tags=...)`` and ``app.disable(tags=...)``;
     ``enabled=False`` registers it set aside, served only once enabled. ``version``: one
     of several versions of the tool of that name (docs/tools.md).
+
+    ``ui`` names the page a host shows with the tool's result (MCP Apps, docs/apps.md): a
+    ``ui://`` URI, or ``tool_ui(uri, visibility=[...])`` from ``mcpkit.server.apps``.
     """
     if callable(name):
         return _mark(TOOL_ATTR, ToolSpec())(name)
+    ui = options.pop("ui", None)
+    if ui is not None:
+        options["meta"] = tool_meta(ui, options.get("meta"))
     options["icons"] = tuple(options.get("icons") or ())
     options["task_support"] = resolve_task_support(
         options.pop("task", None), options.get("task_support")
