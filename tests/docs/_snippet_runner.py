@@ -6,31 +6,48 @@ environment) stays there. Standard library only: it runs before anything is impo
 A block runs unless an HTML comment right before it says otherwise::
 
     <!-- snippet: fragment (a continuation of the client above) -->
-    <!-- snippet: needs a server at http://127.0.0.1:3001/mcp -->
+    <!-- snippet: needs a server at https://mcp.example.com/mcp -->
     <!-- snippet: save as weather.py -->
     <!-- snippet: save as server.py; env MCP_STATE_SECRET=change-me -->
+    <!-- snippet: serve weather.py at http://127.0.0.1:3001/mcp -->
+    <!-- snippet: file openapi.json; file docs -->
 
 ``fragment``, ``needs ...`` and ``serves ...`` (the rest of the comment is the reason) are
 compiled, top-level ``await`` allowed (a fragment may be the body of an async function), and
 their imports run, but the blocks themselves do not run. ``save as NAME`` writes the block to
 NAME in the folder before it runs, so a later block (or a file another block saves) can
-import it; ``env NAME=VALUE`` sets a variable the block reads from the environment.
+import it; ``add to NAME`` appends it to a file saved before (a page that builds one program
+over several blocks); ``env NAME=VALUE`` sets a variable the block reads from the environment.
+``serve TARGET at URL`` runs a server while the block runs, as the page tells a reader to
+start it: ``FILE.py`` with ``mcpkit run FILE.py -t http --port PORT``, ``module:attr`` with
+uvicorn; it is stopped when the block ends, failed or not. ``file NAME`` puts a file the
+reader would have beside the code (a small stand-in from tests/docs/snippet_files, or a fresh
+key for a ``.pem``). A block whose lines use ``await`` at the top level runs as the body of
+an async function, its names left in the page's namespace.
 """
 
 from __future__ import annotations
 
 import ast
+import asyncio
+import contextlib
+import inspect
 import os
 import re
 import sys
 import traceback
+import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from _snippet_fixtures import place_file, serving, with_commands_on_path
 
 BLOCK = re.compile(
     r"(?:<!--\s*snippet:(?P<marker>.*?)-->\s*\n)?^```python\n(?P<code>.*?)^```", re.S | re.M
 )
 NOT_RUN = ("fragment", "needs ", "serves")
+AROUND = ("save as ", "add to ", "env ", "serve ", "file ")
 
 
 @dataclass(frozen=True)
@@ -71,7 +88,7 @@ def blocks(page: str, text: str) -> list[Block]:
 
 def check_marker(block: Block) -> None:
     for option in block.options:
-        if not option.startswith((*NOT_RUN, "save as ", "env ")):
+        if not option.startswith((*NOT_RUN, *AROUND)):
             raise ValueError(f"{block.title}: unknown snippet marker {option!r}")
 
 
@@ -79,9 +96,39 @@ def prepare(block: Block) -> None:
     for option in block.options:
         if option.startswith("save as "):
             Path(option.removeprefix("save as ").strip()).write_text(block.code, encoding="utf-8")
+        elif option.startswith("add to "):
+            saved = Path(option.removeprefix("add to ").strip())
+            if not saved.is_file():
+                raise ValueError(f"{block.title}: add to {saved}, which no block saved before")
+            with saved.open("a", encoding="utf-8") as file:
+                file.write("\n\n" + block.code)
+        elif option.startswith("file "):
+            place_file(block.title, option.removeprefix("file ").strip())
         elif option.startswith("env "):
             name, _, value = option.removeprefix("env ").partition("=")
             os.environ[name.strip()] = value.strip()
+
+
+@contextlib.contextmanager
+def servers(block: Block) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for option in block.options:
+            if option.startswith("serve "):
+                target, at, url = option.removeprefix("serve ").partition(" at ")
+                if not at:
+                    raise ValueError(f"{block.title}: {option!r} is not 'serve TARGET at URL'")
+                stack.enter_context(serving(block.title, target.strip(), url.strip()))
+        yield
+
+
+def run_block(block: Block, namespace: dict[str, object]) -> None:
+    code = block.compiled(ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    assert isinstance(code, types.CodeType)
+    with servers(block):
+        if code.co_flags & inspect.CO_COROUTINE:  # lines shown as an async function's body
+            asyncio.run(types.FunctionType(code, namespace)())
+        else:
+            exec(code, namespace)
 
 
 def run_imports(block: Block, namespace: dict[str, object]) -> None:
@@ -102,12 +149,13 @@ def run_page(path: Path, page: str) -> None:
         "__builtins__": __builtins__,
     }
     sys.path.insert(0, str(Path.cwd()))  # the files a block saves import as a reader's would
+    with_commands_on_path()
     for block in blocks(page, path.read_text(encoding="utf-8")):
         try:
             check_marker(block)
             prepare(block)
             if block.runs:
-                exec(block.compiled(), namespace)
+                run_block(block, namespace)
             else:
                 block.compiled(ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
                 run_imports(block, namespace)

@@ -1,12 +1,15 @@
 """Every Python block of the docs (and of the README, the site's front page) runs as written:
 a page's blocks in order, in one namespace, in a process of their own started in an empty
 folder. A block marked ``<!-- snippet: fragment ... -->``, ``needs ...`` or ``serves ...``
-is compiled and its imports run; tests/docs/_snippet_runner.py says how the markers read.
-New pages are found by the glob, nothing to register."""
+is compiled and its imports run; a client block runs against the page's own server
+(``serve weather.py at URL``) and beside the files a reader would have (``file NAME``, from
+tests/docs/snippet_files). tests/docs/_snippet_runner.py says how the markers read. New pages
+are found by the glob, nothing to register."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,9 +28,6 @@ PAGES = sorted(
     if "```python" in path.read_text(encoding="utf-8")
     and (page := path.relative_to(ROOT).as_posix()) not in RUN_BY_THEIR_OWN_TEST
 )
-# pages being rewritten as this test came in; each leaves this list once its blocks run or
-# carry their markers
-REWRITTEN_ELSEWHERE = frozenset({"docs/interceptors.md"})
 # a page's blocks serving a few apps in memory take about a second; a block that serves
 # forever (an unguarded app.run()) is what this catches
 PAGE_TIMEOUT = 120
@@ -45,15 +45,7 @@ def run(page: Path, name: str, folder: Path) -> subprocess.CompletedProcess[str]
     )
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(page, marks=pytest.mark.xfail(reason="being rewritten"))
-        if page in REWRITTEN_ELSEWHERE
-        else page
-        for page in PAGES
-    ],
-)
+@pytest.mark.parametrize("page", PAGES)
 def test_the_page_runs_as_written(page: str, tmp_path: Path) -> None:
     done = run(ROOT / page, page, tmp_path)
     assert done.returncode == 0, done.stderr
@@ -104,3 +96,102 @@ def test_an_unknown_marker_is_refused(tmp_path: Path) -> None:
     page = write_page(tmp_path, "<!-- snippet: skip -->\n```python\npass\n```")
     done = run(page, "page.md", tmp_path)
     assert done.returncode == 1 and "unknown snippet marker 'skip'" in done.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+SERVER = "<!-- snippet: save as server.py -->\n```python\n" + (
+    "from mcpkit import McpServerApp\n\napp = McpServerApp('echo')\n\n\n"
+    "@app.tool()\ndef echo(text: str) -> str:\n    return text\n```"
+)
+
+
+def client_block(port: int, then: str = "") -> str:
+    return (
+        f"<!-- snippet: serve server.py at http://127.0.0.1:{port}/mcp -->\n```python\n"
+        "from mcpkit import McpClient\n\n"
+        f"async with McpClient.http('http://127.0.0.1:{port}/mcp') as client:\n"
+        "    result = await client.call_tool('echo', {'text': 'hi'})\n"
+        f"assert result.content[0].text == 'hi'\n{then}```"
+    )
+
+
+def failure(folder: Path, *blocks: str) -> str:
+    """What the runner says of a page that fails."""
+    done = run(write_page(folder, *blocks), "page.md", folder)
+    assert done.returncode == 1, done.stdout
+    return done.stderr
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def test_a_served_file_answers_the_block_and_stops_after_it(tmp_path: Path) -> None:
+    port = free_port()
+    done = run(write_page(tmp_path, SERVER, client_block(port)), "page.md", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert port_is_free(port)
+
+
+def test_a_server_is_stopped_when_its_block_fails(tmp_path: Path) -> None:
+    port = free_port()
+    page = write_page(tmp_path, SERVER, client_block(port, then="raise LookupError('late')\n"))
+    done = run(page, "page.md", tmp_path)
+    assert done.returncode == 1 and "LookupError: late" in done.stderr
+    assert port_is_free(port)
+
+
+def test_a_taken_port_is_named_with_the_page(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = run(write_page(tmp_path, SERVER, client_block(port)), "page.md", tmp_path)
+    assert done.returncode == 1
+    assert "page.md, the block at line" in done.stderr
+    assert f"port {port} is taken, so server.py cannot serve" in done.stderr
+
+
+def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
+    broken = "<!-- snippet: save as server.py -->\n```python\nimport json\n```"
+    said = failure(tmp_path, broken, client_block(free_port()))
+    assert "mcpkit run server.py -t http" in said and "exited with" in said
+
+
+def test_a_file_marker_puts_a_stand_in_beside_the_block(tmp_path: Path) -> None:
+    block = "<!-- snippet: file openapi.json; file key.pem -->\n```python\n" + (
+        "import json\n\nfrom cryptography.hazmat.primitives.serialization import "
+        "load_pem_private_key\n\nassert json.load(open('openapi.json'))['openapi'].startswith('3')\n"
+        "load_pem_private_key(open('key.pem', 'rb').read(), password=None)\n```"
+    )
+    assert run(write_page(tmp_path, block), "page.md", tmp_path).returncode == 0
+
+    unknown = "<!-- snippet: file secrets.txt -->\n```python\npass\n```"
+    assert "no stand-in for file 'secrets.txt'" in failure(tmp_path, unknown)
+
+
+def test_added_blocks_make_one_file(tmp_path: Path) -> None:
+    first = "<!-- snippet: save as prog.py -->\n```python\nanswer = 41\n```"
+    second = "<!-- snippet: add to prog.py -->\n```python\nanswer += 1\n```"
+    check = "```python\nfrom prog import answer\n\nassert answer == 42\n```"
+    assert run(write_page(tmp_path, first, second, check), "page.md", tmp_path).returncode == 0
+
+    orphan = "<!-- snippet: add to nowhere.py -->\n```python\npass\n```"
+    assert "add to nowhere.py, which no block saved before" in failure(tmp_path, orphan)
+
+
+def test_top_level_await_runs_as_an_async_function_body(tmp_path: Path) -> None:
+    lines = "```python\nimport asyncio\n\nawait asyncio.sleep(0)\nslept = True\n```"
+    check = "```python\nassert slept\n```"
+    assert run(write_page(tmp_path, lines, check), "page.md", tmp_path).returncode == 0
