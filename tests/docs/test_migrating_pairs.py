@@ -270,11 +270,11 @@ SERVER_PAIRS: dict[str, Driver] = {
     "tool-search": tool_search,
     "mcpserver": mcpserver,
 }
-#: Programs that print what they got, and what each prints (theirs, mcpkit's). FastMCP's
-#: client unwraps ``{"result": 3}`` only under its own output-schema mark, as the page says.
+#: Programs that print what they got, and what each prints (theirs, mcpkit's): FastMCP's
+#: client unwraps ``{"result": 3}`` under the output-schema mark mcpkit's servers send.
 SCRIPT_PAIRS = {
     "client": (
-        "['add', 'greet']\nHello, Ada!\nRoot(result=3)\n",
+        "['add', 'greet']\nHello, Ada!\n3\n",
         "['add', 'greet']\nHello, Ada!\n3\n",
     ),
     "testing": ("passed\n", "passed\n"),

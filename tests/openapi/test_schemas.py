@@ -163,6 +163,7 @@ def test_openapi_31_type_arrays_and_defs_style_references():
         "type": "object",
         "properties": {"result": {"type": "array", "items": leaf}},
         "required": ["result"],
+        "x-fastmcp-wrap-result": True,
     }
 
 

@@ -791,6 +791,7 @@ def test_output_schema_of_primitive() -> None:
         "type": "object",
         "properties": {"result": {"type": "integer"}},
         "required": ["result"],
+        "x-fastmcp-wrap-result": True,  # FastMCP's clients unwrap under this mark alone
     }
 
 

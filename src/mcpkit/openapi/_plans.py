@@ -22,6 +22,7 @@ from mcpkit.openapi._document import OpenApiDocument
 from mcpkit.openapi._operations import OpenApiOperation, OpenApiParameter
 from mcpkit.openapi._schemas import DEFAULT_MAX_SCHEMA_NODES, SchemaConverter, is_object_schema
 from mcpkit.openapi._values import ValueShape, value_shape
+from mcpkit.protocol._wrapped_results import wrapper_schema
 
 #: The argument that carries a request body that is not an object with properties.
 BODY_ARGUMENT = "body"
@@ -247,5 +248,4 @@ def _output(
         output = schemas[0] if len(schemas) == 1 else {"type": "object", "anyOf": schemas}
         return converter.finish(output), False, first_media_type
     value = schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
-    wrapped = {"type": "object", "properties": {"result": value}, "required": ["result"]}
-    return converter.finish(wrapped), True, first_media_type
+    return converter.finish(wrapper_schema(value)), True, first_media_type

@@ -26,6 +26,7 @@ from typing import Any, get_args, get_origin
 
 import msgspec
 
+from mcpkit.protocol._wrapped_results import wrapper_schema
 from mcpkit.server._schema.docstrings import parse_docstring
 from mcpkit.server._schema.engines import (
     _enc_hook,
@@ -180,7 +181,7 @@ def _output_plan(
 
     defs = raw.pop("$defs", None)
     _strip_auto_titles(raw)
-    schema = {"type": "object", "properties": {"result": raw}, "required": ["result"]}
+    schema = wrapper_schema(raw)
     if defs:
         _strip_auto_titles(defs)
         schema["$defs"] = defs
