@@ -19,7 +19,7 @@ from mcp.server.apps import Apps, client_supports_apps
 from mcp.server.mcpserver import Context, MCPServer
 
 from mcpkit import McpClient, McpServerApp, McpToolContext
-from mcpkit.client import StdioClientTransportOptions
+from mcpkit.client import ServerDiscovery, StdioClientTransportOptions
 from mcpkit.protocol.types import TextContent
 from mcpkit.server.apps import EXTENSION_ID, RESOURCE_MIME_TYPE, app_ui
 from mcpkit.testing import connected
@@ -236,3 +236,17 @@ def test_what_is_not_a_declaration_is_a_type_error(extensions: Any, message: str
 def test_a_malformed_identifier_is_a_value_error(name: str) -> None:
     with pytest.raises(ValueError, match="is not an extension identifier"):
         McpClient.in_memory(weather_app(), extensions={name: {}})
+
+
+def test_an_announced_entry_that_is_not_an_object_is_left_out() -> None:
+    raw = {
+        "supportedVersions": [MODERN],
+        "capabilities": {"tools": {}, "extensions": {"com.example/a": {"x": 1}, "b/c": True}},
+    }
+    discovery = ServerDiscovery.from_result(raw)
+    assert discovery.capabilities.extensions == {"com.example/a": {"x": 1}}
+    assert discovery.capabilities.tools is not None
+    odd = ServerDiscovery.from_result(
+        {"supportedVersions": [MODERN], "capabilities": {"extensions": []}}
+    )
+    assert odd.capabilities.extensions is None
