@@ -63,13 +63,8 @@ async def test_mcpkit_client_sees_the_page_the_tools_and_the_capability(version:
         assert wire(listed)["mimeType"] == RESOURCE_MIME_TYPE
         assert wire(listed)["_meta"] == {"ui": PAGE_UI}
         read = (await client.read_resource("ui://weather/view.html")).contents[0]
-        # the typed capabilities have no member for extensions: server/discover's raw ones
-        # (2026-07-28), the app's for the handshake (the official client below reads them)
-        if client.discovery is not None:
-            caps = (await client.request("server/discover", {}))["capabilities"]
-        else:
-            caps = weather_app().capabilities(version)
-        assert_ui_wire(tools, wire(read), caps)
+        # what the server announced, from initialize or server/discover
+        assert_ui_wire(tools, wire(read), {"extensions": dict(client.server_extensions)})
         # mcpkit's client declares no UI support: the tool knows its text is all that is seen
         result = await client.call_tool("forecast", {"city": "Oslo"})
         assert result.content[0].text == "Sunny in Oslo; ui=False; declared=None"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from mcpkit._version import __version__
 from mcpkit.client._era_negotiation import DEFAULT_PROBE_TIMEOUT, PROTOCOL_MODES, EraNegotiator
 from mcpkit.client._errors import ProtocolEraError
+from mcpkit.client._extensions import declared_extensions
 from mcpkit.client._modern_requests import DEFAULT_MAX_INPUT_ROUNDS, RequestChannel
 from mcpkit.client._results import ServerDiscovery, convert, read_resource_result
 from mcpkit.client._server_messages import (
@@ -129,12 +130,16 @@ class McpClient:
         log_level: str | None = None,
         max_input_rounds: int = DEFAULT_MAX_INPUT_ROUNDS,
         probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """``protocol_version`` is the version asked for: a handshake one (``initialize``),
         or a modern one (``_meta``) which also makes ``protocol_mode`` default to
         ``"modern"``. ``log_level`` is the lowest level of ``notifications/message`` wanted
         (2026-07-28: sent in every request's ``_meta``; handshake era: ``logging/setLevel``
-        after ``initialize``, when the server offers logging)."""
+        after ``initialize``, when the server offers logging). ``extensions``: the protocol
+        extensions this client supports, identifier to settings, declared in its
+        capabilities in either era: ``{"io.modelcontextprotocol/ui": {"mimeTypes":
+        ["text/html;profile=mcp-app"]}}`` says it shows MCP Apps pages."""
         if protocol_mode is None:
             protocol_mode = "modern" if protocol_version in MODERN_VERSIONS else "legacy"
         if protocol_mode not in PROTOCOL_MODES:
@@ -143,6 +148,7 @@ class McpClient:
             )
         if max_input_rounds < 1:
             raise ValueError("max_input_rounds must be at least 1")
+        declared = declared_extensions(extensions)
         modern = protocol_version in MODERN_VERSIONS
         self._state = ClientState(
             client_info={"name": client_name, "version": client_version},
@@ -167,6 +173,7 @@ class McpClient:
             on_list_changed=on_list_changed,
             on_resource_updated=on_resource_updated,
             on_notification=on_notification,
+            extensions=declared,
         )
         #: The JSON-RPC session: request/response matching, cancellation, progress.
         self.session = ClientSession(
@@ -257,8 +264,16 @@ class McpClient:
         return await self._era.settle()
 
     def capabilities(self) -> dict[str, Any]:
-        """The client capabilities the handlers given amount to."""
+        """The client capabilities the handlers given amount to, with the ``extensions``
+        declared."""
         return self._handlers.capabilities()
+
+    @property
+    def server_extensions(self) -> Mapping[str, dict[str, Any]]:
+        """The protocol extensions the server announced (``capabilities.extensions`` of the
+        ``initialize`` or ``server/discover`` result), identifier to settings: read-only,
+        empty when it announced none or before ``connect()``."""
+        return self._state.server_extensions
 
     async def discover(self, *, timeout: float | None = None) -> ServerDiscovery:
         """``server/discover`` again (2026-07-28): refreshes ``discovery`` and ``server_info``."""

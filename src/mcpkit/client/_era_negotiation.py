@@ -27,6 +27,7 @@ from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import McpCallError, RequestTimeoutError, TransportError
 from mcpkit.client._endpoint_memory import EndpointMemory
 from mcpkit.client._errors import ProtocolEraError
+from mcpkit.client._extensions import NO_EXTENSIONS, announced_extensions
 from mcpkit.client._results import ServerDiscovery, convert
 from mcpkit.client._version_choice import latest_common, supported_versions
 from mcpkit.protocol import types as t
@@ -63,7 +64,7 @@ MODERN_ERROR_CODES = frozenset(
 
 class EraNegotiator:
     """Settles the era of one client's connection and records it in its ``ClientState``
-    (``era``, ``protocol_version``, ``server_info``, ``discovery``)."""
+    (``era``, ``protocol_version``, ``server_info``, ``server_extensions``, ``discovery``)."""
 
     def __init__(
         self,
@@ -128,6 +129,7 @@ class EraNegotiator:
         self._state.era = Era.HANDSHAKE
         self._state.protocol_version = version
         self._state.server_info = None  # the initialize result went to the client that opened it
+        self._state.server_extensions = NO_EXTENSIONS
         await self._session.request("ping")
         confirmed = getattr(self._session.stream, "protocol_version", None)
         if isinstance(confirmed, str) and confirmed in HANDSHAKE_VERSIONS:
@@ -152,6 +154,10 @@ class EraNegotiator:
             },
         )
         self._state.server_info = convert(raw, t.InitializeResult)
+        # The handshake era's types have no member for them: read from the raw result.
+        self._state.server_extensions = announced_extensions(
+            raw.get("capabilities") if isinstance(raw, dict) else None
+        )
         self._state.protocol_version = self._state.server_info.protocol_version
         self._state.era = Era.HANDSHAKE
         await self._session.notify("notifications/initialized")
@@ -235,6 +241,9 @@ class EraNegotiator:
         self._state.era = Era.MODERN
         self._state.protocol_version = version
         self._state.discovery = discovery
+        self._state.server_extensions = announced_extensions(
+            {"extensions": discovery.capabilities.extensions}
+        )
         self._state.server_info = t.InitializeResult(
             capabilities=discovery.capabilities,
             protocol_version=version,

@@ -6,10 +6,17 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from mcpkit.client._extensions import announced_extensions
 from mcpkit.protocol import types as t
 from mcpkit.protocol._modern import SERVER_INFO_KEY
 
-__all__ = ["ServerDiscovery", "convert", "read_resource_result"]
+__all__ = [
+    "DiscoveredCapabilities",
+    "ServerDiscovery",
+    "convert",
+    "discovered_capabilities",
+    "read_resource_result",
+]
 
 T = TypeVar("T")
 
@@ -29,12 +36,33 @@ def read_resource_result(raw: dict[str, Any]) -> t.ReadResourceResult:
     return result
 
 
+class DiscoveredCapabilities(t.ServerCapabilities, kw_only=True, omit_defaults=True):
+    """A 2026-07-28 server's capabilities: the typed ``ServerCapabilities`` every era's
+    ``server_info`` holds, with the ``extensions`` the server announces (2026-07-28 has the
+    member, the handshake era's types do not; ``McpClient.server_extensions`` has them in
+    either era)."""
+
+    #: Extension identifiers (``io.modelcontextprotocol/tasks``) to their settings objects.
+    extensions: dict[str, dict[str, Any]] | None = None
+
+
+def discovered_capabilities(raw: Any) -> DiscoveredCapabilities:
+    """The typed capabilities of a ``server/discover`` result; an extension entry that is not
+    an object is left out rather than failing the whole answer."""
+    caps = dict(raw) if isinstance(raw, dict) else {}
+    if "extensions" in caps:
+        announced = announced_extensions(caps)
+        caps["extensions"] = dict(announced) if isinstance(caps["extensions"], dict) else None
+    return convert(caps, DiscoveredCapabilities)
+
+
 class ServerDiscovery(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What ``server/discover`` told a 2026-07-28 client (``McpClient.discovery``)."""
 
     #: Protocol versions the server supports.
     supported_versions: list[str]
-    capabilities: t.ServerCapabilities
+    #: What the server offers, with the extensions it announces (``capabilities.extensions``).
+    capabilities: DiscoveredCapabilities
     #: The server's self-reported identity (``_meta`` ``serverInfo``), when it gave one.
     server_info: t.Implementation | None = None
     instructions: str | None = None
@@ -53,7 +81,7 @@ class ServerDiscovery(msgspec.Struct, kw_only=True, omit_defaults=True):
             supported_versions=[
                 v for v in raw.get("supportedVersions") or [] if isinstance(v, str)
             ],
-            capabilities=convert(raw.get("capabilities") or {}, t.ServerCapabilities),
+            capabilities=discovered_capabilities(raw.get("capabilities")),
             server_info=convert(info, t.Implementation)
             if isinstance(info, dict) and "name" in info
             else None,

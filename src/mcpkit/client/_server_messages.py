@@ -3,8 +3,8 @@
 The server's requests (sampling, elicitation, roots) go to the handlers the client was given,
 in either era: as requests of their own (handshake era) or as the ``inputRequests`` of a
 multi round-trip request (2026-07-28). The handlers given are also what the client
-declares as its capabilities. Notifications go to the ``listen()`` streams that want them,
-then to the logging and change callbacks.
+declares as its capabilities, with the protocol extensions it was given. Notifications go
+to the ``listen()`` streams that want them, then to the logging and change callbacks.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ class ServerMessageHandler:
         on_list_changed: Callback | None = None,
         on_resource_updated: Callback | None = None,
         on_notification: Callback | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self._state = state
         self._listeners = listeners
@@ -98,10 +99,15 @@ class ServerMessageHandler:
         self.on_list_changed = on_list_changed
         self.on_resource_updated = on_resource_updated
         self.on_notification = on_notification
+        #: The protocol extensions declared (checked by ``declared_extensions``).
+        self.extensions = extensions or {}
 
     def capabilities(self) -> dict[str, Any]:
-        """The client capabilities the handlers given amount to."""
+        """The client capabilities the handlers given amount to, with the extensions
+        declared (copies: what a request adds to them stays in that request)."""
         caps: dict[str, Any] = {}
+        if self.extensions:
+            caps["extensions"] = {name: dict(value) for name, value in self.extensions.items()}
         if self.sampling_handler is not None:
             caps["sampling"] = {}
         if self.elicitation_handler is not None:

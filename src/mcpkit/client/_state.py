@@ -8,10 +8,12 @@ of a helper (or of the state) read and write as an attribute of the client itsel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._forwarding import Forwarded
+from mcpkit.client._extensions import NO_EXTENSIONS
 
 if TYPE_CHECKING:
     from mcpkit.client._results import ServerDiscovery
@@ -38,3 +40,5 @@ class ClientState:
     era: Era | None = None
     discovery: ServerDiscovery | None = None
     server_info: t.InitializeResult | None = None
+    #: The extensions the server announced (read-only; ``announced_extensions``).
+    server_extensions: Mapping[str, dict[str, Any]] = field(default_factory=lambda: NO_EXTENSIONS)
