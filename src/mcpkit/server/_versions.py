@@ -37,6 +37,7 @@ class VersionSpec:
     lt: str | None = None
 
     def matches(self, version: str | None) -> bool:
+        """Whether ``version`` is one of those this spec names (never None: unversioned)."""
         if version is None:
             return False
         if self.eq is not None and version != self.eq:
