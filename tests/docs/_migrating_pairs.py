@@ -73,6 +73,13 @@ class Seen:
         text = data["msg"] if isinstance(data, dict) and "msg" in data else data
         self.logs.append((params.level, text))
 
+    def accept_then_decline(self, content: dict[str, Any]) -> None:
+        """The user's answers to the next two questions: ``content``, then no."""
+        self.answers = [
+            types.ElicitResult(action="accept", content=content),
+            types.ElicitResult(action="decline"),
+        ]
+
     async def elicit(self, context: Any, params: Any) -> types.ElicitResult:
         schema = params.requested_schema
         self.asked.append(

@@ -1,8 +1,10 @@
 """docs/migrating.md's pairs, each tried: the FastMCP 4 (or mcp 2.x ``MCPServer``) snippet
 and its mcpkit form run as the page writes them, ``python file.py``, and one client drives
 both, the official SDK's ``ClientSession`` over stdio; what each side answers is reduced to
-what the page says they share, and the two must match. A pair the page adds without a way
-to try it here fails ``test_every_pair_on_the_page_is_tried``.
+what the page says they share, and the two must match, but for what the page says differs
+(``DIFFERS``), asserted as it says. The pairs that serve HTTP are tried in
+test_migrating_http_pairs.py; a pair the page adds without a way to try it in one of the
+two fails ``test_every_pair_on_the_page_is_tried``.
 
 A client pair (two client programs, one server) and the testing pair (two in-memory test
 programs) print what they got: the two outputs must match."""
@@ -16,7 +18,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -68,10 +69,7 @@ async def context(session: ClientSession, seen: Seen) -> dict[str, Any]:
 
 
 async def elicitation(session: ClientSession, seen: Seen) -> dict[str, Any]:
-    seen.answers = [
-        types.ElicitResult(action="accept", content={"name": "Ada", "email": "ada@example.com"}),
-        types.ElicitResult(action="decline"),
-    ]
+    seen.accept_then_decline({"name": "Ada", "email": "ada@example.com"})
     accepted = await call(session, seen, "signup", {})
     assert accepted == "Ada <ada@example.com>"
     return {
@@ -208,6 +206,20 @@ async def apps(session: ClientSession, seen: Seen) -> dict[str, Any]:
     }
 
 
+async def mcpserver_context(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    seen.accept_then_decline({"name": "Ada", "email": "ada@example.com"})
+    accepted = await call(session, seen, "signup", {})
+    assert accepted == "Welcome aboard, Ada <ada@example.com>"
+    declined = await session.call_tool("signup", {})
+    return {
+        "accepted": accepted,
+        "declined": declined.is_error,
+        "refusal": declined.content[0].text,
+        "progress": seen.progress,
+        "asked": seen.asked,
+    }
+
+
 SERVER_PAIRS: dict[str, Driver] = {
     "decorators": decorators,
     "context": context,
@@ -225,6 +237,7 @@ SERVER_PAIRS: dict[str, Driver] = {
     "cache": cache,
     "apps": apps,
     "apps-mcpserver": apps,
+    "mcpserver-context": mcpserver_context,
 }
 #: Programs that print what they got, and what each prints (theirs, mcpkit's): FastMCP's
 #: client unwraps ``{"result": 3}`` under the output-schema mark mcpkit's servers send.
@@ -236,7 +249,11 @@ SCRIPT_PAIRS = {
     "testing": ("passed\n", "passed\n"),
 }
 #: Pairs whose first side is the official SDK's, which is installed wherever these run.
-OFFICIAL_SDK_PAIRS = frozenset({"mcpserver", "apps-mcpserver"})
+OFFICIAL_SDK_PAIRS = frozenset({"mcpserver", "apps-mcpserver", "mcpserver-context"})
+#: What the page says differs: a pair's answer's key, and (theirs, mcpkit's).
+DIFFERS: dict[str, tuple[tuple[str, tuple[Any, Any]], ...]] = {
+    "mcpserver-context": (("refusal", ("Error executing tool signup: no signup", "no signup")),),
+}
 #: Pairs whose driver opens a 2026-07-28 session itself (``server/discover``, no handshake).
 MODERN_PAIRS = frozenset({"cache", "apps", "apps-mcpserver"})
 UI_EXTENSION = "io.modelcontextprotocol/ui"
@@ -289,6 +306,8 @@ async def test_both_servers_of_a_pair_answer_one_client_alike(name: str, tmp_pat
         ours_answered = await drive(
             write_program(tmp_path / "ours", ours), driver, handshake=handshake
         )
+        for key, (expected_theirs, expected_ours) in DIFFERS.get(name, ()):
+            assert (answered.pop(key), ours_answered.pop(key)) == (expected_theirs, expected_ours)
         assert ours_answered == answered
 
 
