@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import mimetypes
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from mcpkit import Audio, Image
 from tests.docs._migrating_pairs import (
     PAIR_TIMEOUT,
     Driver,
@@ -193,13 +195,15 @@ async def cache(session: ClientSession, seen: Seen) -> dict[str, Any]:
 
 async def apps(session: ClientSession, seen: Seen) -> dict[str, Any]:
     announced = (await session.discover()).capabilities.extensions or {}
-    tools = {tool.name: (tool.meta or {}).get("ui") for tool in (await session.list_tools()).tools}
+    listed_tools = (await session.list_tools()).tools
+    tools = {tool.name: (tool.meta or {}).get("ui") for tool in listed_tools}
     assert tools["refresh"] == {"resourceUri": "ui://weather/view.html", "visibility": ["app"]}
     listed = (await session.list_resources()).resources
     page = (await session.read_resource("ui://weather/view.html")).contents[0]
     return {
         "announced": UI_EXTENSION in announced,
         "tools": tools,
+        "flat key": all("ui/resourceUri" in (tool.meta or {}) for tool in listed_tools),
         "listed": [(r.uri, r.mime_type, (r.meta or {}).get("ui")) for r in listed],
         "page": (page.mime_type, (page.meta or {}).get("ui"), page.text),
         "forecast": await call(session, seen, "forecast", {"city": "Oslo"}),
@@ -253,6 +257,8 @@ OFFICIAL_SDK_PAIRS = frozenset({"mcpserver", "apps-mcpserver", "mcpserver-contex
 #: What the page says differs: a pair's answer's key, and (theirs, mcpkit's).
 DIFFERS: dict[str, tuple[tuple[str, tuple[Any, Any]], ...]] = {
     "mcpserver-context": (("refusal", ("Error executing tool signup: no signup", "no signup")),),
+    "apps": (("flat key", (False, True)),),
+    "apps-mcpserver": (("flat key", (False, True)),),
 }
 #: Pairs whose driver opens a 2026-07-28 session itself (``server/discover``, no handshake).
 MODERN_PAIRS = frozenset({"cache", "apps", "apps-mcpserver"})
@@ -339,3 +345,15 @@ async def test_only_mcpkit_announces_the_ui_extension_at_initialize(name: str, t
         )
         ours_announced = await announced_at_initialize(write_program(tmp_path / "ours", ours))
     assert ours_announced[UI_EXTENSION] == {"mimeTypes": ["text/html;profile=mcp-app"]}
+
+
+def test_media_helpers_differ_as_the_page_says():
+    """The media pair's note: the first positional argument, and where a format's MIME
+    type comes from."""
+    theirs = pytest.importorskip("fastmcp.utilities.types")
+    assert theirs.Image("chart.png").path == Path("chart.png")
+    assert Image(b"PNG").data == b"PNG"
+    assert theirs.Audio(data=b"RIFF", format="wav").to_audio_content().mime_type == "audio/wav"
+    by_mimetypes = mimetypes.guess_type("sound.wav", strict=False)[0]
+    assert Audio(data=b"RIFF", format="wav").mime_type == by_mimetypes
+    assert Audio(data=b"RIFF", format="audio/wav").mime_type == "audio/wav"
