@@ -1,8 +1,10 @@
 """docs/migrating.md's pairs, each tried: the FastMCP 4 (or mcp 2.x ``MCPServer``) snippet
 and its mcpkit form run as the page writes them, ``python file.py``, and one client drives
 both, the official SDK's ``ClientSession`` over stdio; what each side answers is reduced to
-what the page says they share, and the two must match. A pair the page adds without a way
-to try it here fails ``test_every_pair_on_the_page_is_tried``.
+what the page says they share, and the two must match, but for what the page says differs
+(``DIFFERS``), asserted as it says. The pairs that serve HTTP are tried in
+test_migrating_http_pairs.py; a pair the page adds without a way to try it in one of the
+two fails ``test_every_pair_on_the_page_is_tried``.
 
 A client pair (two client programs, one server) and the testing pair (two in-memory test
 programs) print what they got: the two outputs must match."""
@@ -11,132 +13,37 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
+import mimetypes
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import MCPError
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "migrating.md"
-#: A pair: its marker, then the next two python blocks (theirs first, mcpkit's second).
-PAIR = re.compile(r"<!-- pair: ([\w-]+) -->(.*?)(?=<!-- pair:|\n## |\Z)", re.S)
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
-#: One whole pair (both processes started, every request answered).
-PAIR_TIMEOUT = 60.0
+from mcpkit import Audio, Image
+from tests.docs._migrating_pairs import (
+    PAIR_TIMEOUT,
+    Driver,
+    Seen,
+    call,
+    page_pairs,
+    prompt_text,
+    quiet_env,
+    read_text,
+    tool_names,
+    tool_shape,
+    write_program,
+)
+from tests.docs.test_migrating_http_pairs import HTTP_PAIRS
 
 pytestmark = [
     pytest.mark.interop,
     # the 2025-era logging the context pair uses is deprecated in the official SDK's eyes
     pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
 ]
-
-
-def page_pairs() -> dict[str, tuple[str, str]]:
-    text = PAGE.read_text(encoding="utf-8")
-    pairs: dict[str, tuple[str, str]] = {}
-    for name, body in PAIR.findall(text):
-        blocks = BLOCK.findall(body)
-        assert len(blocks) == 2, f"pair {name!r} has {len(blocks)} python blocks, not 2"
-        assert name not in pairs, f"pair {name!r} twice"
-        pairs[name] = (blocks[0], blocks[1])
-    return pairs
-
-
-def first_server() -> str:
-    """The page's first block, the server the proxy and client pairs call ``server.py``."""
-    found = BLOCK.search(PAGE.read_text(encoding="utf-8"))
-    assert found is not None
-    return found.group(1)
-
-
-def quiet_env() -> dict[str, str]:
-    """The environment with FastMCP's start-up banner and its look for a newer release off
-    (the banner is stderr's; the look is a network request a test must not make)."""
-    env = dict(os.environ)
-    env.update(FASTMCP_SHOW_SERVER_BANNER="false", FASTMCP_CHECK_FOR_UPDATES="off")
-    return env
-
-
-@dataclass
-class Seen:
-    """The server's notifications to the client during a pair's calls."""
-
-    logs: list[tuple[str, Any]] = field(default_factory=list)
-    progress: list[tuple[float, float | None]] = field(default_factory=list)
-    asked: list[dict[str, Any]] = field(default_factory=list)
-    answers: list[types.ElicitResult] = field(default_factory=list)
-
-    async def log(self, params: Any) -> None:
-        # FastMCP sends a message as {"msg": text, "extra": ...}; mcpkit and mcp the text
-        data = params.data
-        text = data["msg"] if isinstance(data, dict) and "msg" in data else data
-        self.logs.append((params.level, text))
-
-    async def elicit(self, context: Any, params: Any) -> types.ElicitResult:
-        schema = params.requested_schema
-        self.asked.append(
-            {
-                "message": params.message,
-                "fields": {k: v.get("type") for k, v in schema["properties"].items()},
-                "required": sorted(schema.get("required", [])),
-            }
-        )
-        return self.answers.pop(0)
-
-    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
-        self.progress.append((progress, total))
-
-
-def tool_shape(tool: Any) -> dict[str, Any]:
-    """What both sides describe alike: name, description, argument types, required ones,
-    annotations (FastMCP adds a title and an output schema for every tool; see the page)."""
-    schema = tool.input_schema
-    return {
-        "name": tool.name,
-        "description": tool.description or None,  # MCPServer: "" for no docstring
-        "arguments": {k: v.get("type") for k, v in schema.get("properties", {}).items()},
-        "required": sorted(schema.get("required", [])),
-        "annotations": tool.annotations.model_dump(exclude_none=True) if tool.annotations else None,
-    }
-
-
-async def call(session: ClientSession, seen: Seen, name: str, arguments: dict[str, Any]) -> Any:
-    """A call's answer as ``result.data`` reads it: the structured result unwrapped, else the
-    text; ``("refused", ...)`` for a failed call, whether a protocol error or ``isError``."""
-    try:
-        result = await session.call_tool(name, arguments, progress_callback=seen.on_progress)
-    except MCPError:
-        return ("refused", name)
-    if result.is_error:
-        return ("refused", name)
-    structured = result.structured_content
-    if structured is not None:
-        return structured.get("result", structured) if len(structured) == 1 else structured
-    return "".join(block.text for block in result.content if block.type == "text")
-
-
-async def tool_names(session: ClientSession) -> list[str]:
-    return sorted(tool.name for tool in (await session.list_tools()).tools)
-
-
-async def read_text(session: ClientSession, uri: str) -> str:
-    return (await session.read_resource(uri)).contents[0].text
-
-
-async def prompt_text(session: ClientSession, name: str, arguments: dict[str, str]) -> str:
-    return (await session.get_prompt(name, arguments)).messages[0].content.text
-
-
-Driver = Callable[[ClientSession, Seen], Awaitable[dict[str, Any]]]
 
 
 async def decorators(session: ClientSession, seen: Seen) -> dict[str, Any]:
@@ -164,10 +71,7 @@ async def context(session: ClientSession, seen: Seen) -> dict[str, Any]:
 
 
 async def elicitation(session: ClientSession, seen: Seen) -> dict[str, Any]:
-    seen.answers = [
-        types.ElicitResult(action="accept", content={"name": "Ada", "email": "ada@example.com"}),
-        types.ElicitResult(action="decline"),
-    ]
+    seen.accept_then_decline({"name": "Ada", "email": "ada@example.com"})
     accepted = await call(session, seen, "signup", {})
     assert accepted == "Ada <ada@example.com>"
     return {
@@ -257,6 +161,69 @@ async def mcpserver(session: ClientSession, seen: Seen) -> dict[str, Any]:
     }
 
 
+async def add_remove(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    tools = [tool_shape(tool) for tool in (await session.list_tools()).tools]
+    assert [tool["name"] for tool in tools] == ["add"]
+    return {
+        "tools": tools,
+        "add": await call(session, seen, "add", {"a": 2, "b": 3}),
+        "multiply": await call(session, seen, "multiply", {"a": 2, "b": 3}),
+    }
+
+
+async def media(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    blocks = {}
+    for name in ("chart", "chime", "export"):
+        result = await session.call_tool(name, {})
+        blocks[name] = [block.model_dump(exclude_none=True) for block in result.content]
+    assert blocks["chart"][0]["mime_type"] == "image/png"
+    assert blocks["export"][0]["resource"]["text"] == "city,temp\nOslo,21\n"
+    return blocks
+
+
+async def cache(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    hints = {
+        "discover": await session.discover(),
+        "tools/list": await session.list_tools(),
+        "resources/list": await session.list_resources(),
+        "resources/read": await session.read_resource("config://version"),
+    }
+    seen_hints = {method: (result.ttl_ms, result.cache_scope) for method, result in hints.items()}
+    assert seen_hints["tools/list"] == (60_000, "public")
+    return seen_hints
+
+
+async def apps(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    announced = (await session.discover()).capabilities.extensions or {}
+    listed_tools = (await session.list_tools()).tools
+    tools = {tool.name: (tool.meta or {}).get("ui") for tool in listed_tools}
+    assert tools["refresh"] == {"resourceUri": "ui://weather/view.html", "visibility": ["app"]}
+    listed = (await session.list_resources()).resources
+    page = (await session.read_resource("ui://weather/view.html")).contents[0]
+    return {
+        "announced": UI_EXTENSION in announced,
+        "tools": tools,
+        "flat key": all("ui/resourceUri" in (tool.meta or {}) for tool in listed_tools),
+        "listed": [(r.uri, r.mime_type, (r.meta or {}).get("ui")) for r in listed],
+        "page": (page.mime_type, (page.meta or {}).get("ui"), page.text),
+        "forecast": await call(session, seen, "forecast", {"city": "Oslo"}),
+    }
+
+
+async def mcpserver_context(session: ClientSession, seen: Seen) -> dict[str, Any]:
+    seen.accept_then_decline({"name": "Ada", "email": "ada@example.com"})
+    accepted = await call(session, seen, "signup", {})
+    assert accepted == "Welcome aboard, Ada <ada@example.com>"
+    declined = await session.call_tool("signup", {})
+    return {
+        "accepted": accepted,
+        "declined": declined.is_error,
+        "refusal": declined.content[0].text,
+        "progress": seen.progress,
+        "asked": seen.asked,
+    }
+
+
 SERVER_PAIRS: dict[str, Driver] = {
     "decorators": decorators,
     "context": context,
@@ -269,6 +236,12 @@ SERVER_PAIRS: dict[str, Driver] = {
     "transforms": transforms,
     "tool-search": tool_search,
     "mcpserver": mcpserver,
+    "add-remove": add_remove,
+    "media": media,
+    "cache": cache,
+    "apps": apps,
+    "apps-mcpserver": apps,
+    "mcpserver-context": mcpserver_context,
 }
 #: Programs that print what they got, and what each prints (theirs, mcpkit's): FastMCP's
 #: client unwraps ``{"result": 3}`` under the output-schema mark mcpkit's servers send.
@@ -280,18 +253,19 @@ SCRIPT_PAIRS = {
     "testing": ("passed\n", "passed\n"),
 }
 #: Pairs whose first side is the official SDK's, which is installed wherever these run.
-OFFICIAL_SDK_PAIRS = frozenset({"mcpserver"})
+OFFICIAL_SDK_PAIRS = frozenset({"mcpserver", "apps-mcpserver", "mcpserver-context"})
+#: What the page says differs: a pair's answer's key, and (theirs, mcpkit's).
+DIFFERS: dict[str, tuple[tuple[str, tuple[Any, Any]], ...]] = {
+    "mcpserver-context": (("refusal", ("Error executing tool signup: no signup", "no signup")),),
+    "apps": (("flat key", (False, True)),),
+    "apps-mcpserver": (("flat key", (False, True)),),
+}
+#: Pairs whose driver opens a 2026-07-28 session itself (``server/discover``, no handshake).
+MODERN_PAIRS = frozenset({"cache", "apps", "apps-mcpserver"})
+UI_EXTENSION = "io.modelcontextprotocol/ui"
 
 
-def write_program(directory: Path, source: str) -> Path:
-    directory.mkdir()
-    (directory / "server.py").write_text(first_server(), encoding="utf-8")
-    program = directory / "program.py"
-    program.write_text(source, encoding="utf-8")
-    return program
-
-
-async def drive(program: Path, driver: Driver) -> dict[str, Any]:
+async def drive(program: Path, driver: Driver, *, handshake: bool = True) -> dict[str, Any]:
     seen = Seen()
     params = StdioServerParameters(
         command=sys.executable, args=[str(program)], cwd=str(program.parent), env=quiet_env()
@@ -302,7 +276,8 @@ async def drive(program: Path, driver: Driver) -> dict[str, Any]:
             read, write, logging_callback=seen.log, elicitation_callback=seen.elicit
         ) as session,
     ):
-        await session.initialize()
+        if handshake:
+            await session.initialize()
         return await driver(session, seen)
 
 
@@ -320,7 +295,7 @@ def run_script(program: Path) -> str:
 
 
 def test_every_pair_on_the_page_is_tried():
-    assert set(page_pairs()) == set(SERVER_PAIRS) | set(SCRIPT_PAIRS)
+    assert set(page_pairs()) == set(SERVER_PAIRS) | set(SCRIPT_PAIRS) | set(HTTP_PAIRS)
 
 
 @pytest.mark.parametrize("name", sorted(SERVER_PAIRS))
@@ -330,8 +305,16 @@ async def test_both_servers_of_a_pair_answer_one_client_alike(name: str, tmp_pat
     theirs, ours = page_pairs()[name]
     driver = SERVER_PAIRS[name]
     async with asyncio.timeout(PAIR_TIMEOUT):
-        answered = await drive(write_program(tmp_path / "theirs", theirs), driver)
-        assert await drive(write_program(tmp_path / "ours", ours), driver) == answered
+        handshake = name not in MODERN_PAIRS
+        answered = await drive(
+            write_program(tmp_path / "theirs", theirs), driver, handshake=handshake
+        )
+        ours_answered = await drive(
+            write_program(tmp_path / "ours", ours), driver, handshake=handshake
+        )
+        for key, (expected_theirs, expected_ours) in DIFFERS.get(name, ()):
+            assert (answered.pop(key), ours_answered.pop(key)) == (expected_theirs, expected_ours)
+        assert ours_answered == answered
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPT_PAIRS))
@@ -341,3 +324,36 @@ def test_both_programs_of_a_pair_print_the_same(name: str, tmp_path: Path):
     printed_by_theirs, printed_by_ours = SCRIPT_PAIRS[name]
     assert run_script(write_program(tmp_path / "ours", ours)) == printed_by_ours
     assert run_script(write_program(tmp_path / "theirs", theirs)) == printed_by_theirs
+
+
+async def announced_at_initialize(program: Path) -> dict[str, Any]:
+    async def extensions(session: ClientSession, seen: Seen) -> dict[str, Any]:
+        return session.initialize_result.capabilities.extensions or {}
+
+    return await drive(program, extensions)
+
+
+@pytest.mark.parametrize("name", ["apps", "apps-mcpserver"])
+async def test_only_mcpkit_announces_the_ui_extension_at_initialize(name: str, tmp_path: Path):
+    """The page: FastMCP 4 and mcp 2.3 announce MCP Apps in ``server/discover`` only."""
+    if name not in OFFICIAL_SDK_PAIRS:
+        pytest.importorskip("fastmcp")
+    theirs, ours = page_pairs()[name]
+    async with asyncio.timeout(PAIR_TIMEOUT):
+        assert UI_EXTENSION not in await announced_at_initialize(
+            write_program(tmp_path / "theirs", theirs)
+        )
+        ours_announced = await announced_at_initialize(write_program(tmp_path / "ours", ours))
+    assert ours_announced[UI_EXTENSION] == {"mimeTypes": ["text/html;profile=mcp-app"]}
+
+
+def test_media_helpers_differ_as_the_page_says():
+    """The media pair's note: the first positional argument, and where a format's MIME
+    type comes from."""
+    theirs = pytest.importorskip("fastmcp.utilities.types")
+    assert theirs.Image("chart.png").path == Path("chart.png")
+    assert Image(b"PNG").data == b"PNG"
+    assert theirs.Audio(data=b"RIFF", format="wav").to_audio_content().mime_type == "audio/wav"
+    by_mimetypes = mimetypes.guess_type("sound.wav", strict=False)[0]
+    assert Audio(data=b"RIFF", format="wav").mime_type == by_mimetypes
+    assert Audio(data=b"RIFF", format="audio/wav").mime_type == "audio/wav"
