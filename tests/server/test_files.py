@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import mimetypes
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from mcpkit import DirectoryResource, FileResource, McpCallError, McpClient, McpServerApp, mcp_tool
 from mcpkit._exceptions import ResourceNotFoundError
+from mcpkit.server._files.contents import guess_mime_type
 from mcpkit.testing import connected
 from tests.http_server import serving
 
@@ -275,3 +277,23 @@ async def test_include_hidden_serves_what_the_links_lead_to(linked: Path) -> Non
         with pytest.raises(McpCallError) as caught:  # leaving the root: refused all the same
             await client.read_resource(PREFIX + "away.txt")
         assert caught.value.code == -32002
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("sound.wav", "audio/wav"),
+        ("SONG.MP3", "audio/mpeg"),
+        ("notes.md", "text/markdown"),
+        ("chart.jpg", "image/jpeg"),
+        ("data.parquet", None),
+    ],
+)
+def test_common_media_types_are_the_same_on_every_machine(name: str, expected: str | None):
+    """The system's MIME tables disagree (``.wav`` is ``audio/x-wav`` in some); the common
+    media types come from mcpkit's own table, others from ``mimetypes``."""
+    guessed = guess_mime_type(name)
+    if expected is None:
+        assert guessed == mimetypes.guess_type(name, strict=False)[0]
+    else:
+        assert guessed == expected

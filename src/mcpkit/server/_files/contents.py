@@ -12,6 +12,7 @@ import binascii
 import io
 import mimetypes
 import os
+from types import MappingProxyType
 from typing import Any
 
 from mcpkit._exceptions import InternalError
@@ -46,11 +47,41 @@ _TEXT_APPLICATION_TYPES = frozenset(
 _TEXT_SUFFIXES = ("+json", "+xml", "+yaml")
 
 
+#: The common media and text types by suffix, the same on every machine: ``mimetypes``
+#: reads the system's tables too, which disagree (``.wav``: ``audio/x-wav`` or
+#: ``audio/wav``; ``.md`` missing).
+_MEDIA_TYPES = MappingProxyType(
+    {
+        "png": "image/png",
+        "jpg": "image/jpeg",
+        "jpeg": "image/jpeg",
+        "gif": "image/gif",
+        "webp": "image/webp",
+        "svg": "image/svg+xml",
+        "wav": "audio/wav",
+        "mp3": "audio/mpeg",
+        "ogg": "audio/ogg",
+        "flac": "audio/flac",
+        "m4a": "audio/mp4",
+        "aac": "audio/aac",
+        "pdf": "application/pdf",
+        "json": "application/json",
+        "csv": "text/csv",
+        "txt": "text/plain",
+        "md": "text/markdown",
+        "markdown": "text/markdown",
+        "html": "text/html",
+    }
+)
+
+
 def guess_mime_type(name: str) -> str | None:
     """The MIME type a file name suggests (``notes.md`` → ``text/markdown``), or None."""
+    suffix = name.rpartition(".")[2].lower() if "." in name else ""
+    known = _MEDIA_TYPES.get(suffix)
+    if known is not None:
+        return known
     guessed, _ = mimetypes.guess_type(name, strict=False)
-    if guessed is None and name.endswith((".md", ".markdown")):
-        return "text/markdown"  # missing from some platforms' tables
     return guessed
 
 
