@@ -18,9 +18,10 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpkit import Depends, McpCallError, McpServerApp, McpToolContext, State, ToolError
-from mcpkit.server import ToolEntry, use_exception_handlers, use_guards, use_interceptors
+from mcpkit.server import ToolEntry, use_exception_handlers, use_guards, use_middleware
 from mcpkit.server._compose import MountCycleError
 from mcpkit.server._prefixing import prefix_name, prefix_uri, unprefix_name, unprefix_uri
+from mcpkit.server.middleware import CallNext, Middleware, MiddlewareContext
 from tests.http_server import serving
 from tests.waiting import wait_until
 
@@ -269,27 +270,28 @@ async def test_parent_pipeline_runs_outside_the_mounted_apps_own(connect):
         check.__name__ = f"{label}_guard"
         return check
 
-    def interceptor(label: str) -> Any:
-        async def around(ctx: Any, call: Any) -> Any:
-            order.append(f"{label} in")
-            try:
-                return await call()
-            finally:
-                order.append(f"{label} out")
+    class Around(Middleware):
+        def __init__(self, label: str) -> None:
+            self.label = label
 
-        return around
+        async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+            order.append(f"{self.label} in")
+            try:
+                return await call_next(context)
+            finally:
+                order.append(f"{self.label} out")
 
     child = McpServerApp(name="child")
 
     @child.tool()
     @use_guards(guard("child"))
-    @use_interceptors(interceptor("child"))
+    @use_middleware(Around("child"))
     def work() -> str:
         order.append("tool")
         return "done"
 
     parent = McpServerApp(name="parent")
-    parent.mount(child, prefix="c", guards=[guard("parent")], interceptors=[interceptor("parent")])
+    parent.mount(child, prefix="c", guards=[guard("parent")], interceptors=[Around("parent")])
     async with connect(parent) as client:
         result = await client.call_tool("c_work")
         assert result.content[0].text == "done"

@@ -5,6 +5,8 @@ nothing is a ``TypeError``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mcpkit import (
@@ -21,8 +23,9 @@ from mcpkit import (
     set_metadata,
     use_exception_handlers,
     use_guards,
-    use_interceptors,
+    use_middleware,
 )
+from mcpkit.server.middleware import CallNext, Middleware, MiddlewareContext
 from tests.waiting import wait_until
 
 life: list[str] = []
@@ -93,8 +96,9 @@ def admins_only(ctx: McpExecutionContext) -> bool:
     return ctx.get_metadata("role") == "admin"
 
 
-async def bracket(ctx: McpExecutionContext, call_next):
-    return f"[{await call_next()}]"
+class Bracket(Middleware):
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return f"[{await call_next(context)}]"
 
 
 class ValueErrors:
@@ -113,7 +117,7 @@ def locked() -> str:
 
 @use_guards(admins_only)
 @set_metadata("role", "admin")
-@use_interceptors(bracket)
+@use_middleware(Bracket())
 @mcp_tool
 async def admin() -> str:
     return "admin"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mcpkit import (
@@ -13,8 +15,9 @@ from mcpkit import (
     set_metadata,
     use_exception_handlers,
     use_guards,
-    use_interceptors,
+    use_middleware,
 )
+from mcpkit.server.middleware import CallNext, Middleware, MiddlewareContext
 
 calls: list[str] = []
 
@@ -30,16 +33,17 @@ def role_guard(ctx: McpExecutionContext) -> bool:
     return ctx.get_metadata("role") == "admin"
 
 
-async def tracing(ctx: McpExecutionContext, call_next):
-    calls.append(f"before:{ctx.tool_name}")
-    result = await call_next()
-    calls.append(f"after:{ctx.tool_name}")
-    return result
+class Tracing(Middleware):
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        calls.append(f"before:{context.name}")
+        result = await call_next(context)
+        calls.append(f"after:{context.name}")
+        return result
 
 
-class Upper:
-    async def intercept(self, ctx, call_next):
-        return (await call_next()).upper()
+class Upper(Middleware):
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        return (await call_next(context)).upper()
 
 
 class ValueErrors:
@@ -49,7 +53,7 @@ class ValueErrors:
         return f"handled {exc}"
 
 
-@use_interceptors(tracing)
+@use_middleware(Tracing())
 @set_metadata("role", "admin")
 @mcp_server(name="guarded")
 class Guarded:
@@ -71,7 +75,7 @@ class Guarded:
         return "guest"
 
     @use_guards(role_guard)
-    @use_interceptors(Upper())
+    @use_middleware(Upper())
     @mcp_tool()
     def admin_tool(self) -> str:
         return "admin"

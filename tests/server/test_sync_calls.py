@@ -10,12 +10,12 @@ import contextvars
 import functools
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from mcpkit import (
     McpCallError,
-    McpExecutionContext,
     McpServerApp,
     McpToolContext,
     mcp_completion,
@@ -23,10 +23,11 @@ from mcpkit import (
     mcp_resource,
     mcp_server,
     mcp_tool,
-    use_interceptors,
+    use_middleware,
 )
 from mcpkit.server import CURRENT_BINDING, DEFAULT_MAX_SYNC_WORKERS
 from mcpkit.server._engine.sync_calls import ASYNC, INLINE, THREAD, call_mode
+from mcpkit.server.middleware import CallNext, Middleware, MiddlewareContext
 from tests.waiting import wait_until
 
 HOLD = 10.0  # the longest a worker thread waits for its release (a failing test ends it)
@@ -36,9 +37,10 @@ REQUEST_TAG: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 
-async def tag_request(ctx: McpExecutionContext, call_next):
-    REQUEST_TAG.set(f"tagged {ctx.tool_name}")
-    return await call_next()
+class TagRequest(Middleware):
+    async def on_call_tool(self, context: MiddlewareContext, call_next: CallNext) -> Any:
+        REQUEST_TAG.set(f"tagged {context.name}")
+        return await call_next(context)
 
 
 class Gate:
@@ -94,7 +96,7 @@ class Sync:
         binding = CURRENT_BINDING.get()
         return f"{ctx.request_id is not None} {binding is not None and binding.session is not None}"
 
-    @use_interceptors(tag_request)
+    @use_middleware(TagRequest())
     @mcp_tool()
     def reads_context_var(self) -> str:
         return f"{REQUEST_TAG.get()} in {threading.current_thread().name.split('_')[0]}"

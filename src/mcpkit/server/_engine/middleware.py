@@ -52,6 +52,7 @@ METHOD_HOOKS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+#: What a hook calls to go on: the next hook, or the handler; it returns the result.
 CallNext = Callable[["MiddlewareContext"], Awaitable[Any]]
 
 #: Every hook a middleware may have: one of them makes an object middleware.

@@ -6,6 +6,7 @@ built-ins ``ErrorHandling``, ``ResponseSizeLimit``, ``ToolSearch``, ``Logging``,
 
 from mcpkit.server._engine.middleware import (
     METHOD_HOOKS,
+    CallNext,
     Middleware,
     MiddlewareContext,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "METHOD_HOOKS",
     "RATE_LIMITED",
     "CachePolicy",
+    "CallNext",
     "CallTiming",
     "DurationMetric",
     "ErrorHandling",
