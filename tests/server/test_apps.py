@@ -154,6 +154,35 @@ def test_an_app_without_pages_announces_no_ui() -> None:
     }
 
 
+def test_the_announcement_follows_the_pages_and_tools_served() -> None:
+    """Announced while a page or a tool naming one is served: not once both are set
+    aside or removed, again once one is back."""
+    app = McpServerApp("pages")
+    app_ui(app, "ui://demo/page.html", "<p>hi</p>")
+
+    @app.tool(ui="ui://demo/page.html")
+    def show() -> str:
+        return "shown"
+
+    def announced() -> bool:
+        return EXTENSION_ID in app.capabilities("2025-11-25").get("extensions", {})
+
+    assert announced()
+    app.disable("ui://demo/page.html")
+    assert announced()  # the tool still names it
+    app.catalog.unregister_tool("show")
+    assert not announced()
+    app.enable("ui://demo/page.html")
+    assert announced()
+
+    @app.tool(name="show")  # the same name again, without a page: counted once, then not
+    def show_plain() -> str:
+        return "plain"
+
+    app.disable("ui://demo/page.html")
+    assert not announced()
+
+
 @pytest.mark.parametrize(
     ("make", "error", "words"),
     [

@@ -23,6 +23,7 @@ from mcpkit.server._entries import (
     ToolEntry,
 )
 from mcpkit.server._session_view import MAX_CATALOG_RULES, SessionView
+from mcpkit.server._ui_meta import opens_ui
 from mcpkit.server._versions import ToolVersions, VersionPick, version_spec
 from mcpkit.server.transforms._tool import transformed
 
@@ -61,6 +62,8 @@ class McpCatalogManager:
             "prompts": self._prompts,
         }
         self._restricted = dict.fromkeys(self._kinds, 0)
+        #: Entries served that are UI pages or tools naming one (``_ui_meta.opens_ui``).
+        self._ui_entries = 0
         #: Each list's entries registered but set aside (``enabled=False``, ``disable``):
         #: absent from every list and lookup until ``set_enabled`` serves them again.
         self._set_aside: dict[str, dict[str, Any]] = {kind: {} for kind in self._kinds}
@@ -162,12 +165,17 @@ class McpCatalogManager:
         self._restricted[kind] += (entry.enabled and entry.auth is not None) - (
             old is not None and old.auth is not None
         )
+        self._ui_entries += (entry.enabled and opens_ui(kind, entry)) - (
+            old is not None and opens_ui(kind, old)
+        )
 
     def _pop(self, kind: str, key: str) -> Any:
         """Take the entry at ``key`` out of the list ``kind`` (under the lock); None if none."""
         entry = self._kinds[kind].pop(key, None)
         if entry is not None and entry.auth is not None:
             self._restricted[kind] -= 1
+        if entry is not None and opens_ui(kind, entry):
+            self._ui_entries -= 1
         aside = self._set_aside[kind].pop(key, None)
         return entry if entry is not None else aside
 
@@ -493,6 +501,12 @@ class McpCatalogManager:
         """The entries of the list ``kind`` set aside (disabled), by key: what a session's
         view may show all the same (``_session_view``)."""
         return self._set_aside[kind]
+
+    @property
+    def serves_ui(self) -> bool:
+        """Whether a UI page, or a tool that names one, is served: the app then announces
+        the MCP Apps extension."""
+        return self._ui_entries > 0
 
     def restricts(self, kind: str) -> bool:
         """Whether the list ``kind`` (``"tools"``, ``"resources"``, ``"resourceTemplates"``

@@ -9,7 +9,6 @@ from typing import Any
 from mcpkit.protocol._versions import MODERN_VERSIONS
 from mcpkit.server._tasks.manager import TASKS_EXTENSION
 from mcpkit.server._ui_meta import EXTENSION_ID, RESOURCE_MIME_TYPE
-from mcpkit.server.apps._pages import serves_ui
 
 
 def announced_extensions(catalog: Any, version: str | None) -> dict[str, dict[str, Any]]:
@@ -18,6 +17,6 @@ def announced_extensions(catalog: Any, version: str | None) -> dict[str, dict[st
     extensions: dict[str, dict[str, Any]] = {}
     if version in MODERN_VERSIONS:
         extensions[TASKS_EXTENSION] = {}
-    if serves_ui(catalog):
+    if catalog.serves_ui:
         extensions[EXTENSION_ID] = {"mimeTypes": [RESOURCE_MIME_TYPE]}
     return extensions

@@ -20,6 +20,15 @@ VISIBILITIES = ("model", "app")
 UI_SCHEME = "ui://"
 
 
+def opens_ui(kind: str, entry: Any) -> bool:
+    """Whether a catalog entry of the list ``kind`` is a UI page (a resource of the
+    extension's type) or a tool that names one: an app serving either announces the
+    extension."""
+    if kind == "resources":
+        return bool(entry.mime_type == RESOURCE_MIME_TYPE)
+    return kind == "tools" and isinstance((entry.meta or {}).get("ui"), Mapping)
+
+
 def check_ui_uri(uri: Any) -> str:
     """``uri`` when it is a ``ui://`` URI; a ``ValueError`` (``TypeError`` for a non-string)
     otherwise: hosts render only pages of that scheme."""

@@ -250,11 +250,3 @@ def host_supports_ui(ctx: Any) -> bool:
     declared = ui_capability(ctx)
     mime_types = declared.get("mimeTypes") if declared else None
     return isinstance(mime_types, list) and RESOURCE_MIME_TYPE in mime_types
-
-
-def serves_ui(catalog: Any) -> bool:
-    """Whether a catalog serves a UI page or a tool that names one: the app then announces
-    the extension."""
-    if any(entry.mime_type == RESOURCE_MIME_TYPE for entry in catalog.list_resources()):
-        return True
-    return any(isinstance((entry.meta or {}).get("ui"), Mapping) for entry in catalog.list_tools())
