@@ -98,6 +98,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("mcpkit.server._eras.downgrade", "_SERVER_INFO_SINCE"): _TABLE,
     ("mcpkit.server._schema.json_schema", "_JSON_TYPES"): _TABLE,
     ("mcpkit.server._engine.listen", "LIST_CHANGED"): _TABLE,
+    ("mcpkit.server._engine.middleware", "NAME_FIELDS"): _TABLE,
     ("mcpkit.server._engine.listen_request", "LIST_CHANGED"): _TABLE,
     ("mcpkit.server._eras.mrtr", "_CAPABILITY_OF"): _TABLE,
     ("mcpkit.server._engine.session", "_LOG_RANK"): _TABLE,

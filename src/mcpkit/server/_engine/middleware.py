@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from mcpkit.protocol._headers import NAME_FIELDS
 from mcpkit.protocol._jsonrpc import JsonRpcNotification, JsonRpcRequest
 
 if TYPE_CHECKING:
@@ -126,7 +127,8 @@ class MiddlewareContext:
         return self.binding.session_id
 
 
-_NAMED = MappingProxyType({"tools/call": "name", "prompts/get": "name", "resources/read": "uri"})
+#: The field naming the component each call method reaches (as its ``Mcp-Name`` mirrors).
+_NAMED = MappingProxyType({method: NAME_FIELDS[method] for method in METHOD_OF_KIND.values()})
 
 
 class Middleware:
