@@ -61,7 +61,7 @@ from mcpkit.transports.http._asgi import (
 from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._legacy_forwarding import _Forwarding, _ForwardsFull
 from mcpkit.transports.http._options import StreamableHttpServerOptions
-from mcpkit.transports.http._request_watch import RequestWatch
+from mcpkit.transports.http._request_watch import RequestsFull, RequestWatch
 from mcpkit.transports.http._streamable.cluster import SessionCluster
 from mcpkit.transports.http._streamable.sessions import StreamableSessionStore
 
@@ -165,7 +165,7 @@ class LegacySseHandler:
             )
         )
         #: This endpoint's POST bodies being read, per event loop (``body_read_timeout``).
-        self.requests = RequestWatch()
+        self.requests = RequestWatch(max_requests=options.max_concurrent_requests)
         #: Set when a message bus links this instance to others (``cluster``: the
         #: Streamable HTTP handler's, which owns the bus); None keeps the one-instance path.
         self.forwarding = (
@@ -360,12 +360,10 @@ class LegacySseHandler:
                 receive, self.options.max_body_bytes, self.options.body_read_timeout
             )
         except BodyTooLarge:
-            await self._fail(
-                send,
-                413,
-                ErrorCode.INVALID_REQUEST,
-                f"Body exceeds {self.options.max_body_bytes} bytes",
-            )
+            await self._body_too_large(send)
+            return
+        except RequestsFull as exc:
+            await self._unavailable(send, str(exc))
             return
         # Parse errors, responses and notifications are all handled (or answered on the
         # stream) by the connection; requests run as tasks of their own, as the POST's
@@ -384,6 +382,9 @@ class LegacySseHandler:
             )
         except BodyTooLarge:
             await self._body_too_large(send)
+            return
+        except RequestsFull as exc:
+            await self._unavailable(send, str(exc))
             return
         try:
             taken = await self.forwarding.forward(

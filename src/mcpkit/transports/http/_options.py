@@ -36,6 +36,12 @@ DEFAULT_HEADER_READ_TIMEOUT = 10.0
 #: Bytes of one request's line and headers (the 2026-07-28 ``Mcp-Param-*`` headers included);
 #: past it, 431 and the connection is closed.
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024
+#: Requests one endpoint serves at once in one event loop (a process; each worker of
+#: ``--workers`` has its own): Streamable HTTP POSTs from their first byte to their answer's
+#: last, legacy SSE POSTs while their body is read. Past it, 503 with ``Retry-After`` at
+#: once, the body unread. Above the app's bound on open 2026-07-28 listens (10,000, each a
+#: POST in progress), so calls still find room when every listen is taken.
+DEFAULT_MAX_CONCURRENT_REQUESTS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +106,10 @@ class StreamableHttpServerOptions:
     header_read_timeout: float | None = DEFAULT_HEADER_READ_TIMEOUT
     #: Bytes of a request's line and headers; past it, 431.
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    #: Requests this endpoint serves at once per event loop; past it, 503 with
+    #: ``Retry-After`` before the body is read (a 2026-07-28 or stateless POST is a
+    #: connection of its own, so no per-session bound adds up to this).
+    max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS
     transport_security: TransportSecuritySettings = field(default_factory=TransportSecuritySettings)
     bearer_auth: Any = None  # BearerAuthConfig (authorization issue)
     #: An authorization server served beside the endpoint (``mcpkit.auth.OAuthProxy``): its

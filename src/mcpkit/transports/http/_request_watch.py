@@ -31,6 +31,7 @@ from mcpkit.transports.http._asgi import (
     read_rest,
     whole_body,
 )
+from mcpkit.transports.http._options import DEFAULT_MAX_CONCURRENT_REQUESTS
 from mcpkit.transports.http._per_loop import PerLoop
 
 
@@ -70,20 +71,33 @@ class WatchedRequest(msgspec.Struct, eq=False):
     call: WatchedCall | None = None
 
 
+class RequestsFull(Exception):
+    """A request came while its loop already had ``RequestWatch.max_requests`` under watch:
+    it is refused (503), never watched."""
+
+
 class RequestWatch:
     """The requests of one endpoint (a handler owns one; never shared by apps)."""
 
-    __slots__ = ("_loops", "quiet_open")
+    __slots__ = ("_loops", "max_requests", "quiet_open")
 
-    def __init__(self, quiet_open: float = 0.0) -> None:
+    def __init__(
+        self, quiet_open: float = 0.0, max_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS
+    ) -> None:
+        if max_requests < 1:
+            raise ValueError(f"max_concurrent_requests must be at least 1, not {max_requests}")
         #: Seconds a call accepting SSE may stay quiet before its SSE answer is opened (0:
         #: never).
         self.quiet_open = quiet_open
+        #: Requests under watch at once per loop (``max_concurrent_requests``); ``enter``
+        #: refuses one more with ``RequestsFull``.
+        self.max_requests = max_requests
         self._loops: PerLoop[_LoopRequests] = PerLoop(lambda: _LoopRequests(self))
 
     def enter(self, receive: Receive, body_timeout: float | None) -> WatchedRequest:
         """Watch the request served by the current task, whose body must arrive within
-        ``body_timeout`` seconds (None: no bound). Pair with ``leave``."""
+        ``body_timeout`` seconds (None: no bound). Pair with ``leave``. Raises
+        ``RequestsFull`` when the loop already has ``max_requests`` under watch."""
         task = asyncio.current_task()
         assert task is not None, "a request is served inside a task"
         loop_requests = self._loops.get(task.get_loop())
@@ -130,6 +144,9 @@ class _LoopRequests:
         self._sweeper: asyncio.Task[None] | None = None
 
     def add(self, request: WatchedRequest) -> None:
+        limit = self.watch.max_requests
+        if len(self._requests) >= limit:
+            raise RequestsFull(f"Server busy: {limit} requests in progress; try again later")
         self._requests.add(request)
         if self._sweeper is None:
             self._sweeper = request.task.get_loop().create_task(self._sweep())

@@ -58,6 +58,7 @@ from mcpkit.transports.http._endpoint import request_headers
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._request_watch import (
     ANSWER_PIECE_BYTES,
+    RequestsFull,
     RequestWatch,
     WatchedRequest,
     read_body,
@@ -79,12 +80,12 @@ from mcpkit.transports.http._streamable.replies import (
     fail,
     fail_unknown_session,
     listen_needs_sse,
+    not_acceptable,
     store_unavailable,
+    too_busy,
     unsupported_version,
 )
-from mcpkit.transports.http._streamable.sessions import (
-    StreamableSession,
-)
+from mcpkit.transports.http._streamable.sessions import StreamableSession
 from mcpkit.transports.http._streamable.step_up import answer_step_up
 from mcpkit.transports.http._streamable.streams import SseResponse, SseStream
 
@@ -117,7 +118,8 @@ class StreamableHttpHandler:
         self._stream_ids = itertools.count(1)
         self._background: set[asyncio.Task[Any]] = set()
         #: This endpoint's POSTs while served: body deadlines, clients gone, quiet calls.
-        self.requests = RequestWatch(quiet_open=options.sse_keep_alive_ms / 1000)
+        quiet_open = options.sse_keep_alive_ms / 1000
+        self.requests = RequestWatch(quiet_open, options.max_concurrent_requests)
         self.modern = ModernPosts(self.engine)
         #: The GET endpoint: a session's standalone stream, or one resumed.
         self.listen = ListenStreams(self)
@@ -175,15 +177,14 @@ class StreamableHttpHandler:
         accept = headers.get("accept", "*/*")
         wants_sse = "text/event-stream" in accept
         if not (wants_sse or "application/json" in accept or "*/*" in accept):
-            await fail(
-                send,
-                406,
-                ErrorCode.INVALID_REQUEST,
-                "Accept must allow application/json or text/event-stream",
-            )
+            await not_acceptable(send)
             return
         # Watched from here: its body's deadline, then its call's client.
-        watched = self.requests.enter(receive, self.options.body_read_timeout)
+        try:
+            watched = self.requests.enter(receive, self.options.body_read_timeout)
+        except RequestsFull as exc:
+            await too_busy(send, exc)
+            return
         try:
             version = headers.get("mcp-protocol-version")
             limit = self.options.max_body_bytes

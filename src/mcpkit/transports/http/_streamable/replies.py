@@ -75,6 +75,23 @@ async def fail(
     await send_json(send, status, error_body(code, message, data), headers)
 
 
+async def not_acceptable(send: Send) -> None:
+    """406: the POST's ``Accept`` allows neither answer a POST may get."""
+    await fail(
+        send,
+        406,
+        ErrorCode.INVALID_REQUEST,
+        "Accept must allow application/json or text/event-stream",
+    )
+
+
+async def too_busy(send: Send, exc: Exception) -> None:
+    """503: the endpoint already serves ``max_concurrent_requests``; the client may retry."""
+    await fail(
+        send, 503, ErrorCode.INTERNAL_ERROR, str(exc), {"retryable": True}, [(b"retry-after", b"1")]
+    )
+
+
 async def fail_unknown_session(send: Send, session_id: str) -> None:
     """404 for a session this server does not know (expired, ended, another's)."""
     await fail(
@@ -131,6 +148,8 @@ __all__ = [
     "fail",
     "fail_unknown_session",
     "listen_needs_sse",
+    "not_acceptable",
     "store_unavailable",
+    "too_busy",
     "unsupported_version",
 ]
