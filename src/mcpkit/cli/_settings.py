@@ -119,6 +119,7 @@ DESCRIPTIONS: dict[str, str] = {
     "body_read_timeout": "Seconds a POST body may take to arrive; past it, 408 (none: no bound)",
     "header_read_timeout": "Seconds to receive a request's headers (none: no bound)",
     "max_header_bytes": "Bytes of a request's line and headers; past it, 431",
+    "max_concurrent_requests": "Requests served at once per process; one more gets 503",
     "enable_dns_rebinding_protection": "Check Host (none: on when bound to loopback or allowed_hosts is set); Origin is checked on every bind",
     "allowed_hosts": "Host values admitted (empty: localhost, 127.0.0.1, [::1])",
     "allowed_origins": "Origin values admitted besides the server's own (empty: localhost, 127.0.0.1, [::1]; *: any)",
@@ -138,6 +139,7 @@ _MINIMUM: dict[str, float] = {
     "max_sessions": 1,
     "max_queued_messages": 1,
     "max_header_bytes": 1,
+    "max_concurrent_requests": 1,
 }
 _MAXIMUM: dict[str, float] = {"port": 65535}
 
