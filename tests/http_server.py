@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import subprocess
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Literal
 
 import httpx
@@ -23,12 +22,6 @@ POST_HEADERS = {"accept": "application/json, text/event-stream", "content-type":
 Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def bound_socket() -> socket.socket:
     """A listening-ready socket on a port of the system's choosing on 127.0.0.1: its port
     is known before the server starts, and no other program can take it meanwhile."""
@@ -38,48 +31,24 @@ def bound_socket() -> socket.socket:
     return sock
 
 
-@contextlib.contextmanager
-def server_process(
-    command: list[str], port: int, **popen: Any
-) -> Iterator[subprocess.Popen[bytes]]:
-    """A server started by ``command``, once it answers on ``port`` (20 s at most); stopped
-    on leaving."""
-    proc = subprocess.Popen(command, **popen)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.05)
-        yield proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 @contextlib.asynccontextmanager
 async def serve_asgi(
     asgi: Asgi,
     *,
-    port: int | None = None,
     lifespan: Literal["on", "off"] = "off",
     sock: socket.socket | None = None,
 ) -> AsyncIterator[str]:
     """Serve any ASGI app on 127.0.0.1 until the block ends; yields ``http://127.0.0.1:PORT``
-    (no trailing slash). ``sock``: a socket already bound (``bound_socket()``), served as
-    it is. Every start and stop is bounded, so a stuck server fails the test."""
-    if sock is not None:
-        port = sock.getsockname()[1]
-    port = port or free_port()
+    (no trailing slash). ``sock``: a socket already bound (``bound_socket()``: its port known
+    before the server starts), served as it is; without it, a port the system picks. Every
+    start and stop is bounded, so a stuck server fails the test."""
+    sock = sock or bound_socket()
+    port = sock.getsockname()[1]
     config = uvicorn.Config(
         asgi, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock] if sock is not None else None))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(10):
             while not server.started:
@@ -98,8 +67,9 @@ async def serving(
     """Serve ``app`` until the block ends; yields (endpoint URL, ASGI app).
 
     ``options``: a ready-made options object (a subclass with extra hooks, say); its port is
-    replaced by a free one. Without it, options are made from ``fields``."""
-    port = free_port()
+    replaced by the one bound for it. Without it, options are made from ``fields``."""
+    sock = bound_socket()
+    port = sock.getsockname()[1]
     if options is None:
         fields.setdefault(
             "enable_legacy_sse",
@@ -110,7 +80,7 @@ async def serving(
     else:
         options.port = port
     asgi = create_asgi_app(app, options)
-    async with serve_asgi(asgi, port=port, lifespan="on") as base:
+    async with serve_asgi(asgi, sock=sock, lifespan="on") as base:
         yield f"{base}{options.endpoint}", asgi
 
 

@@ -23,7 +23,7 @@ from mcpkit.auth._dpop import b64url
 from mcpkit.auth.client import AuthorizeCallback, OAuthClientMetadata, OAuthClientProvider
 from mcpkit.client import HttpClientTransportOptions, HttpTransportMode, McpClient, connect_http
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import POST_HEADERS, free_port, serve_asgi
+from tests.http_server import POST_HEADERS, bound_socket, serve_asgi
 from tests.wire import initialize_request
 
 REDIRECT = "http://127.0.0.1:33418/callback"
@@ -92,9 +92,10 @@ async def world(
 ) -> AsyncIterator[World]:
     """The world; ``app``: the MCP server's (default: ``Protected``); ``required_scopes``:
     what its endpoint requires of a token (and its 401 challenge asks for)."""
-    dev_port, mcp_port = free_port(), free_port()
+    dev_sock, mcp_sock = bound_socket(), bound_socket()
+    mcp_port = mcp_sock.getsockname()[1]
     base = f"http://127.0.0.1:{mcp_port}"
-    made = provider(f"http://127.0.0.1:{dev_port}", base)
+    made = provider(f"http://127.0.0.1:{dev_sock.getsockname()[1]}", base)
     upstream = made.upstream
     proxy_options.setdefault("scopes", ("mcp:read", "mcp:write"))
     proxy = OAuthProxy(upstream=upstream, base_url=base, resource=f"{base}/mcp", **proxy_options)
@@ -103,8 +104,8 @@ async def world(
     asgi = create_asgi_app(app or McpServerApp(Protected), options)
     try:
         async with (
-            serve_asgi(made.app, port=dev_port),
-            serve_asgi(asgi, port=mcp_port, lifespan="on"),
+            serve_asgi(made.app, sock=dev_sock),
+            serve_asgi(asgi, sock=mcp_sock, lifespan="on"),
         ):
             yield World(made.app, proxy, base, f"{base}/mcp", made)
     finally:

@@ -32,7 +32,8 @@ from mcpkit.auth import (
 )
 from mcpkit.client import HttpClientTransportOptions
 from tests.auth._support import AuthTest, FakeClock, Signer
-from tests.http_server import free_port, serve_asgi, serving
+from tests.http_server import bound_socket, serve_asgi, serving
+from tests.ports import refused_port
 from tests.waiting import wait_until
 
 AUDIENCE = "https://mcp.example.test/mcp"
@@ -129,10 +130,10 @@ def signer() -> Signer:
 
 @pytest.fixture
 async def authority(signer: Signer) -> AsyncIterator[AuthServer]:
-    port = free_port()
-    server = AuthServer(signer, issuer=f"http://127.0.0.1:{port}")
+    sock = bound_socket()
+    server = AuthServer(signer, issuer=f"http://127.0.0.1:{sock.getsockname()[1]}")
     try:
-        async with serve_asgi(server.app(), port=port):
+        async with serve_asgi(server.app(), sock=sock):
             yield server
     finally:
         server.release.set()
@@ -223,23 +224,24 @@ async def test_an_authorization_server_that_cannot_answer_is_503(
         options["client_secret"] = "wrong"
     elif mode != "unreachable":
         authority.mode = mode
-    endpoint = f"http://127.0.0.1:{free_port()}/introspect" if mode == "unreachable" else None
-    verifier = (
-        IntrospectionVerifier(endpoint, client_id=CLIENT_ID, client_secret="x", **options)
-        if endpoint
-        else introspection(authority, **options)
-    )
-    async with protected(verifier.verify) as url:
-        response = await post_initialize(url, token)
-        assert response.status_code == 503
-        assert response.headers["retry-after"] == "7"
-        assert response.json()["error"] == "temporarily_unavailable"
-        with pytest.raises(VerifierUnavailableError, match="introspection endpoint"):
-            await verifier.verify(token)
-        authority.mode = "ok"
-        authority.release.set()
-        if mode in ("down", "garbage", "slow"):  # the server is back: the token is fine
-            assert (await whoami(url, token))["subject"] == "alice"
+    with refused_port() as nowhere:  # where nothing answers: the unreachable endpoint
+        endpoint = f"http://127.0.0.1:{nowhere}/introspect" if mode == "unreachable" else None
+        verifier = (
+            IntrospectionVerifier(endpoint, client_id=CLIENT_ID, client_secret="x", **options)
+            if endpoint
+            else introspection(authority, **options)
+        )
+        async with protected(verifier.verify) as url:
+            response = await post_initialize(url, token)
+            assert response.status_code == 503
+            assert response.headers["retry-after"] == "7"
+            assert response.json()["error"] == "temporarily_unavailable"
+            with pytest.raises(VerifierUnavailableError, match="introspection endpoint"):
+                await verifier.verify(token)
+            authority.mode = "ok"
+            authority.release.set()
+            if mode in ("down", "garbage", "slow"):  # the server is back: the token is fine
+                assert (await whoami(url, token))["subject"] == "alice"
 
 
 async def test_client_secret_post_and_bounded_expiring_cache(authority: AuthServer) -> None:
@@ -364,10 +366,10 @@ async def test_oidc_refresh_follows_a_new_jwks_uri_and_survives_an_outage(
 
 
 async def test_oidc_unreachable_issuer_is_503_and_options_are_checked() -> None:
-    issuer = f"http://127.0.0.1:{free_port()}"
-    verifier = OidcVerifier(issuer, timeout=1)
-    with pytest.raises(VerifierUnavailableError, match="could not be reached"):
-        await verifier.verify("a.b.c")
+    with refused_port() as nowhere:
+        verifier = OidcVerifier(f"http://127.0.0.1:{nowhere}", timeout=1)
+        with pytest.raises(VerifierUnavailableError, match="could not be reached"):
+            await verifier.verify("a.b.c")
     with pytest.raises(ValueError, match="https"):
         OidcVerifier("http://as.example.test")
 

@@ -6,10 +6,12 @@ metadata and challenge name the proxy, and ``--auth dev``, signed in through end
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,8 @@ from tests.auth._proxy_world import (
     register,
     tokens_for,
 )
-from tests.http_server import POST_HEADERS, free_port, serve_asgi, server_process
+from tests.http_server import POST_HEADERS, bound_socket, serve_asgi
+from tests.ports import Announced, launch, on_a_free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "s3cr3t-never-shown"
@@ -179,10 +182,23 @@ def server_file(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(path)
 
 
-def run(server_file: str, port: int, *args: str, **environ: str) -> Any:
-    command = [sys.executable, "-m", "mcpkit", "run", server_file, "-t", "http"]
-    command += ["--port", str(port), *args]
-    return server_process(command, port, cwd=ROOT, env=clean_env(**environ), stderr=subprocess.PIPE)
+@contextlib.contextmanager
+def run(server_file: str, *args: str, on_port: Any = None, **environ: str) -> Iterator[Announced]:
+    """``mcpkit run`` of the file over HTTP until the block ends. ``--auth`` makes the
+    proxy's URL of the port, so it cannot be 0: one chosen here (``on_port(port)`` told of
+    it before the start), another should it be taken meanwhile."""
+
+    def start(port: int) -> Announced:
+        if on_port is not None:
+            on_port(port)
+        command = [sys.executable, "-m", "mcpkit", "run", server_file, "-t", "http"]
+        return launch([*command, "--port", str(port), *args], cwd=ROOT, env=clean_env(**environ))
+
+    served = on_a_free_port(start)
+    try:
+        yield served
+    finally:
+        served.stop()
 
 
 #: Several stateless workers: what --auth then needs a shared store and one key for.
@@ -230,16 +246,14 @@ def test_mcpkit_run_refuses_what_it_cannot_build(
 
 
 def test_mcpkit_run_auth_github_serves_the_proxy_beside_the_endpoint(server_file: str) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     with run(
         server_file,
-        port,
         "--auth",
         "github",
         MCPKIT_AUTH_CLIENT_ID="Iv1.x",
         MCPKIT_AUTH_CLIENT_SECRET=SECRET,
-    ):
+    ) as served:
+        base = f"http://127.0.0.1:{served.port}"
         meta = httpx.get(f"{base}/.well-known/oauth-authorization-server", timeout=10).json()
         assert meta["issuer"] == base and meta["authorization_endpoint"] == f"{base}/authorize"
         prm = httpx.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=10).json()
@@ -249,10 +263,9 @@ def test_mcpkit_run_auth_github_serves_the_proxy_beside_the_endpoint(server_file
 
 
 async def test_mcpkit_run_auth_dev_signs_a_user_in_end_to_end(server_file: str) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     user = DevUser("alice", "wonderland")
-    with run(server_file, port, "--auth", "dev", MCPKIT_AUTH_DEV_USERS="alice:wonderland") as proc:
+    with run(server_file, "--auth", "dev", MCPKIT_AUTH_DEV_USERS="alice:wonderland") as served:
+        base = f"http://127.0.0.1:{served.port}"
         w = World(None, None, base, f"{base}/mcp", Provider(None, None, log_in))  # type: ignore[arg-type]
         async with asyncio.timeout(30), httpx.AsyncClient() as http:
             client = await register(http, w)
@@ -263,8 +276,7 @@ async def test_mcpkit_run_auth_dev_signs_a_user_in_end_to_end(server_file: str) 
             assert json.loads(text) == {"subject": "alice", "upstream": "dev"}
             discovery = await http.get(f"{base}/dev-idp/.well-known/openid-configuration")
             assert discovery.json()["issuer"] == f"{base}/dev-idp"
-    assert proc.stderr is not None
-    assert "development provider" in proc.stderr.read().decode()
+    assert "development provider" in served.output()
 
 
 def test_the_store_setting_names_a_file_or_redis(tmp_path: Path) -> None:
@@ -281,16 +293,18 @@ def test_the_store_setting_names_a_file_or_redis(tmp_path: Path) -> None:
 async def test_workers_share_one_proxy_state(server_file: str, tmp_path: Path) -> None:
     """``--auth oidc --workers 2`` with an SQLite store and one key: a user signs in, each
     request on a new connection (so on whichever worker takes it), and the token works."""
-    dev_port, port = free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
-    dev = DevAuthServer(f"http://127.0.0.1:{dev_port}", [ALICE])
-    dev.add_client("mcp-proxy", "proxy-secret", [f"{base}/oauth/callback"])
+    dev_sock = bound_socket()
+    dev = DevAuthServer(f"http://127.0.0.1:{dev_sock.getsockname()[1]}", [ALICE])
+
+    def register_proxy(port: int) -> None:
+        callback = f"http://127.0.0.1:{port}/oauth/callback"
+        dev.add_client("mcp-proxy", "proxy-secret", [callback])
+
     key = tmp_path / "key.json"
     key.write_text(json.dumps(ECKey.generate_key("P-256", private=True).as_dict(private=True)))
-    async with serve_asgi(dev, port=dev_port):
+    async with serve_asgi(dev, sock=dev_sock):
         with run(
             server_file,
-            port,
             "--auth",
             "oidc",
             "--workers",
@@ -301,7 +315,9 @@ async def test_workers_share_one_proxy_state(server_file: str, tmp_path: Path) -
             MCPKIT_AUTH_CLIENT_SECRET="proxy-secret",
             MCPKIT_AUTH_STORE=str(tmp_path / "oauth.db"),
             MCPKIT_AUTH_SIGNING_KEY_FILE=str(key),
-        ):
+            on_port=register_proxy,
+        ) as served:
+            base = f"http://127.0.0.1:{served.port}"
             w = World(None, None, base, f"{base}/mcp", Provider(None, None, log_in))  # type: ignore[arg-type]
             fresh = httpx.Limits(max_keepalive_connections=0)
             async with asyncio.timeout(60), httpx.AsyncClient(limits=fresh) as http:

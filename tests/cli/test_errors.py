@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.server
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -14,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.ports import refused_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,12 +119,6 @@ def assert_one_error(
     for text in expected:
         assert text in done.stderr, (text, done.stderr)
     return lines
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --------------------------------------------------------------------------- loading a file
@@ -294,10 +289,13 @@ def test_invalid_arguments_show_the_servers_message(files):
 
 
 def test_unreachable_url_is_named():
-    url = f"http://127.0.0.1:{free_port()}/mcp"
-    assert_one_error(mcpkit("call", url, "x"), 1, f"cannot connect to {url}: connection refused")
-    ws = url.replace("http://", "ws://")
-    assert_one_error(mcpkit("inspect", ws), 1, f"cannot connect to {ws}: connection refused")
+    with refused_port() as nowhere:
+        url = f"http://127.0.0.1:{nowhere}/mcp"
+        said = mcpkit("call", url, "x")
+        assert_one_error(said, 1, f"cannot connect to {url}: connection refused")
+        ws = url.replace("http://", "ws://")
+        said = mcpkit("inspect", ws)
+        assert_one_error(said, 1, f"cannot connect to {ws}: connection refused")
 
 
 def test_unknown_host_is_named():

@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.http_server import free_port
+from tests.ports import announced_server
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / ".tools"
@@ -89,31 +87,11 @@ def run_client_scenario(
 
 @contextmanager
 def running_mcpkit(command: str, *arguments: str) -> Iterator[str]:
-    """``mcpkit COMMAND --port P ARGUMENTS`` serving HTTP on a free port P (the arguments
-    say ``--transport http``); yields the endpoint URL once it accepts."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpkit", command, "--port", str(port), *arguments],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "it exited")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """``mcpkit COMMAND --port 0 ARGUMENTS`` serving HTTP on the port the system gives it
+    (the arguments say ``--transport http``); yields the endpoint URL its banner names."""
+    mcpkit = [sys.executable, "-m", "mcpkit", command, "--port", "0", *arguments]
+    with announced_server(mcpkit, cwd=ROOT, stdout=subprocess.DEVNULL) as served:
+        yield served.url
 
 
 @contextmanager

@@ -1,29 +1,23 @@
 """What a docs block's marker asks to have around it: a server the page shows, started the way
 the page tells a reader to start it (``serve``), and a file a reader would have beside the
-code (``file``). Used by tests/docs/_snippet_runner.py; standard library only, but for the
-key it generates."""
+code (``file``). Used by tests/docs/_snippet_runner.py; standard library only (tests/ports.py
+is too), but for the key it generates."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 from urllib.parse import urlsplit
+
+from tests.ports import launch
 
 FILES = Path(__file__).with_name("snippet_files")
 # a server answers within a second or two; past this, something is wrong with it
 SERVER_START_TIMEOUT = 30.0
-SERVER_STOP_TIMEOUT = 10.0
-# what of a server's output a failure shows
-SERVER_OUTPUT_SHOWN = 4000
 
 
 class FixtureError(RuntimeError):
@@ -32,81 +26,33 @@ class FixtureError(RuntimeError):
 
 def server_command(target: str, url: str) -> list[str]:
     """``weather.py``: ``mcpkit run`` over HTTP, as docs/cli.md says; ``host:api``: uvicorn,
-    as the framework pages say."""
+    as the framework pages say. On port 0: the page's port is where a reader serves, which
+    pages run side by side would share; the server names the port it was given."""
     parts = urlsplit(url)
     if parts.scheme != "http" or parts.hostname != "127.0.0.1" or parts.port is None:
         raise FixtureError(f"serve {target}: {url!r} is not http://127.0.0.1:PORT/...")
-    host, port = parts.hostname, str(parts.port)
     if target.endswith(".py"):
-        command = [sys.executable, "-m", "mcpkit", "run", target, "-t", "http", "--port", port]
+        command = [sys.executable, "-m", "mcpkit", "run", target, "-t", "http", "--port", "0"]
         return command + ([] if parts.path in ("", "/mcp") else ["--endpoint", parts.path])
     if ":" in target:
-        return [sys.executable, "-m", "uvicorn", target, "--host", host, "--port", port]
+        return [sys.executable, "-m", "uvicorn", target, "--host", parts.hostname, "--port", "0"]
     raise FixtureError(f"serve {target}: neither a FILE.py nor a module:attribute")
 
 
-def port_is_free(host: str, port: int) -> bool:
-    with socket.socket() as probe:
-        # a connection of a previous server lingering in TIME_WAIT does not make it taken
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def answers(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def output_of(log: IO[bytes]) -> str:
-    log.seek(0)
-    return log.read().decode("utf-8", "replace")[-SERVER_OUTPUT_SHOWN:]
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(SERVER_STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 @contextlib.contextmanager
-def serving(where: str, target: str, url: str) -> Iterator[None]:
-    """Runs ``target`` in the current folder while the block runs; stopped however it ends."""
+def serving(where: str, target: str, url: str) -> Iterator[tuple[str, str]]:
+    """Runs ``target`` in the current folder while the block runs, stopped however it ends;
+    yields (the page's ``host:port``, the one served at), for the block's code to be read
+    with the second in place of the first."""
     command = server_command(target, url)
-    parts = urlsplit(url)
-    host, port = str(parts.hostname), int(parts.port or 0)
-    if not port_is_free(host, port):
-        raise FixtureError(f"{where}: port {port} is taken, so {target} cannot serve {url}")
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + SERVER_START_TIMEOUT
-            while not answers(host, port):
-                if process.poll() is not None:
-                    raise FixtureError(
-                        f"{where}: {' '.join(command[1:])} exited with {process.returncode}:\n"
-                        + output_of(log)
-                    )
-                if time.monotonic() > deadline:
-                    raise FixtureError(
-                        f"{where}: {target} did not answer on {url} within "
-                        f"{SERVER_START_TIMEOUT:.0f} s:\n" + output_of(log)
-                    )
-                time.sleep(0.1)
-            yield
-        finally:
-            stop(process)
+    try:
+        served = launch(command, stream="both", timeout=SERVER_START_TIMEOUT)
+    except RuntimeError as exc:
+        raise FixtureError(f"{where}: {exc}") from None
+    try:
+        yield urlsplit(url).netloc, f"127.0.0.1:{served.port}"
+    finally:
+        served.stop()
 
 
 def generated_key() -> str:

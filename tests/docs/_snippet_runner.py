@@ -19,8 +19,9 @@ NAME in the folder before it runs, so a later block (or a file another block sav
 import it; ``add to NAME`` appends it to a file saved before (a page that builds one program
 over several blocks); ``env NAME=VALUE`` sets a variable the block reads from the environment.
 ``serve TARGET at URL`` runs a server while the block runs, as the page tells a reader to
-start it: ``FILE.py`` with ``mcpkit run FILE.py -t http --port PORT``, ``module:attr`` with
-uvicorn; it is stopped when the block ends, failed or not. ``file NAME`` puts a file the
+start it: ``FILE.py`` with ``mcpkit run FILE.py -t http``, ``module:attr`` with uvicorn; on
+a port of the system's choosing (pages run side by side), which the block's code is given in
+place of URL's host:port; it is stopped when the block ends, failed or not. ``file NAME`` puts a file the
 reader would have beside the code (a small stand-in from tests/docs/snippet_files, or a fresh
 key for a ``.pem``). A block whose lines use ``await`` at the top level runs as the body of
 an async function, its names left in the page's namespace.
@@ -31,6 +32,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import os
 import re
@@ -110,21 +112,27 @@ def prepare(block: Block) -> None:
 
 
 @contextlib.contextmanager
-def servers(block: Block) -> Iterator[None]:
+def servers(block: Block) -> Iterator[Block]:
+    """The block's servers, running; yields the block as it runs: its code reaching each
+    server where it serves (the page's URL, another port)."""
     with contextlib.ExitStack() as stack:
+        code = block.code
         for option in block.options:
             if option.startswith("serve "):
                 target, at, url = option.removeprefix("serve ").partition(" at ")
                 if not at:
                     raise ValueError(f"{block.title}: {option!r} is not 'serve TARGET at URL'")
-                stack.enter_context(serving(block.title, target.strip(), url.strip()))
-        yield
+                shown, served = stack.enter_context(
+                    serving(block.title, target.strip(), url.strip())
+                )
+                code = code.replace(shown, served)
+        yield dataclasses.replace(block, code=code)
 
 
 def run_block(block: Block, namespace: dict[str, object]) -> None:
-    code = block.compiled(ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    assert isinstance(code, types.CodeType)
-    with servers(block):
+    with servers(block) as running:
+        code = running.compiled(ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        assert isinstance(code, types.CodeType)
         if code.co_flags & inspect.CO_COROUTINE:  # lines shown as an async function's body
             asyncio.run(types.FunctionType(code, namespace)())
         else:

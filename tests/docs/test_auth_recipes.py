@@ -11,6 +11,7 @@ import contextlib
 import functools
 import json
 import re
+import socket
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from mcpkit.auth import DevAuthServer, DevUser
 from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from tests.auth._fake_github import FakeGitHub, GitHubUser
 from tests.auth._proxy_world import Provider, World, call_whoami, log_in, register, tokens_for
-from tests.http_server import free_port, serve_asgi
+from tests.http_server import bound_socket, serve_asgi
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "auth.md").read_text(encoding="utf-8")
@@ -56,11 +57,15 @@ class Weather:
 
 @contextlib.asynccontextmanager
 async def recipe_served(
-    code: str, provider_app: Any, upstream_log_in: Callable[..., Any], tmp_path: Path, port: int
+    code: str,
+    provider_app: StandIn,
+    upstream_log_in: Callable[..., Any],
+    tmp_path: Path,
+    sock: socket.socket,
 ) -> AsyncIterator[World]:
-    """Run ``code`` (its public URL made ``http://127.0.0.1:PORT``) and serve what it built
-    beside ``provider_app``."""
-    base = f"http://127.0.0.1:{port}"
+    """Run ``code`` (its public URL made the one of ``sock``, bound for it) and serve what it
+    built beside ``provider_app``."""
+    base = url_of(sock)
     key = tmp_path / "proxy-key.pem"
     key.write_bytes(ECKey.generate_key("P-256", private=True).as_pem(private=True))
     namespace: dict[str, Any] = {}
@@ -72,11 +77,10 @@ async def recipe_served(
     asgi = namespace.get("asgi") or create_asgi_app(
         McpServerApp(Weather), StreamableHttpServerOptions(auth_server=proxy)
     )
-    provider_port = int(provider_app.base.rsplit(":", 1)[1])
     try:
         async with (
-            serve_asgi(provider_app.app, port=provider_port),
-            serve_asgi(asgi, port=port, lifespan="on"),
+            serve_asgi(provider_app.app, sock=provider_app.sock),
+            serve_asgi(asgi, sock=sock, lifespan="on"),
         ):
             yield World(None, proxy, base, f"{base}/mcp", Provider(None, None, upstream_log_in))  # type: ignore[arg-type]
     finally:
@@ -84,12 +88,16 @@ async def recipe_served(
         await proxy.upstream.aclose()
 
 
-class StandIn:
-    """A provider on 127.0.0.1: its ASGI app and where it is."""
+def url_of(sock: socket.socket) -> str:
+    return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
-    def __init__(self, app: Any, base: str) -> None:
+
+class StandIn:
+    """A provider on 127.0.0.1: its ASGI app and the socket bound for it."""
+
+    def __init__(self, app: Any, sock: socket.socket) -> None:
         self.app = app
-        self.base = base
+        self.sock = sock
 
 
 async def signed_in_as(w: World, user: Any) -> dict[str, Any]:
@@ -109,10 +117,9 @@ def test_the_section_holds_the_three_recipes() -> None:
 
 
 async def test_the_github_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    provider_base, port = f"http://127.0.0.1:{free_port()}", free_port()
-    fake = FakeGitHub(
-        provider_base, "Iv1.0123456789abcdef", "...", f"http://127.0.0.1:{port}/oauth/callback"
-    )
+    provider, mcp = bound_socket(), bound_socket()
+    provider_base, mcp_base = url_of(provider), url_of(mcp)
+    fake = FakeGitHub(provider_base, "Iv1.0123456789abcdef", "...", f"{mcp_base}/oauth/callback")
     octo = GitHubUser(583231, "octocat", "The Octocat", "octo@github.test")
     fake.users = {"octocat": octo}
     # GitHub itself is the stand-in: the recipe's upstream pointed at it, nothing else.
@@ -121,14 +128,15 @@ async def test_the_github_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         "GitHubUpstream",
         functools.partial(mcpkit.auth.GitHubUpstream, base_url=provider_base),
     )
-    stand_in = StandIn(fake, provider_base)
-    async with recipe_served(recipes()[0], stand_in, fake.log_in, tmp_path, port) as w:
+    stand_in = StandIn(fake, provider)
+    async with recipe_served(recipes()[0], stand_in, fake.log_in, tmp_path, mcp) as w:
         seen = await signed_in_as(w, octo)
     assert seen == {"subject": "583231", "email": "octo@github.test"}
 
 
 async def test_the_google_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    provider_base, port = f"http://127.0.0.1:{free_port()}", free_port()
+    provider, mcp = bound_socket(), bound_socket()
+    provider_base, mcp_base = url_of(provider), url_of(mcp)
     grace = DevUser(
         "grace",
         "cobol",
@@ -137,28 +145,27 @@ async def test_the_google_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         claims={"hd": "example.com", "email_verified": True},
     )
     google = DevAuthServer(provider_base, [grace])
-    google.add_client(
-        "1234-abc.apps.googleusercontent.com", "...", [f"http://127.0.0.1:{port}/oauth/callback"]
-    )
+    google.add_client("1234-abc.apps.googleusercontent.com", "...", [f"{mcp_base}/oauth/callback"])
     monkeypatch.setattr(
         mcpkit.auth,
         "GoogleUpstream",
         functools.partial(mcpkit.auth.GoogleUpstream, issuer=provider_base),
     )
-    stand_in = StandIn(google, provider_base)
-    async with recipe_served(recipes()[1], stand_in, log_in, tmp_path, port) as w:
+    stand_in = StandIn(google, provider)
+    async with recipe_served(recipes()[1], stand_in, log_in, tmp_path, mcp) as w:
         seen = await signed_in_as(w, grace)
     assert seen == {"subject": "1099", "email": "grace@example.com"}
 
 
 async def test_the_openid_connect_recipe(tmp_path: Path) -> None:
-    provider_base, port = f"http://127.0.0.1:{free_port()}", free_port()
+    provider, mcp = bound_socket(), bound_socket()
+    provider_base, mcp_base = url_of(provider), url_of(mcp)
     ada = DevUser("ada", "engine", email="ada@idp.test")
     idp = DevAuthServer(provider_base, [ada])
-    idp.add_client("mcp", "...", [f"http://127.0.0.1:{port}/oauth/callback"])
+    idp.add_client("mcp", "...", [f"{mcp_base}/oauth/callback"])
     code = recipes()[2].replace(
         "https://idp.example.com/.well-known/openid-configuration", idp.discovery_url
     )
-    async with recipe_served(code, StandIn(idp, provider_base), log_in, tmp_path, port) as w:
+    async with recipe_served(code, StandIn(idp, provider), log_in, tmp_path, mcp) as w:
         seen = await signed_in_as(w, ada)
     assert seen == {"subject": "ada", "email": "ada@idp.test"}

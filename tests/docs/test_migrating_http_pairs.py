@@ -1,4 +1,4 @@
-"""docs/migrating.md's HTTP pairs, each tried: both programs serve on a free port (``python
+"""docs/migrating.md's HTTP pairs, each tried: both programs serve on port 0 (``python
 program.py`` with ``PORT`` set, as the page says; or ``uvicorn program:asgi`` for the ASGI
 pair) and one client drives both, the official SDK's ``ClientSession`` over Streamable HTTP
 (``streamable_http_client``), with the token in an ``Authorization`` header where the pair
@@ -35,7 +35,8 @@ from tests.docs._migrating_pairs import (
     tool_shape,
     write_program,
 )
-from tests.http_server import POST_HEADERS, free_port, server_process
+from tests.http_server import POST_HEADERS
+from tests.ports import announced_server
 
 pytestmark = pytest.mark.interop
 
@@ -172,17 +173,14 @@ HTTP_PAIRS = {
 
 @contextmanager
 def serving(program: Path, pair: HttpPair, issuer: Issuer) -> Iterator[Served]:
-    port = free_port()
     if pair.asgi:
-        command = [sys.executable, "-m", "uvicorn", "program:asgi", "--port", str(port)]
+        command = [sys.executable, "-m", "uvicorn", "program:asgi", "--port", "0"]
     else:
         command = [sys.executable, str(program)]
-    env = quiet_env(PORT=str(port), JWKS_URI=issuer.jwks_uri)
-    with (
-        (program.parent / "server.log").open("wb") as log,
-        server_process(command, port, cwd=program.parent, env=env, stdout=log, stderr=log),
-    ):
-        yield Served(f"http://127.0.0.1:{port}/mcp", issuer)
+    env = quiet_env(PORT="0", JWKS_URI=issuer.jwks_uri)
+    # each side names the port it was given: mcpkit's banner, or uvicorn's under the others
+    with announced_server(command, stream="both", cwd=program.parent, env=env) as served:
+        yield Served(f"http://127.0.0.1:{served.port}/mcp", issuer)
 
 
 @pytest.mark.parametrize("name", sorted(HTTP_PAIRS))

@@ -14,6 +14,7 @@ import contextlib
 import gc
 import inspect
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -28,7 +29,8 @@ from fastapi import FastAPI
 import mcpkit.transports.http
 from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool, serve_stdio
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
-from tests.http_server import POST_HEADERS, free_port, server_process
+from tests.http_server import POST_HEADERS, bound_socket
+from tests.ports import Announced, launch, on_a_free_port
 from tests.wire import initialize_request
 
 
@@ -48,9 +50,10 @@ def unfrozen() -> Iterator[None]:
 async def served(asgi: object) -> AsyncIterator[tuple[str, uvicorn.Server]]:
     """``asgi`` served by uvicorn as a host serves it (its defaults: ``--http auto``, the
     lifespan on), on 127.0.0.1."""
-    port = free_port()
+    sock = bound_socket()
+    port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(10):
             while not server.started:
@@ -124,6 +127,7 @@ def test_importing_and_making_the_app_loads_nothing_of_uvicorns_internals():
 
 #: A program of the user's serving an app with a ``frozen`` tool (the collector's freeze count,
 #: read while serving): ``python host.py HOW [PORT]``; ``mcpkit run host.py`` serves ``app``.
+#: Over HTTP it says where it serves once it does (``app.run`` as mcpkit words it).
 HOST_PROGRAM = """
 import asyncio, gc, sys
 from mcpkit import McpServerApp, mcp_tool, serve_stdio
@@ -139,6 +143,10 @@ if __name__ == "__main__":
     how = sys.argv[1]
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     options = StreamableHttpServerOptions(host="127.0.0.1", port=port, stateless=True)
+
+    def started():
+        print(f"host: serving on http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+
     if how == "serve_stdio":
         asyncio.run(serve_stdio(app))
     elif how == "app.run":
@@ -146,10 +154,12 @@ if __name__ == "__main__":
     elif how == "app.run-http":
         app.run("http", host="127.0.0.1", port=port, stateless=True)
     elif how == "serve_http":
-        serve_http(app, options)
+        serve_http(app, options, on_started=started)
     else:
-        run_http_server(app, options)
+        run_http_server(app, options, on_started=started)
 """
+#: The line of HOST_PROGRAM (or of app.run in it) once it serves over HTTP.
+HOST_BANNER = re.compile(r"serving .*on (?P<url>http://\S+)")
 TOOLS_CALL = {
     "jsonrpc": "2.0",
     "id": 2,
@@ -219,12 +229,19 @@ def test_a_program_of_the_users_serving_http_keeps_its_collector_and_uvicorns_pr
     """``run_http_server``, ``serve_http`` and ``app.run("http")`` live in the user's
     program: they leave its collector as it is, and uvicorn serves with the protocol it
     picks (no header watch: large headers reach the app, as under ``uvicorn app:app``)."""
-    port = free_port()
-    command = [sys.executable, str(host_program), how, str(port)]
-    with server_process(command, port, env=environment("1")):
-        url = f"http://127.0.0.1:{port}/mcp"
-        count = frozen_over_http(url)
-        status = answer_to_large_headers(url)
+
+    # serve_http and run_http_server cannot name a port they were given as 0: one chosen
+    # here, another should it be taken meanwhile
+    def start(port: int) -> Announced:
+        command = [sys.executable, str(host_program), how, str(port)]
+        return launch(command, banner=HOST_BANNER, env=environment("1"))
+
+    served = on_a_free_port(start)
+    try:
+        count = frozen_over_http(served.url)
+        status = answer_to_large_headers(served.url)
+    finally:
+        served.stop()
     assert count == 0
     assert status == 200
 

@@ -10,16 +10,16 @@ leave it out with ``-m "not packaging"``.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tarfile
 import textwrap
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.ports import announced_server
 
 pytestmark = [pytest.mark.packaging, pytest.mark.timeout(300)]
 
@@ -208,62 +208,15 @@ def test_stdio(venv: Venv) -> None:
     assert out.strip() == "['add'] 5"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_for_port(port: int, server: subprocess.Popen[str], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(
-                f"mcpkit run -t http exited {server.returncode}: {server.communicate()[1][-4000:]}"
-            )
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"mcpkit run -t http did not listen on port {port} within {timeout} s")
-
-
 def test_streamable_http(venv: Venv) -> None:
     (venv.work / "server.py").write_text(SERVER)
     (venv.work / "client.py").write_text(CLIENT)
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            str(venv.mcpkit),
-            "run",
-            "server.py",
-            "-t",
-            "http",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        cwd=venv.work,
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        _wait_for_port(port, server)
-        out = _run(
-            venv.python, "client.py", "http", f"http://127.0.0.1:{port}/mcp", "", cwd=venv.work
-        ).stdout
+    command = [str(venv.mcpkit), "run", "server.py", "-t", "http", "--host", "127.0.0.1"]
+    with announced_server(
+        [*command, "--port", "0"], cwd=venv.work, env=_env(), stdout=subprocess.DEVNULL
+    ) as served:
+        out = _run(venv.python, "client.py", "http", served.url, "", cwd=venv.work).stdout
         assert out.strip() == "['add'] 5"
-    finally:
-        server.terminate()
-        try:
-            server.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.communicate()
 
 
 def test_extras_name_themselves(venv: Venv) -> None:

@@ -8,13 +8,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
 
 import pytest
 
 from mcpkit.client import McpClient, StdioClientTransportOptions
 from mcpkit.proxy import McpProxy, proxy_servers
 from mcpkit.proxy._environment import backend_environment
-from tests.http_server import free_port, serving
+from tests.http_server import serving
+from tests.ports import refused_port
 from tests.proxy._running import EVERYTHING
 from tests.proxy.test_proxy import text_of
 from tests.proxy.test_proxy_isolation import GATED
@@ -26,13 +28,16 @@ pytestmark = [
 
 
 @pytest.fixture
-def proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the proxy's own process holds: a secret, and settings meant for it alone."""
-    monkeypatch.setenv("MCPKIT_TEST_SECRET", "hunter2")
-    monkeypatch.setenv("MCPKIT_TRANSPORT", "http")
-    monkeypatch.setenv("MCPKIT_PORT", str(free_port()))
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-backends")
-    monkeypatch.setenv("LC_TIME", "C")
+def proxy_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """What the proxy's own process holds: a secret, and settings meant for it alone (a
+    port held for the test, where no backend could serve)."""
+    with refused_port() as port:
+        monkeypatch.setenv("MCPKIT_TEST_SECRET", "hunter2")
+        monkeypatch.setenv("MCPKIT_TRANSPORT", "http")
+        monkeypatch.setenv("MCPKIT_PORT", str(port))
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-backends")
+        monkeypatch.setenv("LC_TIME", "C")
+        yield
 
 
 async def test_a_config_backend_gets_a_minimal_environment_and_its_own_env(

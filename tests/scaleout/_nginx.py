@@ -1,20 +1,20 @@
 """A real nginx (Debian's package; ``./dev test`` installs it) as a plain round-robin reverse
 proxy in front of mcpkit instances: no stickiness, its own configuration, pid, temporary
-and log files in a directory of the test's, on a free loopback port. Tests that need it skip
-when the binary is missing."""
+and log files in a directory of the test's, on a loopback port of its own. Tests that need
+it skip when the binary is missing."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
-from tests.http_server import free_port
+from tests.ports import ADDRESS_IN_USE, PortTaken, on_a_free_port, stop_process
 
 # /usr/sbin is not on every user's PATH.
 NGINX = shutil.which("nginx", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin"]))
@@ -52,6 +52,10 @@ http {{
     }}
     server {{
         listen 127.0.0.1:{port};
+        # Which nginx answers on the port: this one, not a program that took the port first.
+        location = /nginx-ready {{
+            return 200 "{dir}";
+        }}
         location / {{
             proxy_pass http://mcpkit;
             proxy_http_version 1.1;
@@ -88,9 +92,9 @@ class Nginx:
 
     def __init__(self, directory: Path, upstream_ports: list[int]) -> None:
         self.dir = directory
-        self.port = free_port()
+        self.upstream_ports = upstream_ports
+        self.port = 0
         self.config = directory / "nginx.conf"
-        self.config.write_text(nginx_config(directory, self.port, upstream_ports))
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -98,7 +102,14 @@ class Nginx:
         return f"http://127.0.0.1:{self.port}/mcp"
 
     def start(self) -> Nginx:
+        # nginx cannot be told port 0: one chosen, another should it be taken meanwhile
+        self.port = on_a_free_port(self._start_on)
+        return self
+
+    def _start_on(self, port: int) -> int:
         assert NGINX is not None
+        self.config.write_text(nginx_config(self.dir, port, self.upstream_ports))
+        self.log_path.unlink(missing_ok=True)  # a previous attempt's errors are not this one's
         # -e: the log of start-up errors too, before the configuration is read.
         command = [NGINX, "-p", str(self.dir), "-c", str(self.config), "-e", str(self.log_path)]
         self.process = subprocess.Popen(
@@ -106,13 +117,24 @@ class Nginx:
         )
         deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return self
+            if self._answers(port):
+                return port
             if self.process.poll() is not None:
-                raise RuntimeError(f"nginx exited: {self.errors()}")
+                self.process = None
+                errors = self.errors()
+                raise (PortTaken if ADDRESS_IN_USE.search(errors) else RuntimeError)(
+                    f"nginx exited: {errors}"
+                )
             time.sleep(0.05)
+        self.stop()
         raise RuntimeError(f"nginx did not start: {self.errors()}")
+
+    def _answers(self, port: int) -> bool:
+        try:
+            ready = httpx.get(f"http://127.0.0.1:{port}/nginx-ready", timeout=1)
+        except httpx.TransportError:
+            return False
+        return ready.text == str(self.dir)
 
     @property
     def log_path(self) -> Path:
@@ -132,13 +154,6 @@ class Nginx:
         return {int(address.rsplit(":", 1)[1]) for address in answered if address != "-"}
 
     def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(STARTUP)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STARTUP)
+        if self.process is not None:
+            stop_process(self.process, STARTUP)
         self.process = None

@@ -116,14 +116,16 @@ def behind_nginx(app: Path, directory: Path) -> Iterator[Cluster]:
     """A redis-server of its own, two instances of ``app`` sharing it, and nginx in front;
     all ended when the block ends, whatever happened (a test may have killed one)."""
     redis = RedisServer().start()
-    a, b = (Instance(app, redis.url, directory / f"{name}.log") for name in "ab")
-    nginx = Nginx(directory, [a.port, b.port])
+    a, b = Instance(app, redis.url), Instance(app, redis.url)
+    nginx: Nginx | None = None
     try:
         a.start()
         b.start()
+        nginx = Nginx(directory, [a.port, b.port])
         yield Cluster(nginx.start(), a, b)
     finally:
-        nginx.stop()
+        if nginx is not None:
+            nginx.stop()
         a.stop()
         b.stop()
         redis.close()

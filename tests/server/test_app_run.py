@@ -8,14 +8,13 @@ import json
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from mcpkit import McpServerApp
-from tests.http_server import free_port
+from tests.ports import announced_server
 from tests.wire import initialize_request
 
 SERVER = textwrap.dedent(
@@ -70,32 +69,17 @@ def test_run_serves_stdio_until_stdin_closes(server_file: Path):
 
 
 def test_run_serves_http(server_file: Path):
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(server_file), str(port)],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
+    with announced_server([sys.executable, str(server_file), "0"]) as served:
         headers = {"accept": "application/json, text/event-stream"}
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=5)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.1)
+        answer = httpx.post(served.url, json=INITIALIZE, headers=headers, timeout=5)
         headers["mcp-session-id"] = answer.headers["mcp-session-id"]
         httpx.post(
-            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+            served.url,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            headers=headers,
         )
-        result = httpx.post(url, json=CALL, headers=headers, timeout=5).json()["result"]
+        result = httpx.post(served.url, json=CALL, headers=headers, timeout=5).json()["result"]
         assert result["structuredContent"] == {"result": 5}
-    finally:
-        process.terminate()
-        process.wait(15)
 
 
 def test_run_names_where_it_serves_once_it_accepts_connections(server_file: Path):

@@ -125,12 +125,8 @@ PING = {"jsonrpc": "2.0", "id": 99, "method": "ping"}
 
 
 @pytest.fixture(scope="module")
-def cluster(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[list[Instance]]:
-    with three_instances(
-        redis_server.url, tmp_path_factory.mktemp("legacy-instances")
-    ) as instances:
+def cluster(redis_server: RedisServer) -> Iterator[list[Instance]]:
+    with three_instances(redis_server.url) as instances:
         yield instances
 
 

@@ -14,9 +14,7 @@ import contextlib
 import itertools
 import json
 import os
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,8 @@ from mcpkit.stores import (
     RedisHub,
     redis_options,
 )
-from tests.http_server import free_port, serving
+from tests.http_server import serving
+from tests.ports import Announced, launch
 from tests.redis_server import RedisServer, needs_redis
 from tests.wire import SchemaChecker
 
@@ -61,56 +60,33 @@ pytestmark = pytest.mark.timeout(120)
 
 
 class Instance:
-    """One ``mcpkit run`` process."""
+    """One ``mcpkit run`` process, on the port the system gives it."""
 
-    def __init__(self, name: str, redis_url: str, log_dir: Path) -> None:
+    def __init__(self, name: str, redis_url: str) -> None:
         self.name = name
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.url = ""
         self.redis_url = redis_url
-        self.log = log_dir / f"{name}.log"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.served: Announced | None = None
 
     def start(self) -> Instance:
-        command = [
-            sys.executable,
-            "-m",
-            "mcpkit",
-            "run",
-            str(EXAMPLE),
-            "--transport",
-            "http",
-            "--port",
-            str(self.port),
-            "--redis-url",
-            self.redis_url,
-        ]
+        command = [sys.executable, "-m", "mcpkit", "run", str(EXAMPLE), "--transport", "http"]
+        command += ["--port", "0", "--redis-url", self.redis_url]
         env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, env=env)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(self.url, timeout=1).status_code in (400, 405, 406):
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"{self.name} did not start: {self.log.read_text()[-2000:]}")
+        self.served = launch(command, stream="both", cwd=ROOT, env=env)
+        self.url = self.served.url
+        return self
 
     def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
+        if self.served is not None and self.served.process.poll() is None:
+            self.served.process.kill()
+            self.served.stop()
 
 
 @contextlib.contextmanager
-def three_instances(redis_url: str, log_dir: Path) -> Iterator[list[Instance]]:
+def three_instances(redis_url: str) -> Iterator[list[Instance]]:
     """Instances A, B and C sharing one Redis, started in order and all killed when the
     block ends, whatever happened (a test may kill one itself first)."""
-    instances = [Instance(name, redis_url, log_dir) for name in "ABC"]
+    instances = [Instance(name, redis_url) for name in "ABC"]
     try:
         for instance in instances:
             instance.start()
@@ -122,10 +98,10 @@ def three_instances(redis_url: str, log_dir: Path) -> Iterator[list[Instance]]:
 
 @pytest.fixture(scope="module")
 def cluster(
-    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+    redis_server: RedisServer,
 ) -> Iterator[dict[str, Instance]]:
     """The module's three instances, by name, for tests that leave them running."""
-    with three_instances(redis_server.url, tmp_path_factory.mktemp("instances")) as instances:
+    with three_instances(redis_server.url) as instances:
         yield {instance.name: instance for instance in instances}
 
 
@@ -367,10 +343,8 @@ async def test_a_get_stream_on_a_hears_what_c_and_b_trigger_once(cluster):
 
 
 @needs_redis
-async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(
-    redis_server, tmp_path
-):
-    with three_instances(redis_server.url, tmp_path) as (a, b, c):
+async def test_client_resumes_on_b_after_a_dies_mid_stream_with_nothing_lost(redis_server):
+    with three_instances(redis_server.url) as (a, b, c):
         async with http_client() as http:
             client = await session_on(http, [a, b, c], at=c)
             listener = await Listener(client, a).opened()
@@ -599,8 +573,8 @@ async def test_a_modern_listen_stream_on_a_hears_a_change_made_on_c(cluster):
 
 
 @needs_redis
-async def test_redis_outage_is_a_clear_503_and_the_session_works_after(redis_server, tmp_path):
-    with three_instances(redis_server.url, tmp_path) as (a, b, c):
+async def test_redis_outage_is_a_clear_503_and_the_session_works_after(redis_server):
+    with three_instances(redis_server.url) as (a, b, c):
         async with http_client() as http:
             client = await session_on(http, [a, b, c], at=a)
             await client.call("calculate", {"a": 1, "b": 2}, at=a)
@@ -660,7 +634,7 @@ async def two_instances(**shared: Any) -> AsyncIterator[list[Instance]]:
             if bus_factory is not None:
                 options["message_bus"] = bus_factory()
             url, _ = await stack.enter_async_context(serving(app, **options))
-            instance = Instance(name, "", Path("."))
+            instance = Instance(name, "")
             instance.url = url
             instances.append(instance)
         yield instances
@@ -755,7 +729,7 @@ async def test_sqlite_stores_resume_a_session_after_a_restart(tmp_path):
     async with http_client() as http:
         first = stores()
         async with serving(load_app(str(EXAMPLE)), **first) as (url, _):
-            instance = Instance("before", "", tmp_path)
+            instance = Instance("before", "")
             instance.url = url
             client = await session_on(http, [instance])
             listener = await Listener(client, instance).opened()

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from mcpkit.transports.http import StreamableHttpServerOptions
-from tests.http_server import free_port, server_process
+from tests.ports import Announced, announced_server
 
 SERVER = """
     from mcpkit import McpServerApp, mcp_tool
@@ -47,29 +47,26 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module", params=list(STARTS))
-def started(request: pytest.FixtureRequest, folder: Path) -> Iterator[tuple[int, bool, Path]]:
+def started(request: pytest.FixtureRequest, folder: Path) -> Iterator[tuple[int, bool, Announced]]:
     arguments, bounded = STARTS[request.param]
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
     if bounded:
-        command = [sys.executable, *arguments, "--port", str(port), "--stateless"]
+        command = [sys.executable, *arguments, "--port", "0", "--stateless"]
         env["PYTHONPATH"] = str(Path(__file__).parents[2])
         cwd = folder
     else:
-        command = [sys.executable, *arguments, "--app-dir", str(folder), "--port", str(port)]
+        command = [sys.executable, *arguments, "--app-dir", str(folder), "--port", "0"]
         command += ["--log-level", "info", "--no-access-log"]
         cwd = Path(__file__).parents[2]
-    log = folder / f"{port}.log"
-    with log.open("wb") as out:
-        with server_process(command, port, cwd=cwd, env=env, stderr=out):
-            yield port, bounded, log
+    with announced_server(command, cwd=cwd, env=env) as served:
+        yield served.port, bounded, served
 
 
 def test_the_app_starts_on_the_protocol_uvicorn_was_given(started):
-    _, bounded, log = started
-    said = log.read_bytes()
-    assert (b"mcpkit: serving" if bounded else b"Application startup complete") in said
-    assert b"WARNING" not in said  # nothing taken over, nothing to warn of
+    _, bounded, served = started
+    said = served.output()
+    assert ("mcpkit: serving" if bounded else "Application startup complete") in said
+    assert "WARNING" not in said  # nothing taken over, nothing to warn of
 
 
 def test_a_call_is_answered(started):

@@ -24,7 +24,8 @@ import pytest
 import uvicorn
 
 from mcpkit.transports.http import StreamableHttpServerOptions
-from tests.http_server import POST_HEADERS, free_port, server_process
+from tests.http_server import POST_HEADERS
+from tests.ports import announced_server
 from tests.wire import initialize_request
 
 ROOT = Path(__file__).parents[2]
@@ -94,31 +95,28 @@ def too_large_headers(port: int) -> bytes:
 @pytest.mark.parametrize("start", list(STARTS))
 def test_the_lowest_allowed_uvicorn_answers_initialize(start, floor_path, folder):
     floor, path = floor_path
-    port = free_port()
-    command = [sys.executable, *STARTS[start], "--port", str(port)]
+    command = [sys.executable, *STARTS[start], "--port", "0"]
     if start.startswith("uvicorn"):
         command += ["--app-dir", str(folder), "--log-level", "info"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (path, str(ROOT)) if p)}
     env.pop("MCPKIT_TRANSPORT", None)
-    log = folder / f"{port}.log"
-    with log.open("wb") as out:
-        with server_process(command, port, cwd=folder, env=env, stderr=out):
-            version = subprocess.run(
-                [sys.executable, "-c", "import uvicorn; print(uvicorn.__version__)"],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-            assert version.split(".")[:2] == floor.split(".")[:2]
-            answer = httpx.post(
-                f"http://127.0.0.1:{port}/mcp",
-                json=initialize_request(),
-                headers=POST_HEADERS,
-                timeout=10,
-            )
-            if start.startswith("mcpkit"):
-                assert too_large_headers(port).startswith(b"HTTP/1.1 431 ")
+    with announced_server(command, cwd=folder, env=env) as served:
+        version = subprocess.run(
+            [sys.executable, "-c", "import uvicorn; print(uvicorn.__version__)"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        assert version.split(".")[:2] == floor.split(".")[:2]
+        answer = httpx.post(
+            f"http://127.0.0.1:{served.port}/mcp",
+            json=initialize_request(),
+            headers=POST_HEADERS,
+            timeout=10,
+        )
+        if start.startswith("mcpkit"):
+            assert too_large_headers(served.port).startswith(b"HTTP/1.1 431 ")
     assert answer.status_code == 200, answer.text
     assert answer.json()["result"]["serverInfo"]["name"]
-    assert b"WARNING" not in log.read_bytes()
+    assert "WARNING" not in served.output()

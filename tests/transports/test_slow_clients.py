@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import sys
 import textwrap
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.http_server import free_port, server_process
+from tests.ports import announced_server
 from tests.wire import initialize_request
 
 SERVER = """
@@ -40,13 +39,11 @@ ACCEPT = {"accept": "application/json, text/event-stream"}
 def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     script = tmp_path_factory.mktemp("slow") / "server.py"
     script.write_text(textwrap.dedent(SERVER))
-    port = free_port()
-    command = [sys.executable, "-m", "mcpkit", "run", str(script), "-t", "http"]
-    command += ["--port", str(port)]
+    command = [sys.executable, "-m", "mcpkit", "run", str(script), "-t", "http", "--port", "0"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
     env.update(BOUNDS, PYTHONPATH=str(Path(__file__).parents[2]))
-    with server_process(command, port, env=env, stderr=subprocess.DEVNULL):
-        yield port
+    with announced_server(command, env=env) as served:
+        yield served.port
 
 
 async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bytes:

@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +27,8 @@ from mcpkit.transports.http import StreamableHttpServerOptions, create_asgi_app
 from mcpkit.transports.http._streamable.calls import PostCall
 from mcpkit.transports.http._streamable.replies import REQUEST_CANCELLED
 from mcpkit.transports.http._streamable.streams import SseResponse
-from tests.http_server import free_port, serving
+from tests.http_server import serving
+from tests.ports import launch
 from tests.transports._tools import CancellableTools
 from tests.waiting import wait_until
 from tests.wire import SchemaChecker, initialize_request
@@ -336,33 +336,15 @@ async def test_sigint_ends_open_streams_and_the_server_exits():
     """``mcpkit run --transport http``, interrupted while a GET stream and a legacy SSE
     stream are open: both end properly and the process exits (uvicorn waits for open
     responses before its lifespan shutdown, so the streams must end first)."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcpkit",
-            "run",
-            str(ROOT / "examples" / "everything.py"),
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+    command = [sys.executable, "-m", "mcpkit", "run", str(ROOT / "examples" / "everything.py")]
+    served = await asyncio.to_thread(
+        launch, [*command, "--transport", "http", "--port", "0"], stream="both"
     )
-    url = f"http://127.0.0.1:{port}/mcp"
+    process, url = served.process, served.url
     try:
         async with httpx.AsyncClient(timeout=10) as http:
             client = Client(http, url)
-            async with asyncio.timeout(30):
-                while True:
-                    try:
-                        await client.initialize()
-                        break
-                    except httpx.TransportError:
-                        await asyncio.sleep(0.1)
+            await client.initialize()
             get = get_stream(http, client)
             await get.first_event()
             legacy = StreamReader(
@@ -379,10 +361,8 @@ async def test_sigint_ends_open_streams_and_the_server_exits():
     finally:
         if process.poll() is None:
             process.kill()
-            process.wait()
-        output = process.stdout.read().decode() if process.stdout else ""
-        if process.stdout is not None:
-            process.stdout.close()
+        await asyncio.to_thread(served.stop)
+    output = served.output()
     assert "ASGI callable returned without completing response" not in output, output
     assert "Traceback" not in output, output
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from mcpkit.protocol._sse import SseDecoder
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._server.serve import run_http_server
 from mcpkit.transports.http._server.workers import WorkersNeedSharedStateError
-from tests.http_server import free_port
+from tests.ports import Announced, launch, on_a_free_port, refused_port
 from tests.redis_server import needs_redis
 from tests.waiting import wait_until
 from tests.wire import SchemaChecker, initialize_request
@@ -40,6 +41,8 @@ MODERN = "2026-07-28"
 #: Calls made, one connection each, before giving up on seeing every worker answer.
 MAX_CALLS = 60
 STARTUP = 30.0
+#: The line serve_pids.py prints once its workers accept connections.
+SCRIPT_BANNER = re.compile(r"^serving on (?P<url>http://\S+)")
 
 APP = textwrap.dedent(
     '''
@@ -102,7 +105,7 @@ SCRIPT = textwrap.dedent(
 
 
     def announce() -> None:
-        print("serving", flush=True)
+        print(f"serving on http://127.0.0.1:{sys.argv[1]}/mcp", flush=True)
 
 
     if __name__ == "__main__":
@@ -132,7 +135,7 @@ def environment(**extra: str) -> dict[str, str]:
 class Served:
     """A ``mcpkit run`` (or script) process and the URL its banner names."""
 
-    def __init__(self, process: subprocess.Popen[str], url: str) -> None:
+    def __init__(self, process: subprocess.Popen[Any], url: str) -> None:
         self.process = process
         self.url = url
 
@@ -363,27 +366,28 @@ def test_a_taken_port_fails_and_workers_outlive_no_killed_supervisor(app_file):
 
 
 async def test_run_http_server_with_workers_serves_a_module_level_app(app_file):
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(app_file.parent / "serve_pids.py"), str(port)],
-        cwd=app_file.parent,
-        env=environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # run_http_server(workers=2) binds the port it is given and names none: a port chosen
+    # here, another one should it be taken meanwhile
+    def start(port: int) -> Announced:
+        return launch(
+            [sys.executable, str(app_file.parent / "serve_pids.py"), str(port)],
+            banner=SCRIPT_BANNER,
+            stream="both",
+            cwd=app_file.parent,
+            env=environment(),
+        )
+
+    started = await asyncio.to_thread(on_a_free_port, start)
     try:
-        line = process.stdout.readline()  # type: ignore[union-attr]
-        assert line.strip() == "serving", process.stderr.read()  # type: ignore[union-attr]
-        served = Served(process, f"http://127.0.0.1:{port}/mcp")
+        served = Served(started.process, started.url)
         workers = served.children()
         assert len(workers) == 2
         async with fresh_connections() as http:
             assert set(await pids_until(http, served.url, workers)) == workers
-        process.send_signal(signal.SIGINT)  # Ctrl-C: one signal, passed on once
-        assert process.wait(20) == 0
+        started.process.send_signal(signal.SIGINT)  # Ctrl-C: one signal, passed on once
+        assert started.process.wait(20) == 0
     finally:
-        stop(process)
+        started.stop()
 
 
 # --- handshake-era sessions across workers: Redis --------------------------------------------
@@ -518,9 +522,8 @@ async def test_a_session_made_on_one_worker_is_served_by_the_other(app_file, red
 def test_workers_with_sessions_and_no_store_are_refused_before_serving(
     app_file, args, variables, lost
 ):
-    port = free_port()
     command = [sys.executable, "-m", "mcpkit", "run", str(app_file), "-t", "http"]
-    command += ["--port", str(port), "--workers", "2", *args]
+    command += ["--port", "0", "--workers", "2", *args]
     done = subprocess.run(
         command,
         cwd=app_file.parent,
@@ -563,19 +566,16 @@ def test_workers_on_stdio_are_a_usage_error(app_file):
 
 def test_run_http_server_refuses_sessions_across_workers_before_binding():
     app = McpServerApp(name="refused")
-    port = free_port()
-    with pytest.raises(WorkersNeedSharedStateError) as refused:
-        run_http_server(app, StreamableHttpServerOptions(port=port), workers=2)
-    assert refused.value.lost == ("Streamable HTTP sessions", "legacy SSE sessions")
-    assert "redis_options" in str(refused.value)
-    assert "stateless=True" in str(refused.value)
-    stateless = StreamableHttpServerOptions(port=port, stateless=True)
-    with pytest.raises(ValueError, match="legacy SSE sessions live in one worker"):
-        run_http_server(app, stateless, workers=2)
-    import socket
-
-    with socket.socket() as sock:  # nothing was bound
-        sock.bind(("127.0.0.1", port))
+    # the port held: binding it would raise OSError, not the refusal
+    with refused_port() as port:
+        with pytest.raises(WorkersNeedSharedStateError) as refused:
+            run_http_server(app, StreamableHttpServerOptions(port=port), workers=2)
+        assert refused.value.lost == ("Streamable HTTP sessions", "legacy SSE sessions")
+        assert "redis_options" in str(refused.value)
+        assert "stateless=True" in str(refused.value)
+        stateless = StreamableHttpServerOptions(port=port, stateless=True)
+        with pytest.raises(ValueError, match="legacy SSE sessions live in one worker"):
+            run_http_server(app, stateless, workers=2)
 
 
 def test_run_http_server_wants_a_module_level_app_and_no_store_objects():
@@ -583,12 +583,12 @@ def test_run_http_server_wants_a_module_level_app_and_no_store_objects():
 
     options = StreamableHttpServerOptions(stateless=True, enable_legacy_sse=False)
     with pytest.raises(TypeError, match="define it at module level"):
-        run_http_server(McpServerApp(name="nowhere"), options, port=free_port(), workers=2)
+        run_http_server(McpServerApp(name="nowhere"), options, port=0, workers=2)
     with_store = StreamableHttpServerOptions(
         stateless=True, enable_legacy_sse=False, event_store=InMemoryEventStore()
     )
     with pytest.raises(TypeError, match="serve_workers"):
-        run_http_server(McpServerApp(name="nowhere"), with_store, port=free_port(), workers=2)
+        run_http_server(McpServerApp(name="nowhere"), with_store, port=0, workers=2)
 
 
 async def test_a_loader_warning_is_given_once_not_once_per_worker(app_file):

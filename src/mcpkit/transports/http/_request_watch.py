@@ -50,8 +50,8 @@ class WatchedCall(Protocol):
 #: Seconds a call runs before we start watching for its client to disconnect; also the
 #: time between sweeps (a body's deadline is kept to within it).
 DISCONNECT_WATCH_DELAY = 0.05
-#: Sweeps without any request in progress before the sweeper ends (the next request starts
-#: it again): five seconds. Under load requests come and go faster than a sweep, and a
+#: Sweeps without any request in progress, or come since the sweep before, before the
+#: sweeper ends (the next request starts it again): five seconds. Under load requests come and go faster than a sweep, and a
 #: sweeper started (and ended) per request would cost more than the request's HTTP handling.
 SWEEPER_LINGER = 100
 
@@ -132,7 +132,7 @@ class RequestWatch:
 class _LoopRequests:
     """One loop's requests of a ``RequestWatch``, and its sweeper while there are any."""
 
-    __slots__ = ("_opening", "_requests", "_sweeper", "_watchers", "watch")
+    __slots__ = ("_arrived", "_opening", "_requests", "_sweeper", "_watchers", "watch")
 
     def __init__(self, watch: RequestWatch) -> None:
         self.watch = watch
@@ -142,12 +142,16 @@ class _LoopRequests:
         # The early openings under way (a task must be referenced while it runs).
         self._opening: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        #: Whether a request came since the last sweep: quick ones, begun and done between
+        #: two sweeps, keep the sweeper too.
+        self._arrived = False
 
     def add(self, request: WatchedRequest) -> None:
         limit = self.watch.max_requests
         if len(self._requests) >= limit:
             raise RequestsFull(f"Server busy: {limit} requests in progress; try again later")
         self._requests.add(request)
+        self._arrived = True
         if self._sweeper is None:
             self._sweeper = request.task.get_loop().create_task(self._sweep())
 
@@ -168,8 +172,9 @@ class _LoopRequests:
         try:
             while idle < SWEEPER_LINGER:
                 await asyncio.sleep(DISCONNECT_WATCH_DELAY)
+                arrived, self._arrived = self._arrived, False
                 if not self._requests:
-                    idle += 1
+                    idle = 0 if arrived else idle + 1
                     continue
                 idle = 0
                 self._sweep_once(loop)
