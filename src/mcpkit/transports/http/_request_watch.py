@@ -51,8 +51,9 @@ class WatchedCall(Protocol):
 #: time between sweeps (a body's deadline is kept to within it).
 DISCONNECT_WATCH_DELAY = 0.05
 #: Sweeps without any request in progress, or come since the sweep before, before the
-#: sweeper ends (the next request starts it again): five seconds. Under load requests come and go faster than a sweep, and a
-#: sweeper started (and ended) per request would cost more than the request's HTTP handling.
+#: sweeper ends (the next request starts it again): five seconds. Under load requests come
+#: and go faster than a sweep, and a sweeper started (and ended) per request would cost more
+#: than the request's HTTP handling.
 SWEEPER_LINGER = 100
 
 
