@@ -14,6 +14,7 @@ import uvicorn
 
 from mcpkit import McpClient, McpServerApp
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
+from mcpkit.transports.http._server.process import bind_http_socket
 from tests.wire import initialize_request
 
 #: What a Streamable HTTP client sends with every POST.
@@ -24,10 +25,9 @@ Asgi = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 
 def bound_socket() -> socket.socket:
     """A listening-ready socket on a port of the system's choosing on 127.0.0.1: its port
-    is known before the server starts, and no other program can take it meanwhile."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    is known before the server starts, and no other program can take it meanwhile. Made as
+    mcpkit's servers make theirs: its connections get ``TCP_NODELAY`` from asyncio."""
+    sock: socket.socket = bind_http_socket("127.0.0.1", 0)
     return sock
 
 

@@ -208,7 +208,7 @@ def bind_worker_sockets(host: str, port: int, count: int) -> list[socket.socket]
     on Linux ``count`` sockets sharing the port (``SO_REUSEPORT``), else one. ``OSError`` when
     the port is taken, by any process (a plain bind is tried first: a socket with
     ``SO_REUSEPORT`` alone would join another server's group of the same user)."""
-    from mcpkit.transports.http._server.process import bind_http_socket
+    from mcpkit.transports.http._server.process import bind_http_socket, tcp_socket
 
     probe = bind_http_socket(host, port)
     if count == 1 or not (sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")):
@@ -219,7 +219,7 @@ def bind_worker_sockets(host: str, port: int, count: int) -> list[socket.socket]
     sockets: list[socket.socket] = []
     try:
         for _ in range(count):
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock = tcp_socket(family)
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
