@@ -320,9 +320,9 @@ class McpAsgiApp:
 
     async def startup(self) -> None:
         """Start the app: its lifespans' start-up halves. What the ASGI ``lifespan.startup``
-        event does; nothing of the process is changed (``run_http_server``, which runs the
-        process, freezes the collector after it when its options ask). ``abandon_startup()`` stops it at
-        once (``StartupAbandoned``)."""
+        event does; nothing of the process is changed (its collector, signal handlers and
+        uvicorn's protocol stay the host's). ``abandon_startup()`` stops it at once
+        (``StartupAbandoned``)."""
         await start_unless_stopped(self.engine, self._startup_abandoned)
         if self.guard.unchecked_host_warning is not None:
             logger.warning(self.guard.unchecked_host_warning)
