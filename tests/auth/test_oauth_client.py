@@ -231,12 +231,15 @@ async def test_client_credentials_with_a_secret_and_with_private_key_jwt():
 
 
 async def test_expired_token_is_refreshed():
-    async with asyncio.timeout(30), world(AuthServerConfig(token_lifetime=1), leeway=0) as w:
+    # exp is a whole second (iat + lifetime, rounded down): with a lifetime of 2 the first
+    # token is gone after 2.3 s, and the refreshed one lives a second at least, so the
+    # retry it is sent with never meets its end (a lifetime of 1 could leave it 1 ms).
+    async with asyncio.timeout(30), world(AuthServerConfig(token_lifetime=2), leeway=0) as w:
         provider = w.provider()
         async with w.client(provider) as client:
             await client.list_tools()
             first = provider.token
-            await asyncio.sleep(1.3)
+            await asyncio.sleep(2.3)
             await client.list_tools()  # 401 invalid_token → refresh → retried
             assert provider.token is not first
         grants = [r["form"]["grant_type"] for r in w.auth.token_requests]
