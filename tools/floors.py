@@ -11,12 +11,19 @@ websockets, redis, pydantic). Run it as ``./dev floors`` (it starts redis-server
   client, auth, stores, cli and the top-level tests.
 * newest: ``.venv-floors/newest`` gets the newest of each (nothing there pins them: the
   ``mcp`` dev pin of ``.venv`` may hold some back), is checked to be at the newest the index
-  has, and runs tests/transports.
+  has, and runs the same core of the suite.
+* between: ``.venv-floors/python3.N`` for each Python between those two, with the newest of
+  each, runs that core too.
+
+Python is a floor as well: the lowest end runs on the Python ``requires-python`` names, the
+newest on the newest one the classifiers name, and every classifier version in between gets
+its own run (``between``). Each interpreter is ``python3.N`` on PATH, else pyenv's; a version
+the classifiers name that this machine lacks fails the job (install it: ``pyenv install 3.N``).
 
 Tests needing packages these venvs do not have (the official mcp SDK, FastAPI, OpenTelemetry,
 the conformance suite) are deselected by the rule in tools/floors_plugin.py, and listed.
 
-    python3 tools/floors.py [lowest|newest|all] [-- PYTEST ARGS]
+    python3 tools/floors.py [lowest|newest|between|all] [-- PYTEST ARGS]
 
 Extra pytest arguments replace the test paths (``-- tests/auth -k dpop``, say). FLOORS_WORKERS
 sets pytest-xdist's workers (default 2; 0 runs in one process).
@@ -28,6 +35,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -51,7 +59,7 @@ TEST_TOOLS = (
     "starlette",
     "python-multipart",
 )
-LOWEST_TESTS = [
+CORE_TESTS = [
     "tests/protocol",
     "tests/server",
     "tests/transports",
@@ -60,7 +68,6 @@ LOWEST_TESTS = [
     "tests/stores",
     "tests/cli",
 ]
-NEWEST_TESTS = ["tests/transports"]
 DESELECT = "not interop and not packaging"
 
 
@@ -90,6 +97,55 @@ def floors() -> dict[str, str]:
             raise SystemExit(f"floors: {requirement!r} has no plain >= floor to test")
         found[canonical(match.group(1))] = match.group(2)
     return found
+
+
+def pythons() -> list[str]:
+    """The Pythons pyproject allows, oldest first: its ``Programming Language :: Python :: 3.N``
+    classifiers, the first of which must be the floor of ``requires-python``."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    named = [
+        c.rsplit("::", 1)[1].strip()
+        for c in project["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    ]
+    named.sort(key=release)
+    floor = re.fullmatch(r">=\s*(3\.\d+)", project["requires-python"].strip())
+    if floor is None or not named or named[0] != floor.group(1):
+        raise SystemExit(
+            f"floors: requires-python {project['requires-python']!r} is not >= the oldest "
+            f"Python classifier ({named[:1]})"
+        )
+    return named
+
+
+def _version_of(python: str) -> str | None:
+    done = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def find_python(version: str) -> str:
+    """An interpreter of Python ``version`` (``3.N``): ``python3.N`` on PATH when it runs (a
+    pyenv shim of an inactive version does not), else pyenv's newest ``3.N.x``."""
+    on_path = shutil.which(f"python{version}")
+    if on_path is not None and _version_of(on_path) == version:
+        return on_path
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    builds = sorted(
+        pyenv_root.glob(f"versions/{version}.*/bin/python{version}"),
+        key=lambda p: release(p.parts[-3]),
+        reverse=True,
+    )
+    for build in builds:
+        if _version_of(str(build)) == version:
+            return str(build)
+    raise SystemExit(
+        f"floors: no Python {version} on this machine, which pyproject's classifiers name: "
+        f"install one (pyenv install {version}) and run again"
+    )
 
 
 def pins() -> dict[str, str]:
@@ -130,19 +186,21 @@ def pip_install(python: Path, args: list[str], log: Path) -> None:
         raise SystemExit(f"floors: pip install failed (log: {log})")
 
 
-def make_venv(name: str, install: list[str], *, refresh: bool) -> Path:
-    """``.venv-floors/NAME`` with ``install``; kept while its inputs are unchanged, unless
-    ``refresh`` (the newest end asks the index again every time)."""
+def make_venv(name: str, version: str, install: list[str], *, refresh: bool) -> Path:
+    """``.venv-floors/NAME`` on Python ``version`` with ``install``; kept while its inputs are
+    unchanged, unless ``refresh`` (the newest end asks the index again every time)."""
     venv = VENVS / name
     python = venv / "bin" / "python"
     digest = hashlib.sha1(
         (ROOT / "pyproject.toml").read_bytes() + CONSTRAINTS.read_bytes() + repr(install).encode()
     ).hexdigest()[:12]
     stamp = venv / f".installed-{digest}"
+    if python.exists() and _version_of(str(python)) != version:
+        shutil.rmtree(venv)  # made on another Python
     if stamp.exists() and not refresh:
         return python
     if not python.exists():
-        run([sys.executable, "-m", "venv", str(venv)], check=True)
+        run([find_python(version), "-m", "venv", str(venv)], check=True)
     for old in venv.glob(".installed-*"):
         old.unlink()
     log = venv / "pip.log"
@@ -189,8 +247,14 @@ def pytest(
     return run(cmd, env=env).returncode
 
 
-def show(title: str, versions: dict[str, str], names: list[str]) -> None:
-    print(f"floors: {title}: " + ", ".join(f"{n} {versions.get(n, '-')}" for n in names))
+def show(title: str, python: Path, versions: dict[str, str], names: list[str]) -> None:
+    shown = ", ".join(f"{n} {versions.get(n, '-')}" for n in names)
+    print(f"floors: {title}: Python {_version_of(str(python))}: {shown}", flush=True)
+
+
+def core_tests() -> list[str]:
+    top_level = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
+    return CORE_TESTS + top_level
 
 
 def lowest(extra: list[str]) -> int:
@@ -198,6 +262,7 @@ def lowest(extra: list[str]) -> int:
     names = sorted(floors())
     python = make_venv(
         "lowest",
+        pythons()[0],
         ["-c", str(CONSTRAINTS), "-e", f".[{','.join(EXTRAS)}]", *TEST_TOOLS],
         refresh=False,
     )
@@ -205,34 +270,44 @@ def lowest(extra: list[str]) -> int:
     wrong = [n for n in names if release(versions.get(n, "")) != release(floors()[n])]
     if wrong:
         raise SystemExit(f"floors: the lowest venv does not hold the floors of {wrong}")
-    show("lowest", versions, [*names, "click"])
-    top_level = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
+    show("lowest", python, versions, [*names, "click"])
     # uvicorn's own answers differ between its releases: checked at the newest only
-    return pytest(
-        python, LOWEST_TESTS + top_level, extra, deselect=f"{DESELECT} and not uvicorn_answers"
-    )
+    return pytest(python, core_tests(), extra, deselect=f"{DESELECT} and not uvicorn_answers")
 
 
-def newest(extra: list[str]) -> int:
+def at_newest(name: str, version: str, extra: list[str]) -> int:
+    """The core of the suite on Python ``version`` with the newest of every dependency."""
     names = sorted(floors())
     python = make_venv(
-        "newest",
+        name,
+        version,
         ["--upgrade", "--upgrade-strategy", "eager", "-e", f".[{','.join(EXTRAS)}]", *TEST_TOOLS],
         refresh=True,
     )
     versions = installed(python)
-    show("newest", versions, names)
+    show(name, python, versions, names)
     behind = outdated(python, names)
     if behind:
-        raise SystemExit(f"floors: the newest venv is behind the index: {behind}")
+        raise SystemExit(f"floors: the {name} venv is behind the index: {behind}")
     main = ROOT / ".venv" / "bin" / "python"
-    if main.exists():
+    if name == "newest" and main.exists():
         main_versions = installed(main)
         held = {n: main_versions.get(n) for n in names if main_versions.get(n) != versions.get(n)}
         if held:
             print(f"floors: .venv (./dev test) does not run the newest of {held}", flush=True)
-    # One process: its load tests (500 streams dropped at once) are timed for one core.
-    return pytest(python, NEWEST_TESTS, extra, workers="0")
+    return pytest(python, core_tests(), extra)
+
+
+def newest(extra: list[str]) -> int:
+    return at_newest("newest", pythons()[-1], extra)
+
+
+def between(extra: list[str]) -> int:
+    """Each Python the classifiers name between the lowest and the newest."""
+    worst = 0
+    for version in pythons()[1:-1]:
+        worst = max(worst, at_newest(f"python{version}", version, extra))
+    return worst
 
 
 def main(argv: list[str]) -> int:
@@ -241,15 +316,12 @@ def main(argv: list[str]) -> int:
         at = argv.index("--")
         argv, extra = argv[:at], argv[at + 1 :]
     which = argv[0] if argv else "all"
-    if which not in ("lowest", "newest", "all"):
+    jobs = {"lowest": lowest, "newest": newest, "between": between}
+    if which not in (*jobs, "all"):
         print(__doc__)
         return 2
     started = time.monotonic()
-    codes = {}
-    if which in ("lowest", "all"):
-        codes["lowest"] = lowest(extra)
-    if which in ("newest", "all"):
-        codes["newest"] = newest(extra)
+    codes = {name: job(extra) for name, job in jobs.items() if which in (name, "all")}
     took = time.monotonic() - started
     print(f"floors: {codes} in {took:.0f} s", flush=True)
     return 0 if all(code == 0 for code in codes.values()) else 1
