@@ -355,15 +355,8 @@ class LegacySseHandler:
         if session.identity != session_owner(CURRENT_AUTH.get()):
             await self._session_expired(send, session_id)  # another identity's: as unknown
             return
-        try:  # BodyTimeout: answered 408 by McpAsgiApp
-            body = await self.requests.read_body(
-                receive, self.options.max_body_bytes, self.options.body_read_timeout
-            )
-        except BodyTooLarge:
-            await self._body_too_large(send)
-            return
-        except RequestsFull as exc:
-            await self._unavailable(send, str(exc))
+        body = await self._read_body(receive, send)
+        if body is None:
             return
         # Parse errors, responses and notifications are all handled (or answered on the
         # stream) by the connection; requests run as tasks of their own, as the POST's
@@ -376,15 +369,8 @@ class LegacySseHandler:
     ) -> None:
         """A POST for a session whose stream another instance holds: forwarded there."""
         assert self.forwarding is not None
-        try:
-            body = await self.requests.read_body(
-                receive, self.options.max_body_bytes, self.options.body_read_timeout
-            )
-        except BodyTooLarge:
-            await self._body_too_large(send)
-            return
-        except RequestsFull as exc:
-            await self._unavailable(send, str(exc))
+        body = await self._read_body(receive, send)
+        if body is None:
             return
         try:
             taken = await self.forwarding.forward(
@@ -439,13 +425,24 @@ class LegacySseHandler:
             send, 404, ErrorCode.SESSION_EXPIRED, "Session expired", {"sessionId": session_id}
         )
 
-    async def _body_too_large(self, send: Send) -> None:
-        await self._fail(
-            send,
-            413,
-            ErrorCode.INVALID_REQUEST,
-            f"Body exceeds {self.options.max_body_bytes} bytes",
-        )
+    async def _read_body(self, receive: Receive, send: Send) -> bytes | None:
+        """A POST's body, read under this endpoint's bounds; None when it was refused and
+        answered instead (413 too large, 503 too many requests at once). ``BodyTimeout``
+        goes on: ``McpAsgiApp`` answers it 408."""
+        try:
+            return await self.requests.read_body(
+                receive, self.options.max_body_bytes, self.options.body_read_timeout
+            )
+        except BodyTooLarge:
+            await self._fail(
+                send,
+                413,
+                ErrorCode.INVALID_REQUEST,
+                f"Body exceeds {self.options.max_body_bytes} bytes",
+            )
+        except RequestsFull as exc:
+            await self._unavailable(send, str(exc))
+        return None
 
     @staticmethod
     async def _unavailable(send: Send, message: str) -> None:
