@@ -247,9 +247,9 @@ def pytest(
     return run(cmd, env=env).returncode
 
 
-def show(title: str, python: Path, versions: dict[str, str], names: list[str]) -> None:
+def show(title: str, version: str, versions: dict[str, str], names: list[str]) -> None:
     shown = ", ".join(f"{n} {versions.get(n, '-')}" for n in names)
-    print(f"floors: {title}: Python {_version_of(str(python))}: {shown}", flush=True)
+    print(f"floors: {title}: Python {version}: {shown}", flush=True)
 
 
 def core_tests() -> list[str]:
@@ -260,9 +260,10 @@ def core_tests() -> list[str]:
 def lowest(extra: list[str]) -> int:
     check_pins()
     names = sorted(floors())
+    version = pythons()[0]
     python = make_venv(
         "lowest",
-        pythons()[0],
+        version,
         ["-c", str(CONSTRAINTS), "-e", f".[{','.join(EXTRAS)}]", *TEST_TOOLS],
         refresh=False,
     )
@@ -270,7 +271,7 @@ def lowest(extra: list[str]) -> int:
     wrong = [n for n in names if release(versions.get(n, "")) != release(floors()[n])]
     if wrong:
         raise SystemExit(f"floors: the lowest venv does not hold the floors of {wrong}")
-    show("lowest", python, versions, [*names, "click"])
+    show("lowest", version, versions, [*names, "click"])
     # uvicorn's own answers differ between its releases: checked at the newest only
     return pytest(python, core_tests(), extra, deselect=f"{DESELECT} and not uvicorn_answers")
 
@@ -285,7 +286,7 @@ def at_newest(name: str, version: str, extra: list[str]) -> int:
         refresh=True,
     )
     versions = installed(python)
-    show(name, python, versions, names)
+    show(name, version, versions, names)
     behind = outdated(python, names)
     if behind:
         raise SystemExit(f"floors: the {name} venv is behind the index: {behind}")
