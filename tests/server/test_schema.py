@@ -5,6 +5,7 @@ import datetime
 import enum
 import types
 import uuid
+import warnings
 from typing import Annotated, Any, Literal, NotRequired, Required, TypedDict
 
 import annotated_types as at
@@ -493,6 +494,29 @@ def test_pydantic_field_in_annotated_and_default() -> None:
     invalid(sig, {"a": 1, "b": "long"})
     invalid(sig, {"a": "1"})
     invalid(sig, {"a": 1, "color": "blue"})
+
+
+def _host_warns() -> None:
+    warnings.warn("the host's own warning", UserWarning, stacklevel=1)
+
+
+def test_pydantic_schema_leaves_the_hosts_warnings_alone() -> None:
+    """A default no JSON can hold is left out of the schema without a warning, and without
+    touching the process's warning filters: resetting them would make every warning the host
+    has already shown once (the "default" action) show again, and another thread's filters
+    would change while the schema is made."""
+
+    def f(user: User, when: object = object()) -> None: ...
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        _host_warns()
+        filters = list(warnings.filters)
+        sig = inspect_callable(f)
+        assert warnings.filters == filters
+        _host_warns()  # shown once already: "default" does not show it again
+    assert "default" not in props(sig)["when"]
+    assert [str(w.message) for w in seen] == ["the host's own warning"]
 
 
 def test_pydantic_awkward_parameter_names() -> None:

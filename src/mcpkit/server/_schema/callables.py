@@ -38,6 +38,7 @@ from mcpkit.server._schema.engines import (
     _pydantic_available,
     _pydantic_engine,
     _strip_auto_titles,
+    schema_generator,
 )
 from mcpkit.server._schema.type_hints import (
     _collect_params,
@@ -223,7 +224,7 @@ def _plain_output(tp: Any) -> tuple[type, ...]:
 def _pydantic_output(tp: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     pydantic = _import_pydantic()
     adapter = pydantic.TypeAdapter(tp)
-    raw = adapter.json_schema(mode="serialization")
+    raw = adapter.json_schema(mode="serialization", schema_generator=schema_generator())
 
     def dump(value: Any) -> Any:
         checked = adapter.validate_python(value)  # an instance passes as it is

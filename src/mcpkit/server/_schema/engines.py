@@ -8,7 +8,6 @@ import enum
 import functools
 import inspect
 import re
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Annotated, Any, Literal, get_args, get_origin
 
@@ -364,6 +363,19 @@ def _import_pydantic() -> Any:
     )
 
 
+def schema_generator() -> type:
+    """pydantic's JSON Schema generator, quiet about a default no JSON holds (one it leaves
+    out of the schema, as mcpkit means it to): no warning for it, and the process's warning
+    filters are never touched to hide one (that would reset what its host has shown once).
+    Only called with pydantic there."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class QuietDefaults(GenerateJsonSchema):
+        ignored_warning_kinds = {"skipped-choice", "non-serializable-default"}
+
+    return QuietDefaults
+
+
 def _pydantic_available() -> bool:
     try:
         _import_pydantic()
@@ -392,9 +404,7 @@ def _pydantic_engine(
     config = pydantic.ConfigDict(extra="ignore", protected_namespaces=())
     try:
         model = pydantic.create_model(_struct_name(fn), __config__=config, **definitions)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # non-JSON-able defaults are just left out
-            raw = model.model_json_schema()
+        raw = model.model_json_schema(schema_generator=schema_generator())
     except Exception as exc:
         raise TypeError(f"{_callable_name(fn)}: unsupported parameter type: {exc}") from exc
 
