@@ -654,7 +654,7 @@ def test_injected_parameters() -> None:
         inspect_callable(f)
 
 
-def test_string_annotations_and_unresolvable_names() -> None:
+def test_string_annotations_and_unresolvable_names(caplog: pytest.LogCaptureFixture) -> None:
     def f(
         a: "int",
         p: "Point",
@@ -672,6 +672,9 @@ def test_string_annotations_and_unresolvable_names() -> None:
     assert props(sig)["other"]["default"] is None
     assert sig.output_schema is not None and sig.wraps_output is False
     check(sig, {"a": 1, "p": {"x": 1}})
+    # The one parameter left unchecked is said to be, by name; the injected one is not.
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("mcpkit.")]
+    assert len(said) == 1 and "'Nowhere' of parameter 'other'" in said[0], said
 
 
 def test_method_with_skip_params() -> None:
@@ -872,7 +875,7 @@ def _refs(node: Any) -> Any:
 # --------------------------------------------------------------------------- more shapes
 
 
-def test_future_annotations_module() -> None:
+def test_future_annotations_module(caplog: pytest.LogCaptureFixture) -> None:
     source = (
         "from __future__ import annotations\n"
         "def f(a: int, p: Point, ctx: Context, later: Undefined = 1) -> list[Point]:\n"
@@ -885,6 +888,8 @@ def test_future_annotations_module() -> None:
     assert props(sig)["a"] == {"type": "integer", "description": "An int."}
     assert props(sig)["p"] == {"$ref": "#/$defs/Point"}
     assert props(sig)["later"] == {"default": 1}  # unresolvable name: any JSON value
+    assert "'Undefined' of parameter 'later'" in caplog.text
+    assert "takes any JSON value, unchecked" in caplog.text
     assert sig.wraps_output is True
     check(sig, {"a": 1, "p": {"x": 2}})
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import logging
 import re
 import sys
 import types
@@ -18,6 +19,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 import msgspec
 
 from mcpkit.server._inject.markers import is_marked
+
+logger = logging.getLogger(__name__)
 
 _EMPTY = inspect.Parameter.empty
 _NONE_TYPE = type(None)
@@ -277,6 +280,16 @@ def _collect_params(
             raise TypeError(
                 f"{_callable_name(fn)}: positional-only parameter {parameter.name!r} "
                 "cannot be bound from tool arguments"
+            )
+        if isinstance(hint, str):
+            # Said, not refused: the function still works, but its argument goes unchecked.
+            logger.warning(
+                "%s: the annotation %r of parameter %r names nothing the function's module "
+                "can see (defined in a function, or imported under TYPE_CHECKING?), so it "
+                "takes any JSON value, unchecked",
+                _callable_name(fn),
+                hint,
+                parameter.name,
             )
         if hint is _EMPTY or hint is object or isinstance(hint, str):
             hint = Any  # no (usable) annotation: any JSON value
