@@ -26,7 +26,7 @@ from mcpkit import (
     use_middleware,
 )
 from mcpkit.server import CURRENT_BINDING, DEFAULT_MAX_SYNC_WORKERS
-from mcpkit.server._engine.sync_calls import ASYNC, INLINE, THREAD, call_mode
+from mcpkit.server._engine.sync_calls import ASYNC, INLINE, THREAD, SyncWorkers, call_mode
 from mcpkit.server.middleware import CallNext, Middleware, MiddlewareContext
 from tests.waiting import wait_until
 
@@ -238,6 +238,46 @@ async def test_the_pool_is_made_on_first_use_and_closed_when_the_app_stops(app, 
     assert not app.sync_workers.open
     async with connect(app) as client:  # and made again after a restart
         assert (await client.call_tool("sync_tool")).content[0].text == "sync"
+
+
+async def test_an_app_stopped_leaves_no_idle_worker_thread_behind(connect):
+    """Its host's process is left without a thread of the app's (the pool's threads end
+    once it is shut down, and stopping waits for them)."""
+    app = McpServerApp()
+    ran_in: list[threading.Thread] = []
+
+    @app.tool
+    def record() -> str:
+        ran_in.append(threading.current_thread())
+        return "ok"
+
+    async with connect(app) as client:
+        await client.call_tool("record")
+        await client.call_tool("record")
+    assert ran_in and not any(thread.is_alive() for thread in ran_in)
+
+
+async def test_a_thread_still_running_a_sync_function_is_left_to_finish(caplog):
+    """Python cannot stop it: closing the pool waits a bounded time, says so, and leaves it."""
+    workers = SyncWorkers(max_workers=1)
+    gate = Gate()
+    ran_in: list[threading.Thread] = []
+
+    def held() -> None:
+        ran_in.append(threading.current_thread())
+        gate.hold()
+
+    call = asyncio.create_task(workers.run(held, {}))
+    await wait_until(lambda: gate.entered == 1, "the call holding its thread")
+    try:
+        await workers.aclose(wait=0.05)
+        assert ran_in[0].is_alive()
+        assert "1 worker thread(s) still running a sync function" in caplog.text
+    finally:
+        gate.release.set()
+    await call  # its result still reaches the caller that waits for it
+    await asyncio.to_thread(ran_in[0].join, HOLD)  # and the thread ends once it returns
+    assert not ran_in[0].is_alive()
 
 
 async def test_a_sync_tool_changing_the_catalog_from_its_thread_is_announced(connect):

@@ -176,7 +176,7 @@ class McpEngine:
         stack, self._exit_stack = self._exit_stack, None
         if stack is not None:
             await stack.aclose()
-        self.sync_workers.close()
+        await self.sync_workers.aclose()
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[McpEngine]:

@@ -18,6 +18,9 @@ import asyncio
 import contextvars
 import functools
 import inspect
+import logging
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -27,6 +30,14 @@ from typing import Any
 #: for sync functions that mostly wait (I/O, sleeps, drivers), while bounding the memory
 #: of thread stacks and the GIL contention of CPU-bound ones.
 DEFAULT_MAX_SYNC_WORKERS = 32
+
+#: Seconds stopping an app waits for its worker threads to end. An idle one ends at once; one
+#: still running a sync function cannot be stopped by Python, and is left to finish on its own.
+WORKERS_EXIT_WAIT = 1.0
+#: Seconds between two looks at whether the worker threads have ended.
+_EXIT_POLL = 0.005
+
+logger = logging.getLogger(__name__)
 
 #: How a call to an entry's function runs (``entry.call_mode``).
 ASYNC = "async"  # a coroutine function: awaited on the event loop
@@ -70,6 +81,8 @@ class SyncWorkers:
             raise ValueError("max_sync_workers must be at least 1")
         self.max_workers = max_workers
         self._executor: ThreadPoolExecutor | None = None
+        #: The threads of the pool open now (each adds itself as it starts).
+        self._threads: set[threading.Thread] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._on_loop = on_loop
 
@@ -78,8 +91,11 @@ class SyncWorkers:
         return self._executor is not None
 
     def _open(self) -> ThreadPoolExecutor:
+        threads = self._threads = set()
         executor = self._executor = ThreadPoolExecutor(
-            self.max_workers, thread_name_prefix="mcpkit-sync"
+            self.max_workers,
+            thread_name_prefix="mcpkit-sync",
+            initializer=lambda: threads.add(threading.current_thread()),
         )
         return executor
 
@@ -100,10 +116,30 @@ class SyncWorkers:
 
     def close(self) -> None:
         """Stop taking calls: waiting ones are cancelled, running ones finish on their own
-        (nothing waits for them here)."""
+        (nothing waits for them here: ``aclose`` does)."""
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
+
+    async def aclose(self, wait: float = WORKERS_EXIT_WAIT) -> None:
+        """``close``, then wait (up to ``wait`` seconds, without blocking the loop) for the
+        threads to end, so that an app stopped leaves no thread of its own behind in its
+        host's process, save one still running a sync function."""
+        threads = self._threads
+        self.close()
+        deadline = time.monotonic() + wait
+        while True:
+            running = [thread for thread in threads if thread.is_alive()]
+            if not running:
+                return
+            if time.monotonic() >= deadline:
+                logger.warning(
+                    "%d worker thread(s) still running a sync function after the app stopped;"
+                    " left to finish on their own",
+                    len(running),
+                )
+                return
+            await asyncio.sleep(_EXIT_POLL)
 
 
 async def call_entry(entry: Any, kwargs: dict[str, Any], workers: SyncWorkers) -> Any:
