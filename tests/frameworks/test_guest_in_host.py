@@ -5,8 +5,8 @@ A program of the user's serving an app (``serve_stdio``, ``run_http_server``, ``
 ``app.run()``) keeps its collector unfrozen and uvicorn's protocol, and no option of the
 library's lets it ask otherwise; ``mcpkit run`` and ``mcpkit proxy``, which are the program,
 freeze the collector after start-up unless ``MCPKIT_FREEZE_GC_AT_STARTUP`` is false, and
-bound request headers. And a host that serves and calls an app finds the rest of its
-process as it was too (``host_state_program.py``)."""
+bound request headers. The rest of what a host owns in its process, item by item, is
+checked by ``tests/transports/test_host_process_state.py``."""
 
 from __future__ import annotations
 
@@ -14,14 +14,12 @@ import asyncio
 import contextlib
 import gc
 import inspect
-import json
 import os
 import re
 import shlex
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -348,42 +346,3 @@ def test_serve_stdio_gives_the_program_its_stdout_and_signals_back(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"same\n", (done.stdout, done.stderr)
-
-
-#: A program of the host's that notes what its process owns, uses mcpkit as a library (an app
-#: served by its own uvicorn and called in both eras, then in memory), and prints what changed.
-HOST_STATE_PROGRAM = Path(__file__).with_name("host_state_program.py")
-
-
-def changed_by_the_host_program(*change: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, str(HOST_STATE_PROGRAM), *change],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment(),
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
-def test_a_host_using_mcpkit_finds_its_process_as_it_was():
-    """The collector, the sys and threading hooks, every signal handler, the warning filters,
-    logging, the event loop's policy and settings, the environment, the locale and limits."""
-    assert changed_by_the_host_program() == {}
-
-
-@pytest.mark.parametrize(
-    ("change", "item"),
-    [
-        ("warnings", "warnings filters"),
-        ("collector", "gc freeze count"),
-        ("signal", "signal SIGUSR1"),
-        ("logging", "logging root"),
-        ("switch-interval", "switch interval"),
-        ("thread", "threads"),
-    ],
-)
-def test_the_host_program_sees_a_change_to_its_process(change, item):
-    """What shows the test above could fail: a change the program makes itself is reported."""
-    assert list(changed_by_the_host_program(change)) == [item]

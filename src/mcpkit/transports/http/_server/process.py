@@ -177,6 +177,16 @@ def serve_in_this_process(
                 ending.cancel()
 
     server = Server(uvicorn.Config(asgi_app, **config))
-    server.run(sockets=None if sock is None else [sock])
+    sockets = None if sock is None else [sock]
+    if hasattr(uvicorn.Config, "get_loop_factory"):  # uvicorn 0.36 on: a loop of its own
+        server.run(sockets=sockets)
+    else:
+        # Older uvicorns set the process's event loop policy to serve (uvloop's): the
+        # caller's is put back once it returns, as its signal handlers are.
+        policy = asyncio.get_event_loop_policy()
+        try:
+            server.run(sockets=sockets)
+        finally:
+            asyncio.set_event_loop_policy(policy)
     if not server.started and not asgi_app.startup_abandoned:
         raise SystemExit(3)  # as uvicorn.run: the app's start-up failed

@@ -75,8 +75,9 @@ def run_http_server(
     uvicorn's ``timeout_graceful_shutdown`` (default: the grace plus ``ABORT_SETTLE``)
     bounds whatever still holds a connection open after that.
 
-    The process stays the caller's: uvicorn serves with the protocol it picks, and the
-    garbage collector is left as it is. Request headers are bounded in time and size
+    The process stays the caller's: uvicorn serves with the protocol it picks, the
+    garbage collector is left as it is, and the signal handlers and event loop policy are
+    the caller's again once it returns (uvicorn before 0.36 sets the policy to serve). Request headers are bounded in time and size
     (``header_read_timeout``, ``max_header_bytes``) only where mcpkit is the program
     (``mcpkit run``); put a reverse proxy in front for that (docs/deployment.md).
 

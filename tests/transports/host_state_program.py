@@ -1,13 +1,15 @@
 """A host program that uses mcpkit as a library and reports what of its process changed.
 
-``python host_state_program.py [CHANGE]`` notes the process-wide state a host owns (the
-collector, ``sys`` and ``threading`` hooks, signal handlers, warning filters, logging, the
-event loop policy and the loop's own settings, the environment, locale, limits, the threads
-running). Then it imports mcpkit, serves an app with its own uvicorn (the host's, as it
-configures it), calls it over HTTP in both eras and in memory, and stops it. It notes the
-state again and prints, as JSON, each item whose value changed: ``{"item": [before,
-after]}``. ``CHANGE`` names a change the program makes itself after the first note (how a
-test shows the comparison sees one).
+``python host_state_program.py SERVING [CHANGE]`` notes the process-wide state a host owns
+(the collector, ``sys`` and ``threading`` hooks, signal handlers, warning filters, logging,
+the event loop policy and the loop's own settings, the environment, locale, limits, the
+threads running). Then it imports mcpkit and serves an app: with ``uvicorn``, by its own
+uvicorn in its own loop (as it configures it), called over HTTP in both eras, then in
+memory; with ``run_http_server``, by mcpkit's serving function, called over HTTP in both
+eras, then interrupted with SIGINT. Once the app has stopped, it notes the state again and
+prints, as JSON, each item whose value changed: ``{"item": [before, after]}``. ``CHANGE``
+names a change the program makes itself after the first note (how a test shows the
+comparison sees one).
 """
 
 from __future__ import annotations
@@ -33,12 +35,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, 
 
 from tests.wire import initialize_request
 
+
+class _OtherPolicy(asyncio.DefaultEventLoopPolicy):
+    """An event loop policy of the host's own (what the ``loop-policy`` change sets)."""
+
+
 CHANGES = {
     "warnings": lambda: warnings.simplefilter("ignore"),
     "collector": gc.freeze,
     "signal": lambda: signal.signal(signal.SIGUSR1, lambda *_: None),
     "logging": lambda: logging.getLogger().setLevel(logging.CRITICAL),
     "switch-interval": lambda: sys.setswitchinterval(0.5),
+    "loop-policy": lambda: asyncio.set_event_loop_policy(_OtherPolicy()),
     "thread": lambda: threading.Thread(
         target=time.sleep, args=(30,), name="left-running", daemon=True
     ).start(),
@@ -134,17 +142,8 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]
     return changed
 
 
-async def use_mcpkit() -> None:
-    """An app served by the host's own uvicorn, called in both eras, then in memory."""
-    import httpx
-    import uvicorn
-
-    import mcpkit.auth
-    import mcpkit.client
-    import mcpkit.server
-    import mcpkit.testing
+def make_app() -> Any:
     from mcpkit import McpServerApp
-    from mcpkit.transports.http import create_asgi_app
 
     app = McpServerApp("host-state")
 
@@ -160,6 +159,79 @@ async def use_mcpkit() -> None:
     def when(day: datetime.date, note: Any = UNJSONABLE) -> str:
         return day.isoformat()
 
+    return app
+
+
+async def call_over_http(url: str) -> None:
+    """Calls in a session (async, sync and date-typed tools, then DELETE), and in 2026-07-28."""
+    import httpx
+
+    accept = {"accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=10) as http:
+        opened = await http.post(url, headers=accept, json=initialize_request())
+        assert opened.status_code == 200, opened.text
+        session = {
+            **accept,
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        }
+        await http.post(
+            url, headers=session, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
+        calls = [
+            ("add", {"a": 1, "b": 2}),
+            ("blocking", {"text": "x"}),
+            ("when", {"day": "2026-01-02"}),
+        ]
+        for call_id, (name, arguments) in enumerate(calls, start=2):
+            answer = await http.post(
+                url,
+                headers=session,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": call_id,
+                    "method": "tools/call",
+                    "params": {"name": name, "arguments": arguments},
+                },
+            )
+            result = answer.json().get("result", {})
+            assert answer.status_code == 200 and "content" in result, answer.text
+            assert not result.get("isError"), answer.text
+        assert (await http.delete(url, headers=session)).status_code == 200
+        modern = await http.post(
+            url,
+            headers={
+                **accept,
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": "tools/call",
+                "mcp-name": "add",
+            },
+            json={
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tools/call",
+                "params": {
+                    "name": "add",
+                    "arguments": {"a": 2, "b": 2},
+                    "_meta": {
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {},
+                    },
+                },
+            },
+        )
+        assert modern.status_code == 200 and '"text":"4"' in modern.text, modern.text
+
+
+async def served_by_the_hosts_uvicorn() -> None:
+    """An app served by the host's own uvicorn (its defaults), called over HTTP, then in
+    memory."""
+    import uvicorn
+
+    import mcpkit.testing
+    from mcpkit.transports.http import create_asgi_app
+
+    app = make_app()
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -169,66 +241,8 @@ async def use_mcpkit() -> None:
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         await asyncio.sleep(0.01)
-    url = f"http://127.0.0.1:{port}/mcp"
-    accept = {"accept": "application/json, text/event-stream"}
     try:
-        async with httpx.AsyncClient(timeout=10) as http:
-            opened = await http.post(url, headers=accept, json=initialize_request())
-            assert opened.status_code == 200, opened.text
-            session = {
-                **accept,
-                "mcp-session-id": opened.headers["mcp-session-id"],
-                "mcp-protocol-version": "2025-11-25",
-            }
-            await http.post(
-                url, headers=session, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
-            )
-            for call_id, (name, arguments) in enumerate(
-                [
-                    ("add", {"a": 1, "b": 2}),
-                    ("blocking", {"text": "x"}),
-                    ("when", {"day": "2026-01-02"}),
-                ],
-                start=2,
-            ):
-                answer = await http.post(
-                    url,
-                    headers=session,
-                    json={
-                        "jsonrpc": "2.0",
-                        "id": call_id,
-                        "method": "tools/call",
-                        "params": {"name": name, "arguments": arguments},
-                    },
-                )
-                result = answer.json().get("result", {})
-                assert (
-                    answer.status_code == 200 and "content" in result and not result.get("isError")
-                ), answer.text
-            assert (await http.delete(url, headers=session)).status_code == 200
-            modern = await http.post(
-                url,
-                headers={
-                    **accept,
-                    "mcp-protocol-version": "2026-07-28",
-                    "mcp-method": "tools/call",
-                    "mcp-name": "add",
-                },
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 9,
-                    "method": "tools/call",
-                    "params": {
-                        "name": "add",
-                        "arguments": {"a": 2, "b": 2},
-                        "_meta": {
-                            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                            "io.modelcontextprotocol/clientCapabilities": {},
-                        },
-                    },
-                },
-            )
-            assert modern.status_code == 200 and '"text":"4"' in modern.text, modern.text
+        await call_over_http(f"http://127.0.0.1:{port}/mcp")
     finally:
         server.should_exit = True
         await serving
@@ -237,14 +251,59 @@ async def use_mcpkit() -> None:
         assert (await client.call_tool("blocking", {"text": "y"})).content[0].text == "Y"
 
 
-async def main(change: str | None) -> None:
-    loop = asyncio.get_running_loop()
-    before = note(loop)
-    if change is not None:
-        CHANGES[change]()
-    await use_mcpkit()
-    print(json.dumps(differences(before, note(loop)), default=repr))
+def served_by_run_http_server() -> None:
+    """The program serving the app itself (``run_http_server``, which takes SIGINT and SIGTERM
+    while it serves), called over HTTP, then interrupted as a user would: SIGINT."""
+    from mcpkit.transports.http import StreamableHttpServerOptions, run_http_server
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    caller: list[threading.Thread] = []
+    failures: list[BaseException] = []
+
+    def call_then_interrupt() -> None:
+        try:
+            asyncio.run(call_over_http(url))
+        except BaseException as exc:  # said after the server has stopped
+            failures.append(exc)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def started() -> None:
+        caller.append(threading.Thread(target=call_then_interrupt, name="caller"))
+        caller[0].start()
+
+    options = StreamableHttpServerOptions(host="127.0.0.1")
+    run_http_server(make_app(), options, sock=sock, on_started=started, log_level="warning")
+    caller[0].join()
+    if failures:
+        raise failures[0]
+
+
+#: How the program serves the app: its own uvicorn in its own loop, or ``run_http_server``.
+SERVING = ("uvicorn", "run_http_server")
+
+
+def main(serving: str, change: str | None) -> None:
+    if serving == "uvicorn":
+
+        async def noted() -> dict[str, Any]:
+            loop = asyncio.get_running_loop()
+            before = note(loop)
+            if change is not None:
+                CHANGES[change]()
+            await served_by_the_hosts_uvicorn()
+            return differences(before, note(loop))
+
+        changed = asyncio.run(noted())
+    else:
+        before = note()
+        if change is not None:
+            CHANGES[change]()
+        served_by_run_http_server()
+        changed = differences(before, note())
+    print(json.dumps(changed, default=repr))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else None))
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
