@@ -77,9 +77,10 @@ def run_http_server(
 
     The process stays the caller's: uvicorn serves with the protocol it picks, the
     garbage collector is left as it is, and the signal handlers and event loop policy are
-    the caller's again once it returns (uvicorn before 0.36 sets the policy to serve). Request headers are bounded in time and size
-    (``header_read_timeout``, ``max_header_bytes``) only where mcpkit is the program
-    (``mcpkit run``); put a reverse proxy in front for that (docs/deployment.md).
+    the caller's again once it returns (uvicorn before 0.36 sets the policy to serve).
+    Request headers are bounded in time and size (``header_read_timeout``,
+    ``max_header_bytes``) only where mcpkit is the program (``mcpkit run``); put a reverse
+    proxy in front for that (docs/deployment.md).
 
     ``workers=N`` (N > 1) serves with N processes on one port (``_workers.py``), each
     importing the app (a module-level name) and running the above: ``ValueError``
