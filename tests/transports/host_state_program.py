@@ -224,28 +224,15 @@ async def call_over_http(url: str) -> None:
 
 
 async def served_by_the_hosts_uvicorn() -> None:
-    """An app served by the host's own uvicorn (its defaults), called over HTTP, then in
-    memory."""
-    import uvicorn
-
+    """An app served by the host's own uvicorn (its defaults, the lifespan on), called over
+    HTTP, then in memory."""
     import mcpkit.testing
     from mcpkit.transports.http import create_asgi_app
+    from tests.http_server import serve_asgi  # imports mcpkit: only once the state is noted
 
     app = make_app()
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_asgi_app(app), host="127.0.0.1", port=port, log_level="warning")
-    )
-    serving = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
-    try:
-        await call_over_http(f"http://127.0.0.1:{port}/mcp")
-    finally:
-        server.should_exit = True
-        await serving
+    async with serve_asgi(create_asgi_app(app), lifespan="on") as base:
+        await call_over_http(f"{base}/mcp")
     async with mcpkit.testing.connected(app) as client:
         assert (await client.call_tool("add", {"a": 3, "b": 4})).structured_content == {"result": 7}
         assert (await client.call_tool("blocking", {"text": "y"})).content[0].text == "Y"
@@ -255,9 +242,9 @@ def served_by_run_http_server() -> None:
     """The program serving the app itself (``run_http_server``, which takes SIGINT and SIGTERM
     while it serves), called over HTTP, then interrupted as a user would: SIGINT."""
     from mcpkit.transports.http import StreamableHttpServerOptions, run_http_server
+    from tests.http_server import bound_socket
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock = bound_socket()
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
     caller: list[threading.Thread] = []
     failures: list[BaseException] = []
@@ -278,10 +265,6 @@ def served_by_run_http_server() -> None:
     caller[0].join()
     if failures:
         raise failures[0]
-
-
-#: How the program serves the app: its own uvicorn in its own loop, or ``run_http_server``.
-SERVING = ("uvicorn", "run_http_server")
 
 
 def main(serving: str, change: str | None) -> None:
