@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from tests.auth._proxy_world import (
     register,
     tokens_for,
 )
+from tests.environment import child_environment
 from tests.http_server import POST_HEADERS, bound_socket, serve_asgi
 from tests.ports import Announced, launch, on_a_free_port
 
@@ -171,8 +171,7 @@ def test_the_signing_key_comes_from_its_file(tmp_path: Path, form: str) -> None:
 
 
 def clean_env(**values: str) -> dict[str, str]:
-    kept = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
-    return {**kept, **values}
+    return child_environment(**values)
 
 
 @pytest.fixture(scope="module")

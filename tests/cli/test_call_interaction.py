@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.environment import child_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = '''
 import json
@@ -79,7 +81,7 @@ def server_file(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def call(server_file: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
+    env = child_environment()
     return subprocess.run(
         [sys.executable, "-m", "mcpkit", "call", server_file, *args],
         cwd=ROOT,
@@ -112,7 +114,7 @@ def test_log_notifications_print_as_they_come_and_no_bar_off_a_terminal(server_f
 def test_log_notifications_of_a_server_over_http_print_too(server_file):
     """Over HTTP the client picks 2026-07-28, whose servers log only at the level a request's
     _meta names: ``mcpkit call URL`` names one (it showed no log line)."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
+    env = child_environment()
     server = subprocess.Popen(
         [sys.executable, "-m", "mcpkit", "run", server_file, "-t", "http", "--port", "0"],
         cwd=ROOT,
@@ -159,7 +161,7 @@ def read_until_exit(master: int, proc: subprocess.Popen[bytes], timeout: float =
 def run_on_terminal(server_file: str, *args: str, answers: str = "") -> tuple[int, str, str]:
     """``mcpkit call`` with stdin and stderr on a pseudo-terminal, stdout a pipe."""
     master, slave = pty.openpty()
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
+    env = child_environment()
     env.update(TERM="xterm-256color", COLUMNS="100")
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcpkit", "call", server_file, *args],
@@ -268,7 +270,7 @@ def test_an_empty_reply_refuses_the_sampling_request(server_file):
 
 def test_a_prompt_left_unanswered_does_not_keep_the_command_alive(server_file):
     """The server stops waiting; the call ends though the question still waits for a line."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
+    env = child_environment()
     proc = subprocess.Popen(
         [sys.executable, "-m", "mcpkit", "call", server_file, "impatient", "--input"],
         cwd=ROOT,

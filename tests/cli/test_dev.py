@@ -23,6 +23,7 @@ import pytest
 
 from mcpkit import McpClient
 from mcpkit.cli._watch import PollingWatcher
+from tests.environment import child_environment
 
 SERVER = '''
 from mcpkit import McpServerApp, mcp_tool
@@ -96,8 +97,7 @@ class Dev:
 
 
 def dev_env(path: str | None = None, **extra: str) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
-    env.update(extra)
+    env = child_environment(**extra)
     if path is not None:
         env["PATH"] = path
     return env

@@ -5,7 +5,6 @@ that raises is one error line; ``mcpkit dev`` watches the folder holding the pac
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from mcpkit.cli._dev import watched_roots
 from mcpkit.cli._loader import TargetNotFoundError
+from tests.environment import child_environment
 
 SERVER = '''
 from mcpkit import McpServerApp, mcp_tool
@@ -43,7 +43,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def mcpkit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
+    env = child_environment()
     return subprocess.run(
         [sys.executable, "-m", "mcpkit", *args],
         cwd=folder,

@@ -5,13 +5,14 @@ as one JSON line on stderr with ``--json``."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.environment import child_environment
 
 SERVER = '''
 from mcpkit import McpServerApp, mcp_prompt, mcp_resource, mcp_server, mcp_tool
@@ -94,8 +95,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def mcpkit(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
-    env.update(HOME=str(folder), XDG_CONFIG_HOME=str(folder / ".config"))
+    env = child_environment(HOME=str(folder), XDG_CONFIG_HOME=str(folder / ".config"))
     return subprocess.run(
         [sys.executable, "-m", "mcpkit", *args],
         cwd=folder,

@@ -33,6 +33,7 @@ from mcpkit.cli._settings import (
     unknown_variable_warnings,
 )
 from mcpkit.transports.http import StreamableHttpServerOptions, TransportSecuritySettings
+from tests.environment import child_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = """
@@ -65,9 +66,7 @@ def server_file(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def clean_env(**values: str) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MCPKIT_")}
-    env.update(values)
-    return env
+    return child_environment(**values)
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import gc
 import inspect
-import os
 import re
 import shlex
 import subprocess
@@ -30,6 +29,7 @@ from fastapi import FastAPI
 import mcpkit.transports.http
 from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_tool, serve_stdio
 from mcpkit.transports.http import McpAsgiApp, StreamableHttpServerOptions, create_asgi_app
+from tests.environment import child_environment
 from tests.http_server import POST_HEADERS, bound_socket
 from tests.ports import Announced, launch, on_a_free_port
 from tests.wire import initialize_request
@@ -191,7 +191,7 @@ def host_program(tmp_path):
 def environment(freeze_setting: str = "") -> dict[str, str]:
     """This process's environment without ``MCPKIT_*`` variables, and with
     ``MCPKIT_FREEZE_GC_AT_STARTUP=freeze_setting`` when it is given."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
+    env = child_environment()
     if freeze_setting:
         env["MCPKIT_FREEZE_GC_AT_STARTUP"] = freeze_setting
     return env

@@ -4,10 +4,10 @@ it)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
+from tests.environment import child_environment
 from tests.ports import Announced, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,9 +17,7 @@ ESTABLISHED = "01"
 
 def environment() -> dict[str, str]:
     """This environment without MCPKIT_* settings, which would change what is served."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
-    env["PYTHONPATH"] = str(ROOT / "src")
-    return env
+    return child_environment(PYTHONPATH=str(ROOT / "src"))
 
 
 class Instance:

@@ -24,6 +24,7 @@ import pytest
 from mcpkit import McpCallError, McpClient
 from mcpkit.client import HttpClientTransportOptions, HttpTransportMode
 from mcpkit.stores._task_runners import ABANDONED_MESSAGE
+from tests.environment import child_environment
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -83,8 +84,9 @@ class Served:
 def mcpkit_run(server_file: Path, database: Path) -> Iterator[Served]:
     """``mcpkit run`` over stateless HTTP (a task then belongs to nobody in particular, so a
     client of the next process reaches it by its id) until its banner; killed at the end."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
-    env.update(PYTHONPATH=str(ROOT / "src"), TASKS_DB=str(database), TASKS_HEARTBEAT=str(HEARTBEAT))
+    env = child_environment(
+        PYTHONPATH=str(ROOT / "src"), TASKS_DB=str(database), TASKS_HEARTBEAT=str(HEARTBEAT)
+    )
     command = [sys.executable, "-m", "mcpkit", "run", str(server_file), "-t", "http"]
     process = subprocess.Popen(
         [*command, "--port", "0", "--json", "--stateless"],

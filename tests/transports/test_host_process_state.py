@@ -7,13 +7,14 @@ oldest uvicorn allowed sets the process's event loop policy to serve."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.environment import child_environment
 
 #: The host program: ``python host_state_program.py SERVING [CHANGE]``.
 HOST_STATE_PROGRAM = Path(__file__).with_name("host_state_program.py")
@@ -27,7 +28,7 @@ def changed_by_the_host_program(serving: str, *change: str) -> dict[str, Any]:
         capture_output=True,
         text=True,
         timeout=60,
-        env={k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")},
+        env=child_environment(),
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

@@ -7,7 +7,6 @@ httptools protocol has none: it reads on)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ import httpx
 import pytest
 
 from mcpkit.transports.http import StreamableHttpServerOptions
+from tests.environment import child_environment
 from tests.ports import Announced, announced_server
 
 SERVER = """
@@ -49,7 +49,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module", params=list(STARTS))
 def started(request: pytest.FixtureRequest, folder: Path) -> Iterator[tuple[int, bool, Announced]]:
     arguments, bounded = STARTS[request.param]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
+    env = child_environment()
     if bounded:
         command = [sys.executable, *arguments, "--port", "0", "--stateless"]
         env["PYTHONPATH"] = str(Path(__file__).parents[2])

@@ -6,7 +6,6 @@ connections and WebSocket upgrades are not affected."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import textwrap
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.environment import child_environment
 from tests.ports import announced_server
 from tests.wire import initialize_request
 
@@ -40,8 +40,7 @@ def port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     script = tmp_path_factory.mktemp("slow") / "server.py"
     script.write_text(textwrap.dedent(SERVER))
     command = [sys.executable, "-m", "mcpkit", "run", str(script), "-t", "http", "--port", "0"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
-    env.update(BOUNDS, PYTHONPATH=str(Path(__file__).parents[2]))
+    env = child_environment(**BOUNDS, PYTHONPATH=str(Path(__file__).parents[2]))
     with announced_server(command, env=env) as served:
         yield served.port
 

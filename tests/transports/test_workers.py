@@ -28,6 +28,7 @@ from mcpkit.protocol._sse import SseDecoder
 from mcpkit.transports.http._options import StreamableHttpServerOptions
 from mcpkit.transports.http._server.serve import run_http_server
 from mcpkit.transports.http._server.workers import WorkersNeedSharedStateError
+from tests.environment import child_environment
 from tests.ports import Announced, launch, on_a_free_port, refused_port
 from tests.redis_server import needs_redis
 from tests.waiting import wait_until
@@ -126,10 +127,7 @@ def app_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def environment(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPKIT_")}
-    env["PYTHONPATH"] = str(ROOT / "src")
-    env.update(extra)
-    return env
+    return child_environment(PYTHONPATH=str(ROOT / "src"), **extra)
 
 
 class Served:
