@@ -18,6 +18,7 @@ from websockets.asyncio.client import connect
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
 from mcpkit.auth import AuthInfo
+from mcpkit.auth._types import session_owner
 from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.server._tasks.wire import default_principal
 from tests.auth._support import Signer
@@ -146,5 +147,5 @@ async def test_a_connection_guard_sees_the_identity_before_any_message(signer: S
 def test_a_task_belongs_to_the_identity_on_its_binding() -> None:
     """The default task owner is read from the binding alone (no context variable)."""
     alice = AuthInfo(token="t", subject="alice", client_id="client-1", scopes=("mcp:read",))
-    assert default_principal(TransportBinding(auth=alice)) == "client-1|alice"
+    assert default_principal(TransportBinding(auth=alice)) == session_owner(alice)
     assert default_principal(TransportBinding()) is None

@@ -8,7 +8,7 @@
 - One per **running call** of a 2026-07-28 or stateless front client to a handshake-era
   backend, *leased* for that call alone: what the backend asks or logs during it can only
   be that call's. Once the call ends it is kept idle for the next call of the same
-  principal (the bearer token's client and subject; every anonymous caller is one
+  principal (the bearer token's issuer, client and subject; every anonymous caller is one
   principal) with the same client capabilities.
 
 At most ``max_sessions`` besides the shared one: past it the least recently used idle one

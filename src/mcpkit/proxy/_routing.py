@@ -58,8 +58,8 @@ def front_of(owner: Owner) -> McpToolContext | None:
 
 
 def principal_of(ctx: McpToolContext) -> str:
-    """Who a front call is for the proxy's connections: the bearer token's client and
-    subject, else ``ANONYMOUS``."""
+    """Who a front call is for the proxy's connections: the bearer token's issuer, client
+    and subject (as its sessions are told apart), else ``ANONYMOUS``."""
     return default_principal(ctx.binding) or ANONYMOUS
 
 

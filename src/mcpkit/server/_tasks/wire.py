@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mcpkit._codes import ErrorCode
 from mcpkit._exceptions import ProtocolError
+from mcpkit.auth._types import session_owner
 from mcpkit.protocol._jsonrpc import JsonRpcRequest
 from mcpkit.server._engine.binding import TransportBinding
 from mcpkit.stores._tasks import TaskRecord, TaskStore
@@ -110,11 +111,10 @@ def create_task_result(record: TaskRecord) -> dict[str, Any]:
 
 
 def default_principal(binding: TransportBinding) -> str | None:
-    """Who a task belongs to: the authenticated client and subject, when there is one."""
-    auth = binding.auth
-    if auth is None:
-        return None
-    return f"{auth.client_id or ''}|{auth.subject or ''}"
+    """Who a task belongs to: the verified identity, told apart as a session's owner is
+    (issuer, client and subject; the token itself when it names neither), None without
+    auth."""
+    return session_owner(binding.auth)
 
 
 async def discard(message: dict[str, Any]) -> None:
