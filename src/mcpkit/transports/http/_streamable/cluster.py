@@ -45,6 +45,7 @@ from mcpkit.stores._bus import InProcessMessageBus, new_instance_id
 from mcpkit.stores._events import InMemoryEventStore, event_seq
 from mcpkit.stores._sessions import SessionRecord
 from mcpkit.transports.http._asgi import Receive, Send, send_json, send_response, start_sse
+from mcpkit.transports.http._streamable.get import end_at_token_expiry
 from mcpkit.transports.http._streamable.relay import StreamRelay
 from mcpkit.transports.http._streamable.replies import fail, store_unavailable
 from mcpkit.transports.http._streamable.streams import Replayer
@@ -314,10 +315,13 @@ class SessionCluster:
                 keep_alive = asyncio.ensure_future(
                     relay.keep_alive(self.options.sse_keep_alive_ms / 1000)
                 )
+                expiry = end_at_token_expiry(relay.close)
                 try:
                     await relay.run(receive)
                 finally:
                     keep_alive.cancel()
+                    if expiry is not None:
+                        expiry.cancel()
         except StoreUnavailableError as exc:
             logger.warning(
                 "event store unavailable: ending the stream of session %s (%s)",

@@ -2,11 +2,19 @@
 server sends outside any call), or a stream resumed with ``Last-Event-ID`` after it dropped:
 the events missed are replayed from the event store, then the live feed takes over where the
 replay stopped. With shared sessions the instance holding the session serves it
-(``cluster.py``)."""
+(``cluster.py``).
+
+Under bearer auth a GET's identity was checked once, when it came: the stream lasts as long
+as its token. At the token's ``exp`` its response ends (after what is queued), as a
+WebSocket is closed then; the client comes back with a fresh token and ``Last-Event-ID``,
+and what was sent meanwhile is replayed from the event store."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mcpkit._codes import ErrorCode
@@ -113,7 +121,12 @@ class ListenStreams:
                 stream.attach(response)
             if replayer is None and resumable_streams(session.protocol_version):
                 await stream.prime()
-            await self._wait_finished_or_gone(response, receive)
+            expiry = end_at_token_expiry(response.end)
+            try:
+                await self._wait_finished_or_gone(response, receive)
+            finally:
+                if expiry is not None:
+                    expiry.cancel()
         finally:
             stream.detach(response)  # still attached: the client left, or this was cancelled
             await response.wait()
@@ -126,4 +139,14 @@ class ListenStreams:
             response.drop()  # the client left
 
 
-__all__ = ["ListenStreams"]
+def end_at_token_expiry(end: Callable[[], object]) -> asyncio.TimerHandle | None:
+    """Calls ``end`` (which ends a GET's response) when the GET's token expires (its identity
+    is this task's ``CURRENT_AUTH``); None without auth or without ``exp``."""
+    auth = CURRENT_AUTH.get()
+    if auth is None or auth.expires_at is None:
+        return None
+    delay = max(0.0, auth.expires_at - time.time())
+    return asyncio.get_running_loop().call_later(delay, end)
+
+
+__all__ = ["ListenStreams", "end_at_token_expiry"]
