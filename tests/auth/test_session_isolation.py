@@ -526,11 +526,13 @@ async def test_session_records_keep_their_owner_and_old_ones_read_as_unowned(tmp
             await store.close()
 
 
-@needs_redis
-async def test_the_owner_check_holds_across_instances_sharing_redis(signer, redis_server):
-    redis_server.flush()
-    t = tokens(signer)
-    hubs = [RedisHub(redis_server.url, prefix="isolation") for _ in "AB"]
+@contextlib.asynccontextmanager
+async def two_instances(
+    signer: Signer, redis_url: str, prefix: str
+) -> AsyncIterator[tuple[httpx.AsyncClient, list[str], list[RedisHub]]]:
+    """Two protected instances of ``Isolation`` sharing Redis under ``prefix``: a client,
+    their endpoints, their hubs."""
+    hubs = [RedisHub(redis_url, prefix=prefix) for _ in "AB"]
     try:
         async with contextlib.AsyncExitStack() as stack:
             urls = []
@@ -539,62 +541,70 @@ async def test_the_owner_check_holds_across_instances_sharing_redis(signer, redi
                     protected(McpServerApp(Isolation), signer, **redis_options(hub))
                 )
                 urls.append(url)
-            a, b = urls
-            alice = await Session(http, a, t["alice"]).open()
-            # the record names her, as a digest: no user name in Redis
-            store = RedisSessionStore(hubs[0])
-            record = await store.get(alice.session_id, idle_timeout=60)
-            assert record is not None and (record.owner or "").startswith("sha256:")
-            assert "alice" not in record.to_json().decode()
-
-            # on B, which never saw the session: Bob is refused everywhere
-            assert (await alice.post(tool_call(7, "whoami"), t["bob"], url=b)).status_code == 404
-            got = await http.get(b, headers=alice.headers(t["bob"], accept="text/event-stream"))
-            assert got.status_code == 404
-            assert (await http.delete(b, headers=alice.headers(t["bob"]))).status_code == 404
-            # ... and Alice is served there, in her session
-            assert await alice.whoami(url=b) == {
-                "subject": "alice",
-                "client_id": "client-1",
-                "session": alice.session_id,
-            }
-            # now that B holds a replica, Bob is still refused there, and on A
-            for where in (a, b):
-                refused = await alice.post(tool_call(8, "whoami"), t["bob"], url=where)
-                assert refused.status_code == 404
-                deleted = await http.delete(where, headers=alice.headers(t["bob"]))
-                assert deleted.status_code == 404
-            assert (await alice.whoami(url=a))["session"] == alice.session_id
-
-            # A record stored before owners existed: with auth on, no one's, so refused
-            # (its creator cannot be told from anyone else holding a valid token).
-            await store.create(
-                SessionRecord("pre-owner", protocol_version=VERSION, initialized=True),
-                max_sessions=100,
-                idle_timeout=60,
-            )
-            old = Session(http, a, t["alice"])
-            old.session_id = "pre-owner"
-            for where in (a, b):
-                assert (await old.post(tool_call(9, "whoami"), url=where)).status_code == 404
-
-            # legacy SSE: Alice's stream on A, posts landing on B are forwarded with the
-            # poster's identity, and the owner refuses Bob's
-            async with legacy_session(http, a, t["alice"]) as (stream, post_url):
-                on_b = post_url.replace(a.rsplit("/mcp", 1)[0], b.rsplit("/mcp", 1)[0])
-                refused = await http.post(on_b, json=tool_call(7, "whoami"), headers=t["bob"])
-                assert refused.status_code == 404, refused.text
-                me = await legacy_reply(http, stream, on_b, t["alice"], tool_call(8, "whoami"))
-                assert json.loads(text_of(me))["subject"] == "alice"
-                assert not [m for m in stream.messages() if m.get("id") == 7]
-
-            # she ends her session on B; it is over on A too
-            assert (await http.delete(b, headers=alice.headers())).status_code == 200
-            assert await store.get(alice.session_id, idle_timeout=60) is None
-            async with asyncio.timeout(WAIT):
-                while (await alice.post(tool_call(10, "whoami"), url=a)).status_code != 404:
-                    await asyncio.sleep(0.05)
-            await store.close()
+            yield http, urls, hubs
     finally:
         for hub in hubs:
             await hub.aclose()
+
+
+@needs_redis
+async def test_the_owner_check_holds_across_instances_sharing_redis(signer, redis_server):
+    redis_server.flush()
+    t = tokens(signer)
+    async with two_instances(signer, redis_server.url, "isolation") as (http, urls, hubs):
+        a, b = urls
+        alice = await Session(http, a, t["alice"]).open()
+        # the record names her, as a digest: no user name in Redis
+        store = RedisSessionStore(hubs[0])
+        record = await store.get(alice.session_id, idle_timeout=60)
+        assert record is not None and (record.owner or "").startswith("sha256:")
+        assert "alice" not in record.to_json().decode()
+
+        # on B, which never saw the session: Bob is refused everywhere
+        assert (await alice.post(tool_call(7, "whoami"), t["bob"], url=b)).status_code == 404
+        got = await http.get(b, headers=alice.headers(t["bob"], accept="text/event-stream"))
+        assert got.status_code == 404
+        assert (await http.delete(b, headers=alice.headers(t["bob"]))).status_code == 404
+        # ... and Alice is served there, in her session
+        assert await alice.whoami(url=b) == {
+            "subject": "alice",
+            "client_id": "client-1",
+            "session": alice.session_id,
+        }
+        # now that B holds a replica, Bob is still refused there, and on A
+        for where in (a, b):
+            refused = await alice.post(tool_call(8, "whoami"), t["bob"], url=where)
+            assert refused.status_code == 404
+            deleted = await http.delete(where, headers=alice.headers(t["bob"]))
+            assert deleted.status_code == 404
+        assert (await alice.whoami(url=a))["session"] == alice.session_id
+
+        # A record stored before owners existed: with auth on, no one's, so refused
+        # (its creator cannot be told from anyone else holding a valid token).
+        await store.create(
+            SessionRecord("pre-owner", protocol_version=VERSION, initialized=True),
+            max_sessions=100,
+            idle_timeout=60,
+        )
+        old = Session(http, a, t["alice"])
+        old.session_id = "pre-owner"
+        for where in (a, b):
+            assert (await old.post(tool_call(9, "whoami"), url=where)).status_code == 404
+
+        # legacy SSE: Alice's stream on A, posts landing on B are forwarded with the
+        # poster's identity, and the owner refuses Bob's
+        async with legacy_session(http, a, t["alice"]) as (stream, post_url):
+            on_b = post_url.replace(a.rsplit("/mcp", 1)[0], b.rsplit("/mcp", 1)[0])
+            refused = await http.post(on_b, json=tool_call(7, "whoami"), headers=t["bob"])
+            assert refused.status_code == 404, refused.text
+            me = await legacy_reply(http, stream, on_b, t["alice"], tool_call(8, "whoami"))
+            assert json.loads(text_of(me))["subject"] == "alice"
+            assert not [m for m in stream.messages() if m.get("id") == 7]
+
+        # she ends her session on B; it is over on A too
+        assert (await http.delete(b, headers=alice.headers())).status_code == 200
+        assert await store.get(alice.session_id, idle_timeout=60) is None
+        async with asyncio.timeout(WAIT):
+            while (await alice.post(tool_call(10, "whoami"), url=a)).status_code != 404:
+                await asyncio.sleep(0.05)
+        await store.close()

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -26,10 +24,16 @@ from mcpkit import McpClient, McpServerApp
 from mcpkit.auth import JwtVerifier
 from mcpkit.client import HttpClientTransportOptions, HttpTransportMode
 from mcpkit.protocol import SseDecoder
-from mcpkit.stores import RedisHub, redis_options
 from tests.auth._support import ISSUER, Signer
 from tests.auth.test_server_gate import AUDIENCE, make_config
-from tests.auth.test_session_isolation import Isolation, Session, bearer, protected, text_of
+from tests.auth.test_session_isolation import (
+    Isolation,
+    Session,
+    bearer,
+    protected,
+    text_of,
+    two_instances,
+)
 from tests.http_server import serving
 from tests.redis_server import needs_redis
 
@@ -106,29 +110,13 @@ async def test_a_get_stream_ends_when_its_token_expires(signer):
         await check_the_stream_ends_at_expiry(http, signer, url, url)
 
 
-@contextlib.asynccontextmanager
-async def two_instances(
-    signer: Signer, redis_url: str
-) -> AsyncIterator[tuple[httpx.AsyncClient, str, str]]:
-    hubs = [RedisHub(redis_url, prefix="stream-expiry") for _ in "AB"]
-    try:
-        async with contextlib.AsyncExitStack() as stack:
-            urls = []
-            for hub in hubs:
-                url, http = await stack.enter_async_context(
-                    protected(McpServerApp(Isolation), signer, **redis_options(hub))
-                )
-                urls.append(url)
-            yield http, urls[0], urls[1]
-    finally:
-        for hub in hubs:
-            await hub.aclose()
-
-
 @needs_redis
 async def test_a_relayed_get_stream_ends_when_its_token_expires(signer, redis_server):
     redis_server.flush()
-    async with asyncio.timeout(60), two_instances(signer, redis_server.url) as (http, a, b):
+    async with (
+        asyncio.timeout(60),
+        two_instances(signer, redis_server.url, "stream-expiry") as (http, (a, b), _),
+    ):
         # The stream is read on B, the session's calls made on A.
         await check_the_stream_ends_at_expiry(http, signer, b, a)
 
