@@ -17,6 +17,7 @@ from typing import Any
 
 from mcpkit._exceptions import (
     ConnectionClosedError,
+    InternalError,
     McpCallError,
     MessageTooLargeError,
     MethodNotFoundError,
@@ -44,6 +45,10 @@ logger = logging.getLogger("mcpkit.client")
 DEFAULT_REQUEST_TIMEOUT = 60.0
 #: Requests one client may have outstanding at once.
 DEFAULT_MAX_PENDING_REQUESTS = 1024
+#: The server's requests (sampling, elicitation, roots, ping) one client answers at once;
+#: past it a request is refused at once with -32603, as a busy server refuses one. As many
+#: refusals again may be on their way; past those a request is dropped, with a warning.
+DEFAULT_MAX_SERVER_REQUESTS = 64
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 NotificationCallback = Callable[[str, dict[str, Any]], Any]
@@ -91,12 +96,16 @@ class ClientSession:
         on_notification: NotificationCallback | None = None,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_pending_requests: int = DEFAULT_MAX_PENDING_REQUESTS,
+        max_server_requests: int = DEFAULT_MAX_SERVER_REQUESTS,
     ) -> None:
         self.stream = stream
         self.on_request = on_request
         self.on_notification = on_notification
         self.request_timeout = request_timeout
         self.max_pending_requests = max_pending_requests
+        self.max_server_requests = max_server_requests
+        self._answering = 0  # server requests whose handler runs
+        self._refusing = 0  # refusals being sent
         self._pending: dict[RequestId, _Pending] = {}
         self._progress: dict[RequestId, ProgressCallback] = {}
         self._ids = itertools.count(1)
@@ -272,7 +281,20 @@ class ClientSession:
         elif isinstance(message, JsonRpcNotification):
             self._notified(message)
         elif isinstance(message, JsonRpcRequest):
-            self._spawn(self._answer(message))
+            # A server flooding requests gets refusals, not a task each.
+            if self._answering < self.max_server_requests:
+                self._answering += 1
+                self._spawn(self._answer(message))
+            elif self._refusing < self.max_server_requests:
+                self._refusing += 1
+                self._spawn(self._refuse(message))
+            else:
+                logger.warning(
+                    "dropped server request %s: %d answers and %d refusals under way",
+                    message.method,
+                    self._answering,
+                    self._refusing,
+                )
 
     def _resolve(self, request_id: Any, result: Any, exc: BaseException | None) -> None:
         pending = self._pending.get(request_id)
@@ -302,18 +324,36 @@ class ClientSession:
 
     async def _answer(self, request: JsonRpcRequest) -> None:
         try:
+            await self._reply(request, await self._result_of(request))
+        finally:
+            self._answering -= 1
+
+    async def _refuse(self, request: JsonRpcRequest) -> None:
+        busy = InternalError(
+            f"Client busy: {self.max_server_requests} server requests already being answered"
+        )
+        try:
+            await self._reply(request, error_response(request.id, busy))
+        finally:
+            self._refusing -= 1
+
+    async def _result_of(self, request: JsonRpcRequest) -> dict[str, Any]:
+        """The response to one server request: its handler's result, or the error."""
+        try:
             if request.method == "ping":
                 result: dict[str, Any] = {}
             elif self.on_request is None:
                 raise MethodNotFoundError(f"Method not found: {request.method}")
             else:
                 result = await self.on_request(request.method, request.params or {})
-            reply = result_response(request.id, result)
+            return result_response(request.id, result)
         except ProtocolError as exc:
-            reply = error_response(request.id, exc)
+            return error_response(request.id, exc)
         except Exception as exc:
             logger.exception("handler for server request %s failed", request.method)
-            reply = error_response(request.id, ProtocolError(str(exc)))
+            return error_response(request.id, ProtocolError(str(exc)))
+
+    async def _reply(self, request: JsonRpcRequest, reply: dict[str, Any]) -> None:
         try:
             await self.send(reply)
         except TransportError:

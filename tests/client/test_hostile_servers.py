@@ -1,0 +1,135 @@
+"""The client against servers that misbehave on purpose: small scripted peers (a Python
+subprocess speaking stdio) that flood it, and what the client does about it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcpkit import McpClient, StdioClientTransportOptions
+from mcpkit.client import ClientSession
+from mcpkit.client._session import DEFAULT_MAX_SERVER_REQUESTS
+from tests.waiting import wait_until
+
+#: Requests the flooding server sends past what the client runs at once.
+EXCESS = 8
+
+#: A stdio server that answers ``initialize``, and answers ``tools/call`` by sending the
+#: client ``FLOOD`` sampling requests at once; it answers the call (with how many of them
+#: the client refused) once ``EXPECTED`` refusals came back.
+FLOODER = """
+import json, sys
+
+FLOOD, EXPECTED = int(sys.argv[1]), int(sys.argv[2])
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+
+call_id, refused = None, []
+for line in sys.stdin:
+    message = json.loads(line)
+    method, request_id = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "flooder", "version": "0"}}})
+    elif method == "ping":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+    elif method == "tools/call":
+        call_id = request_id
+        for n in range(FLOOD):
+            send({"jsonrpc": "2.0", "id": f"s{n}", "method": "sampling/createMessage",
+                  "params": {"messages": [], "maxTokens": 1}})
+    elif method is not None and request_id is not None:  # server/discover, say
+        send({"jsonrpc": "2.0", "id": request_id,
+              "error": {"code": -32601, "message": "Method not found"}})
+    elif method is None and "error" in message:
+        refused.append(message["error"]["code"])
+        if len(refused) == EXPECTED:
+            send({"jsonrpc": "2.0", "id": call_id, "result": {
+                "content": [{"type": "text", "text": json.dumps(refused)}]}})
+"""
+
+
+def script(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+async def test_a_flood_of_server_requests_runs_a_bounded_number_and_refuses_the_rest(tmp_path):
+    """Each server request runs its handler in a task: a server sending thousands of
+    sampling requests at once must not make thousands of tasks. Past the bound the client
+    answers at once with an error (as a busy server does), and the rest keep running."""
+    running = 0
+    most = 0
+    release = asyncio.Event()
+
+    async def sampling(params: dict[str, Any]) -> dict[str, Any]:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        try:
+            await release.wait()
+        finally:
+            running -= 1
+        return {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}
+
+    flood = DEFAULT_MAX_SERVER_REQUESTS + EXCESS
+    path = script(tmp_path, "flooder.py", FLOODER)
+    options = StdioClientTransportOptions(
+        command=sys.executable, arguments=[str(path), str(flood), str(EXCESS)]
+    )
+    async with McpClient.stdio(options, sampling_handler=sampling, request_timeout=15) as client:
+        result = await client.call_tool("flood", {})
+        assert result.content[0].text == str([-32603] * EXCESS)  # type: ignore[union-attr]
+        assert most == running == DEFAULT_MAX_SERVER_REQUESTS
+        release.set()
+        await client.ping()  # the session goes on
+
+
+class StuckPeer:
+    """A stream whose server sent ``frames`` and takes in nothing: every send waits."""
+
+    def __init__(self, frames: list[dict[str, Any]]) -> None:
+        self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue()
+        for frame in frames:
+            self.inbound.put_nowait(json.dumps(frame).encode())
+        self.sent: list[dict[str, Any]] = []
+        self.closed = asyncio.Event()
+
+    async def receive(self) -> bytes | None:
+        return await self.inbound.get()
+
+    async def send(self, frame: bytes) -> None:
+        self.sent.append(json.loads(frame))
+        await self.closed.wait()
+
+    async def aclose(self) -> None:
+        self.closed.set()
+        self.inbound.put_nowait(None)
+
+
+async def test_refusals_are_bounded_too_and_past_them_a_request_is_dropped(caplog):
+    """A server that floods requests and reads no answers: one handler runs, one refusal
+    waits to be sent, and the next request is dropped with a warning, not queued."""
+    hold = asyncio.Event()
+
+    async def on_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        await hold.wait()
+        return {}
+
+    asks = [{"jsonrpc": "2.0", "id": n, "method": f"roots/list#{n}"} for n in range(3)]
+    peer = StuckPeer(asks)
+    session = ClientSession(peer, on_request=on_request, max_server_requests=1)  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING, logger="mcpkit.client"):
+        session.start()
+        await wait_until(lambda: "roots/list#2" in caplog.text, "the dropped request's warning")
+    assert [(m["id"], m["error"]["code"]) for m in peer.sent] == [(1, -32603)]
+    assert "Client busy" in peer.sent[0]["error"]["message"]
+    await session.aclose()
