@@ -10,10 +10,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcpkit import McpClient, StdioClientTransportOptions
-from mcpkit.client import ClientSession
+from mcpkit.client import (
+    ClientSession,
+    HttpClientTransportOptions,
+    HttpStatusError,
+    HttpTransportMode,
+)
 from mcpkit.client._session import DEFAULT_MAX_SERVER_REQUESTS
+from tests.http_server import serve_asgi
+from tests.raw_asgi import read_body
 from tests.waiting import wait_until
+
+#: Upper bound for one test's client work (a client that would read forever fails).
+TEST_TIMEOUT = 20.0
 
 #: Requests the flooding server sends past what the client runs at once.
 EXCESS = 8
@@ -133,3 +145,53 @@ async def test_refusals_are_bounded_too_and_past_them_a_request_is_dropped(caplo
     assert [(m["id"], m["error"]["code"]) for m in peer.sent] == [(1, -32603)]
     assert "Client busy" in peer.sent[0]["error"]["message"]
     await session.aclose()
+
+
+#: The body of the refusal below: far more than a client needs to read of it, and more
+#: than the socket buffers between it and the client hold.
+REFUSAL_BODY = 64 * 1024 * 1024
+
+
+class LongRefusal:
+    """Every request: 400 with a ``DPoP-Nonce`` (no ``use_dpop_nonce`` in the challenge)
+    and a chunked body of ``REFUSAL_BODY`` bytes, written while the client is there."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.done = asyncio.Event()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await read_body(receive)
+        headers = [(b"content-type", b"text/plain"), (b"dpop-nonce", b"n-1")]
+        await send({"type": "http.response.start", "status": 400, "headers": headers})
+        gone = asyncio.ensure_future(receive())  # http.disconnect, once the client is gone
+        chunk = b"x" * 65536
+        try:
+            while self.sent < REFUSAL_BODY and not gone.done():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self.sent += len(chunk)
+                await asyncio.sleep(0)  # a send after the client left returns at once
+            await send({"type": "http.response.body", "body": b""})
+        finally:
+            gone.cancel()
+            self.done.set()
+
+
+async def test_a_refusal_naming_a_nonce_is_read_no_further_than_its_start():
+    """Whether a 400 naming a DPoP nonce asks to be sent again is looked for in the start
+    of its body: only that start is read, however long the body (chunked, no length)."""
+    refusal = LongRefusal()
+    async with serve_asgi(refusal) as base:
+        options = HttpClientTransportOptions(
+            endpoint=base + "/mcp", transport_mode=HttpTransportMode.STREAMABLE_HTTP
+        )
+        async with asyncio.timeout(TEST_TIMEOUT):
+            with pytest.raises(HttpStatusError) as refused:
+                async with McpClient.http(options, protocol_mode="legacy"):
+                    pass
+            await refusal.done.wait()
+    assert refused.value.status_code == 400
+    assert refused.value.body == b"x" * 4096  # its start, for the error to show
+    assert refusal.sent < REFUSAL_BODY

@@ -240,16 +240,19 @@ class HttpRequester:
             )
             if retried or response.status_code not in (400, 401, 403):
                 return response
-            authorization = await self._auth_retry(method, url, response)
+            body_start = _BodyStart(response)
+            authorization = await self._auth_retry(method, url, response, body_start)
             if authorization is None:
-                return response
+                return await body_start.replay()
             await response.aclose()
             retried = True
             if authorization:
                 sent = {k: v for k, v in headers.items() if k.lower() != "authorization"}
                 sent["Authorization"] = authorization
 
-    async def _auth_retry(self, method: str, url: str, response: httpx.Response) -> str | None:
+    async def _auth_retry(
+        self, method: str, url: str, response: httpx.Response, body_start: _BodyStart
+    ) -> str | None:
         """Whether to send the request again after a 400/401/403: None for no; "" to send
         it as it was (a ``use_dpop_nonce`` challenge: the header hook makes a new proof with
         the nonce the observer saw); else the ``Authorization`` value the auth challenge
@@ -260,7 +263,7 @@ class HttpRequester:
                 response.status_code,
                 joined_challenge(response.headers.get_list("www-authenticate")),
                 dpop_nonce=response.headers.get("dpop-nonce"),
-                body_preview=lambda: _small_body_preview(response),
+                body_preview=body_start.read,
                 request=f"{method} {url}",
             )
         except TransportError:
@@ -322,12 +325,40 @@ class HttpRequester:
         raise TransportError(f"more than {opts.max_redirects} redirects from {start_url}")
 
 
-async def _small_body_preview(response: httpx.Response) -> bytes:
-    """The start of an error body that says it is small (or says nothing of its size)."""
-    length = response.headers.get("content-length", "")
-    if length.isdigit() and int(length) > _ERROR_BODY_PREVIEW:
-        return b""
-    return (await response.aread())[:_ERROR_BODY_PREVIEW]
+#: Headers that describe a body as sent, not the start of it a ``_BodyStart`` keeps.
+_BODY_FRAMING = frozenset({"content-length", "transfer-encoding", "content-encoding"})
+
+
+class _BodyStart:
+    """The start of a refusal's body (``error_body``), read when the auth retry looks in
+    it for ``use_dpop_nonce``, never more: a server's body may not end. The response's
+    stream is spent then, and ``replay`` gives one holding that start in its place."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.data: bytes | None = None
+
+    async def read(self) -> bytes:
+        if self.data is None:
+            self.data = await error_body(self.response)
+        return self.data
+
+    async def replay(self) -> httpx.Response:
+        """The response itself, or (once its start was read) one holding that start."""
+        if self.data is None:
+            return self.response
+        await self.response.aclose()
+        headers = [
+            (name, value)
+            for name, value in self.response.headers.multi_items()
+            if name.lower() not in _BODY_FRAMING
+        ]
+        return httpx.Response(
+            self.response.status_code,
+            headers=headers,
+            content=self.data,
+            request=self.response.request,
+        )
 
 
 async def read_body(response: httpx.Response, limit: int | None) -> bytes:
