@@ -68,6 +68,27 @@ for line in sys.stdin:
 """
 
 
+#: A stdio server that answers ``initialize`` and ``ping``, and every other request with
+#: a line of ``sys.argv[1]`` bytes or more.
+LONG_LINES = """
+import json, sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message or "method" not in message:
+        continue
+    if message["method"] == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {},
+                  "serverInfo": {"name": "long", "version": "0"}}
+    elif message["method"] == "ping":
+        result = {}
+    else:
+        result = {"content": [{"type": "text", "text": "x" * int(sys.argv[1])}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\\n")
+    sys.stdout.flush()
+"""
+
+
 def script(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text)
@@ -195,3 +216,20 @@ async def test_a_refusal_naming_a_nonce_is_read_no_further_than_its_start():
     assert refused.value.status_code == 400
     assert refused.value.body == b"x" * 4096  # its start, for the error to show
     assert refusal.sent < REFUSAL_BODY
+
+
+async def test_a_line_past_the_bound_is_dropped_with_a_warning(tmp_path, caplog):
+    """An answer past ``max_message_bytes`` cannot be read, and its request waits for its
+    timeout: the log says why (it said nothing), as it does on the other transports."""
+    path = script(tmp_path, "long.py", LONG_LINES)
+    options = StdioClientTransportOptions(
+        command=sys.executable, arguments=[str(path), "5000"], max_message_bytes=1000
+    )
+    with caplog.at_level(logging.WARNING, logger="mcpkit.client"):
+        async with McpClient.stdio(options, protocol_mode="legacy") as client:
+            call = asyncio.ensure_future(client.request("anything", {}))
+            await wait_until(lambda: "max_message_bytes" in caplog.text, "the warning")
+            call.cancel()
+            await asyncio.gather(call, return_exceptions=True)
+            await client.ping()  # the lines after it are read as ever
+    assert "(1000 bytes)" in caplog.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,8 @@ from mcpkit._exceptions import ConnectionClosedError
 from mcpkit.protocol._framing import OVERSIZED, LineFramer
 from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_BYTES
 from mcpkit.transports._pipes import DEFAULT_WRITE_HIGH_WATER, DEFAULT_WRITE_LOW_WATER
+
+logger = logging.getLogger("mcpkit.client.stdio")
 
 #: Seconds a closing server gets to exit after its stdin closes, before it is terminated.
 DEFAULT_SHUTDOWN_TIMEOUT = 2.0
@@ -62,7 +65,15 @@ class _ProcessProtocol(asyncio.SubprocessProtocol):
         if fd != 1:
             return
         for frame in self.framer.feed(data):
-            if frame is not OVERSIZED:
+            if frame is OVERSIZED:
+                # Its request cannot be told from the rest of the line: it waits its timeout.
+                logger.warning(
+                    "%s: dropped a message from the server longer than max_message_bytes"
+                    " (%d bytes)",
+                    self.owner.options.display_name,
+                    self.framer.max_line_bytes,
+                )
+            else:
                 self.owner._deliver(frame)
 
     def pipe_connection_lost(self, fd: int, exc: BaseException | None) -> None:
