@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit import McpClient, StdioClientTransportOptions
+from mcpkit import McpClient, McpServerApp, StdioClientTransportOptions, mcp_server, mcp_tool
 from mcpkit.client import (
     ClientSession,
     HttpClientTransportOptions,
@@ -20,7 +20,7 @@ from mcpkit.client import (
     HttpTransportMode,
 )
 from mcpkit.client._session import DEFAULT_MAX_SERVER_REQUESTS
-from tests.http_server import serve_asgi
+from tests.http_server import serve_asgi, serving
 from tests.raw_asgi import read_body
 from tests.waiting import wait_until
 
@@ -65,6 +65,27 @@ for line in sys.stdin:
         if len(refused) == EXPECTED:
             send({"jsonrpc": "2.0", "id": call_id, "result": {
                 "content": [{"type": "text", "text": json.dumps(refused)}]}})
+"""
+
+
+#: A stdio server that answers ``initialize`` and then will not go: it ignores SIGTERM
+#: and the end of its input.
+STUBBORN = """
+import json, signal, sys, time
+
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "protocolVersion": message["params"]["protocolVersion"], "capabilities": {},
+            "serverInfo": {"name": "stubborn", "version": "0"}}}) + "\\n")
+    elif "id" in message and "method" in message:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+            "error": {"code": -32601, "message": "Method not found"}}) + "\\n")
+    sys.stdout.flush()
+while True:
+    time.sleep(1)
 """
 
 
@@ -218,6 +239,20 @@ async def test_a_refusal_naming_a_nonce_is_read_no_further_than_its_start():
     assert refusal.sent < REFUSAL_BODY
 
 
+async def test_a_server_that_will_not_exit_is_gone_once_the_client_closed(tmp_path):
+    """Closing the stdin, SIGTERM, then SIGKILL: when ``async with`` ends, the process
+    has ended and been waited for, not left running or a zombie for a while after."""
+    path = script(tmp_path, "stubborn.py", STUBBORN)
+    options = StdioClientTransportOptions(
+        command=sys.executable, arguments=[str(path)], shutdown_timeout=0.2
+    )
+    async with asyncio.timeout(TEST_TIMEOUT):
+        async with McpClient.stdio(options, protocol_mode="legacy") as client:
+            pid = client.session.stream.pid  # type: ignore[attr-defined]
+            assert pid is not None
+        assert not Path(f"/proc/{pid}").exists()
+
+
 async def test_a_line_past_the_bound_is_dropped_with_a_warning(tmp_path, caplog):
     """An answer past ``max_message_bytes`` cannot be read, and its request waits for its
     timeout: the log says why (it said nothing), as it does on the other transports."""
@@ -233,3 +268,40 @@ async def test_a_line_past_the_bound_is_dropped_with_a_warning(tmp_path, caplog)
             await asyncio.gather(call, return_exceptions=True)
             await client.ping()  # the lines after it are read as ever
     assert "(1000 bytes)" in caplog.text
+
+
+@mcp_server(name="gate")
+class Gate:
+    """A tool that waits for the test to open it."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+        self.waiting = 0
+
+    @mcp_tool()
+    async def wait(self) -> str:
+        self.waiting += 1
+        await self.opened.wait()
+        return "through"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "modern"])
+async def test_cancelling_one_call_leaves_the_others_and_closing_leaves_no_task(mode):
+    """The client's own tasks: those of the server serving it are not its to end."""
+    gate = Gate()
+    async with asyncio.timeout(TEST_TIMEOUT), serving(McpServerApp(gate)) as (url, _):
+        await asyncio.sleep(0)  # the serving started what it starts
+        before = asyncio.all_tasks()
+        async with McpClient.http(url, protocol_mode=mode) as client:
+            calls = [asyncio.ensure_future(client.call_tool("wait", {})) for _ in range(3)]
+            await wait_until(lambda: gate.waiting == 3, "three calls waiting")
+            calls[1].cancel()
+            await asyncio.gather(calls[1], return_exceptions=True)
+            gate.opened.set()
+            for call in (calls[0], calls[2]):
+                assert (await call).content[0].text == "through"  # type: ignore[union-attr]
+            await client.ping()
+        left = [t.get_coro() for t in asyncio.all_tasks() - before]
+        files = {c.cr_code.co_filename for c in left}  # type: ignore[union-attr]
+        client_side = ("/mcpkit/client/", "/httpx/", "/httpcore/")
+        assert not [f for f in files if any(part in f for part in client_side)], files
