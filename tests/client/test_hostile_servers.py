@@ -189,6 +189,36 @@ async def test_refusals_are_bounded_too_and_past_them_a_request_is_dropped(caplo
     await session.aclose()
 
 
+async def test_notification_callbacks_are_bounded_and_past_them_notifications_dropped(caplog):
+    """A server flooding notifications at a callback that is slow: two callbacks run, the
+    rest of the flood is dropped with one warning (and a count once a callback ends), and
+    the next notification after it runs its callback again."""
+    hold = asyncio.Event()
+    heard: list[int] = []
+
+    async def on_notification(method: str, params: dict[str, Any]) -> None:
+        heard.append(params["n"])
+        await hold.wait()
+
+    def note(n: int) -> dict[str, Any]:
+        params = {"level": "info", "data": "x", "n": n}
+        return {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+
+    peer = StuckPeer([note(n) for n in range(5)])
+    session = ClientSession(peer, on_notification=on_notification, max_notification_callbacks=2)  # type: ignore[arg-type]
+    with caplog.at_level(logging.WARNING, logger="mcpkit.client"):
+        session.start()
+        await wait_until(lambda: peer.inbound.empty() and len(heard) == 2, "the flood read")
+        await asyncio.sleep(0)  # the last one taken is routed in the same step
+        assert caplog.text.count("dropping server notifications") == 1
+        hold.set()
+        await wait_until(lambda: "dropped 3 server notifications" in caplog.text, "the count")
+    assert heard == [0, 1]
+    peer.inbound.put_nowait(json.dumps(note(9)).encode())
+    await wait_until(lambda: heard[-1:] == [9], "the next notification's callback")
+    await session.aclose()
+
+
 #: The body of the refusal below: far more than a client needs to read of it, and more
 #: than the socket buffers between it and the client hold.
 REFUSAL_BODY = 64 * 1024 * 1024

@@ -49,6 +49,10 @@ DEFAULT_MAX_PENDING_REQUESTS = 1024
 #: past it a request is refused at once with -32603, as a busy server refuses one. As many
 #: refusals again may be on their way; past those a request is dropped, with a warning.
 DEFAULT_MAX_SERVER_REQUESTS = 64
+#: Notification callbacks (``on_notification``, a request's progress callback) one client
+#: runs at once; past it a notification is dropped, with one warning per flood: a server
+#: flooding notifications at a slow callback would otherwise hold the client's memory.
+DEFAULT_MAX_NOTIFICATION_CALLBACKS = 1024
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 NotificationCallback = Callable[[str, dict[str, Any]], Any]
@@ -97,6 +101,7 @@ class ClientSession:
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_pending_requests: int = DEFAULT_MAX_PENDING_REQUESTS,
         max_server_requests: int = DEFAULT_MAX_SERVER_REQUESTS,
+        max_notification_callbacks: int = DEFAULT_MAX_NOTIFICATION_CALLBACKS,
     ) -> None:
         self.stream = stream
         self.on_request = on_request
@@ -106,6 +111,9 @@ class ClientSession:
         self.max_server_requests = max_server_requests
         self._answering = 0  # server requests whose handler runs
         self._refusing = 0  # refusals being sent
+        self.max_notification_callbacks = max_notification_callbacks
+        self._notifying = 0  # notification callbacks running
+        self._dropped_notes = 0  # notifications dropped since the callbacks were full
         self._pending: dict[RequestId, _Pending] = {}
         self._progress: dict[RequestId, ProgressCallback] = {}
         self._ids = itertools.count(1)
@@ -310,17 +318,40 @@ class ClientSession:
         if note.method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
-                self._spawn(
-                    _call(
-                        callback,
-                        params.get("progress", 0),
-                        params.get("total"),
-                        params.get("message"),
-                    )
+                self._run_callback(
+                    note.method,
+                    callback,
+                    params.get("progress", 0),
+                    params.get("total"),
+                    params.get("message"),
                 )
                 return
         if self.on_notification is not None:
-            self._spawn(_call(self.on_notification, note.method, params))
+            self._run_callback(note.method, self.on_notification, note.method, params)
+
+    def _run_callback(self, method: str, callback: Callable[..., Any], *args: Any) -> None:
+        """Run a notification's callback in a task, unless ``max_notification_callbacks``
+        run already: then the notification is dropped."""
+        if self._notifying >= self.max_notification_callbacks:
+            self._dropped_notes += 1
+            if self._dropped_notes == 1:
+                logger.warning(
+                    "dropping server notifications (%s first): %d callbacks still running",
+                    method,
+                    self._notifying,
+                )
+            return
+        self._notifying += 1
+        self._spawn(self._notify(callback, args))
+
+    async def _notify(self, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        try:
+            await _call(callback, *args)
+        finally:
+            self._notifying -= 1
+            if self._dropped_notes:
+                logger.warning("dropped %d server notifications", self._dropped_notes)
+                self._dropped_notes = 0
 
     async def _answer(self, request: JsonRpcRequest) -> None:
         try:
