@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Callable
@@ -21,6 +22,9 @@ DEFAULT_SHUTDOWN_TIMEOUT = 2.0
 #: Seconds the end of a server's stdout waits for its exit, so that the error can name its
 #: exit code; past it the connection ends without.
 EXIT_CODE_WAIT = 0.5
+#: Seconds a killed server gets to be reaped, so that closing leaves no process behind
+#: (nor a zombie): SIGKILL cannot be ignored, only a process stuck in the kernel outlasts it.
+KILLED_EXIT_WAIT = 2.0
 
 
 @dataclass(slots=True)
@@ -212,6 +216,8 @@ class StdioClientTransport:
                 await asyncio.wait_for(self._wait_exit(), self.options.shutdown_timeout)
             except TimeoutError:
                 transport.kill()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wait_exit(), KILLED_EXIT_WAIT)
         transport.close()
 
     async def _wait_exit(self) -> None:
