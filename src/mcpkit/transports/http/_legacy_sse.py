@@ -466,6 +466,7 @@ class LegacySseHandler:
         """End every open stream (server shutdown); each GET then cleans its session up."""
         for session in list(self.sessions.values()):
             session.end(SHUTTING_DOWN)
+        self.requests.close()
 
     def __len__(self) -> int:
         return len(self.sessions)

@@ -47,5 +47,11 @@ class PerLoop(Generic[T]):
             self._of[key] = (weakref.ref(loop, forget), value)
         return value
 
+    def values(self) -> list[T]:
+        """The ``T`` of every loop still alive."""
+        with self._lock:
+            entries = list(self._of.values())
+        return [value for ref, value in entries if ref() is not None]
+
     def __len__(self) -> int:
         return len(self._of)

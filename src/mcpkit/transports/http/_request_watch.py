@@ -121,6 +121,11 @@ class RequestWatch:
         finally:
             self.leave(request)
 
+    def close(self) -> None:
+        """Its endpoint is closing: every loop's sweeper ends once its requests are done."""
+        for loop_requests in self._loops.values():
+            loop_requests.close()
+
     def of(self, loop: asyncio.AbstractEventLoop) -> _LoopRequests:
         """The requests of ``loop`` (touched only from its own thread)."""
         return self._loops.get(loop)
@@ -133,7 +138,7 @@ class RequestWatch:
 class _LoopRequests:
     """One loop's requests of a ``RequestWatch``, and its sweeper while there are any."""
 
-    __slots__ = ("_arrived", "_opening", "_requests", "_sweeper", "_watchers", "watch")
+    __slots__ = ("_arrived", "_closing", "_opening", "_requests", "_sweeper", "_watchers", "watch")
 
     def __init__(self, watch: RequestWatch) -> None:
         self.watch = watch
@@ -146,6 +151,9 @@ class _LoopRequests:
         #: Whether a request came since the last sweep: quick ones, begun and done between
         #: two sweeps, keep the sweeper too.
         self._arrived = False
+        #: The endpoint is closing: the sweeper ends once no request is left, not lingering
+        #: (an app started again after it lingers as before).
+        self._closing = False
 
     def add(self, request: WatchedRequest) -> None:
         limit = self.watch.max_requests
@@ -167,6 +175,25 @@ class _LoopRequests:
     def sweeper(self) -> asyncio.Task[None] | None:
         return self._sweeper
 
+    def close(self) -> None:
+        """The endpoint is closing (its app shuts down): the sweeper ends now when no request
+        is in progress, else once the last one is done; a host's loop keeps no task of it."""
+        self._closing = True
+        sweeper = self._sweeper
+        if sweeper is None or self._requests or sweeper.done():
+            return
+        loop = sweeper.get_loop()
+        if loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            sweeper.cancel()
+        else:  # another thread's loop: cancelled there
+            loop.call_soon_threadsafe(sweeper.cancel)
+
     async def _sweep(self) -> None:
         loop = asyncio.get_running_loop()
         idle = 0
@@ -175,12 +202,15 @@ class _LoopRequests:
                 await asyncio.sleep(DISCONNECT_WATCH_DELAY)
                 arrived, self._arrived = self._arrived, False
                 if not self._requests:
+                    if self._closing:
+                        break
                     idle = 0 if arrived else idle + 1
                     continue
                 idle = 0
                 self._sweep_once(loop)
         finally:
-            self._sweeper = None  # the next request starts another
+            self._sweeper = None  # the next request starts another, which lingers again
+            self._closing = False
 
     def _sweep_once(self, loop: asyncio.AbstractEventLoop) -> None:
         now = monotonic()

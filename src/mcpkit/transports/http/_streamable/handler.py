@@ -593,6 +593,7 @@ class StreamableHttpHandler:
     def close(self) -> None:
         """Close every session held here; their streams end, each with its end of body."""
         self.sessions.close_all()
+        self.requests.close()
         self._spawn(self.cluster.aclose())
 
 
