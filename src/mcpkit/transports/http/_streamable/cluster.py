@@ -203,17 +203,19 @@ class SessionCluster:
     # routing ------------------------------------------------------------------------------
 
     async def route_response(
-        self, session: StreamableSession, message: JsonRpcResponse | JsonRpcErrorResponse
+        self, session: StreamableSession | None, message: JsonRpcResponse | JsonRpcErrorResponse
     ) -> None:
-        """The client answered a server-to-client request another instance sent: pass it on."""
+        """The client answered a server-to-client request another instance sent: pass it on.
+        Raises ``StoreUnavailableError`` when the bus is down: the instance waits for this
+        answer, so the client hears it was not passed on (503) and may post it again."""
         request_id = message.id
-        if not isinstance(request_id, str) or "/" not in request_id:
+        if session is None or not isinstance(request_id, str) or "/" not in request_id:
             logger.debug("response %r matches no pending request", request_id)
             return
         owner = request_id.split("/", 1)[0]
-        if owner == self.instance_id:
+        if owner == self.instance_id or self.bus is None:
             return  # ours, and no longer waited for
-        await self.publish(
+        await self.bus.publish(
             instance_channel(owner),
             {"op": "response", "session_id": session.session_id, "message": message.to_dict()},
         )

@@ -397,10 +397,10 @@ class StreamableHttpHandler:
             elif isinstance(message, (JsonRpcResponse, JsonRpcErrorResponse)):
                 # Never answered (an answer is not answered), even one with no id.
                 if not binding.session.resolve(message):  # type: ignore[union-attr]
-                    if session is not None:
+                    try:
                         await self.cluster.route_response(session, message)
-                    else:
-                        logger.debug("response %r matches no pending request; dropped", message)
+                    except StoreUnavailableError as exc:  # not passed on: the client retries
+                        return await store_unavailable(send, exc)
             else:  # an invalid member of a batch
                 replies.append(error_response(getattr(message, "request_id", None), message))
         if not requests and not replies:

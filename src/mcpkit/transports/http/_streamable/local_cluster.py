@@ -57,7 +57,7 @@ class LocalCluster:
         """A cancellation can only target a request running here: the engine has it."""
 
     async def route_response(
-        self, session: StreamableSession, message: JsonRpcResponse | JsonRpcErrorResponse
+        self, session: StreamableSession | None, message: JsonRpcResponse | JsonRpcErrorResponse
     ) -> None:
         """An answer no request here waits for is waited for nowhere: dropped."""
         logger.debug("response %r matches no pending request; dropped", message.id)

@@ -1,0 +1,115 @@
+"""Redis failing under two in-process instances that share it (``redis_options`` on hubs
+with short timeouts, one real redis-server of the test's own): what a client hears when
+Redis is down or holds bad data, and that nothing it sent is lost without it being told."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from mcpkit.stores import RedisHub, redis_options
+from tests.http_server import POST_HEADERS, serving
+from tests.redis_server import RedisServer, needs_redis
+from tests.stores.test_scale_out import EXAMPLE, messages_as_they_come
+from tests.waiting import wait_until
+from tests.wire import initialize_request
+
+pytestmark = [pytest.mark.timeout(60), needs_redis]
+
+
+@pytest.fixture
+def redis() -> Any:
+    server = RedisServer().start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@contextlib.asynccontextmanager
+async def instances(server: RedisServer, prefix: str) -> AsyncIterator[list[tuple[str, RedisHub]]]:
+    """Two apps of everything.py, each on a hub of its own (short timeouts) over ``server``:
+    (endpoint URL, hub) of each."""
+    sys.path.insert(0, str(EXAMPLE.parent))
+    from mcpkit.cli._loader import load_app
+
+    async with contextlib.AsyncExitStack() as stack:
+        served = []
+        for _ in "AB":
+            hub = RedisHub(server.url, prefix=prefix, timeout=1.0, connect_timeout=0.5)
+            stack.push_async_callback(hub.aclose)
+            url, _ = await stack.enter_async_context(
+                serving(load_app(str(EXAMPLE)), **redis_options(hub))
+            )
+            served.append((url, hub))
+        yield served
+
+
+async def open_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
+    """A session whose client can answer elicitations: the headers of its later POSTs."""
+    init = await http.post(url, json=initialize_request(elicitation={}), headers=POST_HEADERS)
+    assert init.status_code == 200, init.text
+    headers = {
+        **POST_HEADERS,
+        "mcp-session-id": init.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-11-25",
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await http.post(url, json=initialized, headers=headers)).status_code == 202
+    return headers
+
+
+def redis_command(server: RedisServer, *words: str) -> bytes:
+    """One command on a connection of its own (RESP), its raw reply."""
+    command = f"*{len(words)}\r\n" + "".join(f"${len(w)}\r\n{w}\r\n" for w in words)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(command.encode())
+        return sock.recv(4096)
+
+
+def listening(server: RedisServer, channel: str) -> bool:
+    """Whether some instance is subscribed to ``channel`` (PUBSUB NUMSUB)."""
+    reply = redis_command(server, "PUBSUB", "NUMSUB", channel)
+    return not reply.endswith(b":0\r\n")
+
+
+async def test_an_answer_posted_while_the_bus_is_down_is_refused_then_taken_again(redis):
+    """The client answers an elicitation through B while Redis is down: B cannot pass it
+    to A, which waits for it, so the client hears 503 (not 202 and the answer dropped);
+    posted again once Redis is back, it reaches A and the call ends."""
+    async with (
+        instances(redis, "answer") as [(a, _), (b, _)],
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        headers = await open_session(http, a)
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert (await http.post(b, json=ping, headers=headers)).status_code == 200  # B holds it
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "?"}},
+        }
+        seen = []
+        async with http.stream("POST", a, json=call, headers=headers) as response:
+            async for message in messages_as_they_come(response):
+                seen.append(message)
+                if message.get("method") != "elicitation/create":
+                    continue
+                answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "decline"}}
+                redis.stop(save=True)
+                refused = await http.post(b, json=answer, headers=headers)
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["error"]["data"] == {"retryable": True}
+                redis.start()
+                channel = f"answer:bus:instance.{message['id'].split('/')[0]}"
+                await wait_until(lambda c=channel: listening(redis, c), "A to listen again", 20)
+                taken = await http.post(b, json=answer, headers=headers)
+                assert taken.status_code == 202, taken.text
+        assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
