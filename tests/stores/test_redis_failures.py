@@ -16,7 +16,7 @@ import pytest
 from mcpkit.stores import RedisHub, redis_options
 from tests.http_server import POST_HEADERS, serving
 from tests.redis_server import RedisServer, needs_redis
-from tests.stores.test_scale_out import EXAMPLE, messages_as_they_come
+from tests.stores.test_scale_out import EXAMPLE, events_of, messages_as_they_come
 from tests.waiting import wait_until
 from tests.wire import initialize_request
 
@@ -113,3 +113,48 @@ async def test_an_answer_posted_while_the_bus_is_down_is_refused_then_taken_agai
                 taken = await http.post(b, json=answer, headers=headers)
                 assert taken.status_code == 202, taken.text
         assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
+
+
+async def test_a_corrupt_event_in_redis_is_passed_over_and_the_rest_replayed(redis):
+    """An entry of a session's event list that is not an event (written by hand, or cut
+    short): a stream resumed on B replays the events around it, and ends with the call's
+    answer, where it ended with nothing at all."""
+    async with (
+        instances(redis, "badevent") as [(a, hub), (b, _)],
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        headers = await open_session(http, a)
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "test_tool_with_progress",
+                "arguments": {},
+                "_meta": {"progressToken": "t"},
+            },
+        }
+        assert (await http.post(a, json=call, headers=headers)).status_code == 200
+        session_id = headers["mcp-session-id"]
+        events = f"badevent:ev:{{{session_id}}}"
+        entries = await hub.client.lrange(events, 0, -1)
+        assert len(entries) == 5  # priming, three progress notifications, the answer
+        stream = entries[0].split(b" ")[1].decode()
+        await hub.client.lset(events, 2, f"3 {stream} {{not json".encode())
+        await hub.client.lset(events, 3, b"not an event")
+        resumed = await http.get(
+            b,
+            headers={
+                **headers,
+                "accept": "text/event-stream",
+                "last-event-id": f"{session_id}:1",
+            },
+        )
+        assert resumed.status_code == 200
+        replayed = events_of(resumed.content)
+        assert [event_id for event_id, _ in replayed] == [f"{session_id}:2", f"{session_id}:5"]
+        assert replayed[0][1]["params"]["progress"] == 0
+        assert replayed[1][1]["id"] == 3 and "result" in replayed[1][1]
+        # and the server goes on serving
+        ping = {"jsonrpc": "2.0", "id": 4, "method": "ping"}
+        assert (await http.post(b, json=ping, headers=headers)).status_code == 200

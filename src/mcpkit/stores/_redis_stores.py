@@ -256,7 +256,14 @@ class RedisEventStore(EventStore):
             return None
         after = parsed[1]
         entries = await self.hub.call(self.hub.client.lrange(self._keys(session_id)[0], 0, -1))
-        events = [self._parse(session_id, entry) for entry in entries]
+        events = []
+        for entry in entries:
+            try:
+                events.append(self._parse(session_id, entry))
+            except ValueError:  # not what the script writes: the rest still replays
+                logger.warning(
+                    "session %s: unreadable event in Redis skipped: %.80r", session_id, entry
+                )
         stream_id = next((event.stream_id for seq, event in events if seq == after), None)
         if stream_id is None:
             return None
