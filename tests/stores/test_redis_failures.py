@@ -158,3 +158,23 @@ async def test_a_corrupt_event_in_redis_is_passed_over_and_the_rest_replayed(red
         # and the server goes on serving
         ping = {"jsonrpc": "2.0", "id": 4, "method": "ping"}
         assert (await http.post(b, json=ping, headers=headers)).status_code == 200
+
+
+@pytest.mark.parametrize("record", [b'{"session_id": "cut sh', b"[1, 2]", b"not json"])
+async def test_an_unreadable_session_record_is_an_unknown_session(redis, record):
+    """A session's record in Redis that is not one (written by hand, cut short): B, which
+    must adopt the session from it, answers 404 as for an expired session, so the client
+    starts a new one, where every request of the session failed with a 500 internal error."""
+    async with (
+        instances(redis, "badrecord") as [(a, hub), (b, _)],
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        headers = await open_session(http, a)
+        session_id = headers["mcp-session-id"]
+        await hub.client.set(f"badrecord:session:{session_id}", record, keepttl=True)
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        unknown = await http.post(b, json=ping, headers=headers)
+        assert unknown.status_code == 404, unknown.text
+        assert unknown.json()["error"]["data"] == {"sessionId": session_id}
+        fresh = await open_session(http, b)
+        assert (await http.post(b, json=ping, headers=fresh)).status_code == 200

@@ -380,7 +380,13 @@ class RedisSessionStore(SessionStore):
         data = await self._touch(
             [self._key(session_id), self._index], [_ms(idle_timeout), session_id, "1"]
         )
-        return SessionRecord.from_json(data) if data else None
+        if not data:
+            return None
+        try:
+            return SessionRecord.from_json(data)
+        except (ValueError, TypeError, AttributeError):  # not a record: the client starts anew
+            logger.warning("session %s: unreadable record in Redis; taken as unknown", session_id)
+            return None
 
     async def touch(self, session_id: str, *, idle_timeout: float) -> bool:
         return bool(
