@@ -178,3 +178,18 @@ async def test_an_unreadable_session_record_is_an_unknown_session(redis, record)
         assert unknown.json()["error"]["data"] == {"sessionId": session_id}
         fresh = await open_session(http, b)
         assert (await http.post(b, json=ping, headers=fresh)).status_code == 200
+
+
+def clients(server: RedisServer) -> int:
+    """The connections Redis has open, less the one asking."""
+    return redis_command(server, "CLIENT", "LIST").count(b"\nid=") - 1  # a line each
+
+
+async def test_a_hub_made_from_a_url_closes_its_connections(redis):
+    """``RedisHub(url).aclose()`` closes the pool it made: the client it handed the pool
+    to would leave its connections open to Redis."""
+    hub = RedisHub(redis.url, prefix="close")
+    assert await hub.ping()
+    assert clients(redis) == 1
+    await hub.aclose()
+    await wait_until(lambda: clients(redis) == 0, "the hub's connection to close")

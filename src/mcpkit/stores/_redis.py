@@ -292,8 +292,8 @@ class RedisHub:
                 logger.debug("closing the pub/sub connection failed", exc_info=True)
             self._pubsub = None
         if self._owns_client:
-            try:
-                await self.client.aclose()
+            try:  # the pool was handed to the client, which would leave it open
+                await self.client.aclose(close_connection_pool=True)
             except Exception:  # closing on the way out
                 logger.debug("closing the Redis pool failed", exc_info=True)
 
