@@ -4,6 +4,7 @@ Redis is down or holds bad data, and that nothing it sent is lost without it bei
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import sys
@@ -193,3 +194,34 @@ async def test_a_hub_made_from_a_url_closes_its_connections(redis):
     assert clients(redis) == 1
     await hub.aclose()
     await wait_until(lambda: clients(redis) == 0, "the hub's connection to close")
+
+
+async def test_an_app_on_redis_options_of_a_url_leaves_nothing_running_when_it_stops(redis):
+    """``redis_options(url)`` makes the hub its stores and bus share: once the app that
+    served them stops, its pub/sub reader is gone and its connections to Redis closed
+    (the reader went on, reconnecting for ever, in the host's process)."""
+    sys.path.insert(0, str(EXAMPLE.parent))
+    from mcpkit.cli._loader import load_app
+
+    before = asyncio.all_tasks()
+    app = load_app(str(EXAMPLE))
+    async with (
+        serving(app, **redis_options(redis.url, prefix="stop")) as (url, _),
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        headers = await open_session(http, url)
+        note = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "save_note", "arguments": {"key": "k", "text": "x"}},
+        }
+        assert (await http.post(url, json=note, headers=headers)).status_code == 200
+        assert clients(redis) >= 2  # commands, and pub/sub
+
+    def left() -> list[str]:
+        names = (t.get_coro().__qualname__ for t in asyncio.all_tasks() - before)
+        return [name for name in names if "Redis" in name]
+
+    await wait_until(lambda: not left(), "the Redis tasks to end")
+    await wait_until(lambda: clients(redis) == 0, "the connections to Redis to close")

@@ -518,10 +518,14 @@ def redis_options(
 ) -> dict[str, Any]:
     """``session_store``, ``event_store`` and ``message_bus`` on one ``RedisHub``, for
     ``StreamableHttpServerOptions(**redis_options(url))``: instances started this way
-    share sessions, events and broadcasts."""
-    hub = url if isinstance(url, RedisHub) else RedisHub(url, prefix=prefix, **hub_options)
+    share sessions, events and broadcasts. A hub made here from ``url`` is closed with the
+    bus (which the app closes when it stops); a ``RedisHub`` passed in stays the caller's."""
+    owned = not isinstance(url, RedisHub)
+    hub = RedisHub(url, prefix=prefix, **hub_options) if owned else url
+    bus = RedisMessageBus(hub)
+    bus._owns_hub = owned  # closed last: the app closes its bus after its sessions
     return {
         "session_store": RedisSessionStore(hub),
         "event_store": RedisEventStore(hub),
-        "message_bus": RedisMessageBus(hub),
+        "message_bus": bus,
     }
