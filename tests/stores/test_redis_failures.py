@@ -225,3 +225,32 @@ async def test_an_app_on_redis_options_of_a_url_leaves_nothing_running_when_it_s
 
     await wait_until(lambda: not left(), "the Redis tasks to end")
     await wait_until(lambda: clients(redis) == 0, "the connections to Redis to close")
+
+
+async def test_every_key_the_sessions_write_expires(redis):
+    """What a session leaves in Redis (its record, the index of live sessions, its events
+    and their counter, its delivery markers) expires: once no session is live, nothing of
+    theirs stays for ever (the index did)."""
+    async with (
+        instances(redis, "ttl") as [(a, hub), (b, _)],
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        headers = await open_session(http, a)
+        note = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "save_note", "arguments": {"key": "k", "text": "x"}},
+        }
+        assert (await http.post(a, json=note, headers=headers)).status_code == 200
+        subscribe = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "resources/subscribe",
+            "params": {"uri": "notes://k"},
+        }
+        assert (await http.post(b, json=subscribe, headers=headers)).status_code == 200
+        keys = await hub.client.keys("ttl:*")
+        assert {b"ttl:sessions", f"ttl:session:{headers['mcp-session-id']}".encode()} <= set(keys)
+        forever = [key for key in keys if await hub.client.pttl(key) < 0]
+        assert forever == []

@@ -89,6 +89,9 @@ return seqs
 
 _NOW_MS = "local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
+# Each session script keeps the index alive as long as its longest-lived member, and no
+# longer (PTTL -1: an index written before it had a TTL).
+
 # KEYS: record, index. ARGV: JSON, max sessions, idle ms, session id.
 _CREATE_SESSION = (
     _NOW_MS
@@ -97,6 +100,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[4])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return 1
 """
 )
@@ -107,6 +111,7 @@ _TOUCH_SESSION = (
     + """
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 then
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), ARGV[2])
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
   if ARGV[3] == '1' then return redis.call('GET', KEYS[1]) end
   return 1
 end
@@ -121,6 +126,7 @@ _SAVE_SESSION = (
     + """
 if redis.call('SET', KEYS[1], ARGV[1], 'XX', 'PX', ARGV[2]) then
   redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
   return 1
 end
 redis.call('ZREM', KEYS[2], ARGV[3])
