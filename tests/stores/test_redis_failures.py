@@ -254,3 +254,42 @@ async def test_every_key_the_sessions_write_expires(redis):
         assert {b"ttl:sessions", f"ttl:session:{headers['mcp-session-id']}".encode()} <= set(keys)
         forever = [key for key in keys if await hub.client.pttl(key) < 0]
         assert forever == []
+
+
+async def test_an_answer_no_instance_takes_is_refused_then_taken_again(redis):
+    """Redis is up, but A, which waits for the answer, has lost its pub/sub connection and
+    cannot subscribe again yet (here: SUBSCRIBE denied): B's publish reaches no one, so
+    the client hears 503 (not 202 and the answer dropped); posted again once A listens
+    again, it reaches the call."""
+    async with (
+        instances(redis, "nobody") as [(a, _), (b, _)],
+        httpx.AsyncClient(timeout=30) as http,
+    ):
+        headers = await open_session(http, a)
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert (await http.post(b, json=ping, headers=headers)).status_code == 200
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "test_elicitation", "arguments": {"message": "?"}},
+        }
+        seen = []
+        async with http.stream("POST", a, json=call, headers=headers) as response:
+            async for message in messages_as_they_come(response):
+                seen.append(message)
+                if message.get("method") != "elicitation/create":
+                    continue
+                channel = f"nobody:bus:instance.{message['id'].split('/')[0]}"
+                redis_command(redis, "ACL", "SETUSER", "default", "-subscribe")
+                redis_command(redis, "CLIENT", "KILL", "TYPE", "pubsub")
+                await wait_until(lambda c=channel: not listening(redis, c), "A to stop listening")
+                answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "decline"}}
+                refused = await http.post(b, json=answer, headers=headers)
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["error"]["data"] == {"retryable": True}
+                redis_command(redis, "ACL", "SETUSER", "default", "+subscribe")
+                await wait_until(lambda c=channel: listening(redis, c), "A to listen again", 20)
+                taken = await http.post(b, json=answer, headers=headers)
+                assert taken.status_code == 202, taken.text
+        assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")

@@ -206,8 +206,9 @@ class SessionCluster:
         self, session: StreamableSession | None, message: JsonRpcResponse | JsonRpcErrorResponse
     ) -> None:
         """The client answered a server-to-client request another instance sent: pass it on.
-        Raises ``StoreUnavailableError`` when the bus is down: the instance waits for this
-        answer, so the client hears it was not passed on (503) and may post it again."""
+        Raises ``StoreUnavailableError`` when the bus is down or that instance does not
+        listen (reconnecting, or gone): it waits for this answer, so the client hears it
+        was not passed on (503) and may post it again."""
         request_id = message.id
         if session is None or not isinstance(request_id, str) or "/" not in request_id:
             logger.debug("response %r matches no pending request", request_id)
@@ -215,10 +216,14 @@ class SessionCluster:
         owner = request_id.split("/", 1)[0]
         if owner == self.instance_id or self.bus is None:
             return  # ours, and no longer waited for
-        await self.bus.publish(
+        received = await self.bus.publish(
             instance_channel(owner),
             {"op": "response", "session_id": session.session_id, "message": message.to_dict()},
         )
+        if received == 0:  # None: the bus cannot tell
+            raise StoreUnavailableError(
+                f"the answer reached no instance: {owner}, which waits for it, is not listening"
+            )
 
     async def after_notification(
         self, session: StreamableSession, note: JsonRpcNotification
