@@ -94,3 +94,30 @@ async def test_listing_reads_the_owner_index_in_batches_and_drops_stale_members(
     assert await store.hub.client.zcard(key) == 5  # the deleted ones' members are gone
     after = await store.list_owned("ada", after=listed[1].position, limit=2)
     assert [r.task_id for r in after] == ["t3", "t5"]
+
+
+@pytest.mark.parametrize("unreadable", [b"{cut sh", b"[1, 2]", b'{"status": "working"}'])
+async def test_an_unreadable_task_record_does_not_keep_the_others_from_failing(
+    make_store, unreadable
+):
+    """Two tasks a dead runner left, one record not a record (written by hand, cut short):
+    the other is failed all the same, and the store's first call works, where the sweep
+    stopped at the bad record and raised, every time it looked."""
+    store = make_store()
+    seeded = make_store()  # a runner named "ghost" never registered: dead to every store
+    now = time.time()
+    for task_id in ("bad", "good"):
+        await seeded.create(
+            TaskRecord(
+                task_id=task_id,
+                status="working",
+                created_at=now,
+                last_updated_at=now,
+                ttl_ms=60_000,
+                runner_id="ghost",
+            )
+        )
+    await seeded.hub.client.set("mcpkit:task:bad", unreadable)
+    good = await store.get("good")  # the store's first call: it fails what the dead left
+    assert good is not None and good.status == "failed"
+    assert await store.fail_abandoned() == []

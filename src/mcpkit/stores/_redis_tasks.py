@@ -197,10 +197,14 @@ class RedisTaskStore(LeasedRunners, TaskStore):
     async def _fail(self, task_id: str, runner_id: str) -> bool:
         """Fail the task, if it is still ``runner_id``'s and unfinished."""
         data = await self.hub.call(self.hub.client.get(self._key(task_id)))
-        if data is None:  # gone (expired): so is its place in the runs hash
+        try:
+            record = None if data is None else TaskRecord.from_json(data)
+        except (ValueError, TypeError, AttributeError):  # not a record: nothing can fail it
+            logger.warning("task %s: unreadable record in Redis; not failed", task_id)
+            record = None
+        if record is None:  # gone (expired), or unreadable: so is its place in the runs hash
             await self.hub.call(self.hub.client.hdel(self._runners.runs_key, task_id))
             return False
-        record = TaskRecord.from_json(data)
         if record.terminal or record.runner_id != runner_id:
             return False
         failed = abandon(record)
