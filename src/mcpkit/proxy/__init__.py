@@ -8,6 +8,7 @@ from mcpkit.proxy._backend import (
     DEFAULT_BACKEND_REQUEST_TIMEOUT,
     DEFAULT_MAX_BACKEND_SESSIONS,
     BackendBusyError,
+    BackendTimeoutError,
     BackendUnavailableError,
     HttpBackend,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "DEFAULT_INHERITED_ENV_VARS",
     "DEFAULT_MAX_BACKEND_SESSIONS",
     "BackendBusyError",
+    "BackendTimeoutError",
     "BackendUnavailableError",
     "HttpBackend",
     "McpProxy",

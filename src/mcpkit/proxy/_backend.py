@@ -13,7 +13,12 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpkit._exceptions import ConnectionClosedError, InternalError, TransportError
+from mcpkit._exceptions import (
+    ConnectionClosedError,
+    InternalError,
+    RequestTimeoutError,
+    TransportError,
+)
 from mcpkit.client import McpClient, StdioClientTransportOptions
 from mcpkit.proxy._environment import with_minimal_environment
 
@@ -34,6 +39,11 @@ BackendSpec = StdioClientTransportOptions | str | Sequence[str] | ClientFactory
 
 class BackendUnavailableError(InternalError):
     """The backend could not be reached or went away (-32603); the next request reconnects."""
+
+
+class BackendTimeoutError(InternalError):
+    """The backend did not answer one request within ``backend_request_timeout`` (-32603);
+    it was sent ``notifications/cancelled``, and its connection is kept for the next."""
 
 
 class BackendBusyError(InternalError):
@@ -235,6 +245,12 @@ class BackendConnection:
         # uvloop's FileNotFoundError for a missing command does not name it: the label does.
         return f"Backend server unavailable{self._named()}: {type(exc).__name__}: {exc}"
 
+    def _late(self, timeout: float) -> str:
+        return (
+            f"Backend server{self._named()} did not answer within {timeout:g} s "
+            f"(backend_request_timeout); the request was cancelled at the backend"
+        )
+
     def _silent(self) -> str:
         return (
             f"Backend server unavailable{self._named()}: it did not answer initialize within "
@@ -248,10 +264,16 @@ class BackendConnection:
                 await client.aclose()
 
     async def run(self, call: Callable[[McpClient], Awaitable[Any]]) -> Any:
-        """``call(client)``; a dead backend becomes ``BackendUnavailableError``."""
+        """``call(client)``; a dead backend becomes ``BackendUnavailableError``, one too slow
+        to answer ``BackendTimeoutError``."""
         client = await self.client()
         try:
             return await call(client)
+        except RequestTimeoutError:
+            # Only this request was late (the client told the backend it is abandoned): the
+            # connection, the other calls on it and the backend's state are kept. A
+            # TimeoutError is an OSError: caught before the clause for a dead backend.
+            raise BackendTimeoutError(self._late(client.session.request_timeout)) from None
         except (ConnectionClosedError, TransportError, OSError) as exc:
             await self._discard()
             raise BackendUnavailableError(self._unavailable(exc)) from exc

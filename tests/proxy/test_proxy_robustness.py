@@ -1,0 +1,60 @@
+"""The proxy in front of a backend that misbehaves (``raw_backend.py``): slow, silent, or
+flooding the proxy with notifications."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpkit import McpCallError
+from mcpkit.client import McpClient, StdioClientTransportOptions
+from mcpkit.proxy import McpProxy
+from tests.http_server import serving
+from tests.waiting import wait_until
+
+BACKEND = str(Path(__file__).with_name("raw_backend.py"))
+
+
+def raw_backend(record: Path) -> StdioClientTransportOptions:
+    return StdioClientTransportOptions(
+        command=sys.executable, arguments=[BACKEND], environment_variables={"RECORD": str(record)}
+    )
+
+
+def received(record: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def text_of(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+async def test_a_backend_too_slow_to_answer_keeps_its_connection(tmp_path):
+    record = tmp_path / "received.jsonl"
+    proxy = McpProxy(raw_backend(record), backend_request_timeout=0.5)
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(url, protocol_mode="legacy") as client:
+            pid = text_of(await client.call_tool("pid", {}))
+            with pytest.raises(McpCallError) as failure:
+                await client.call_tool("silent", {})
+            assert failure.value.code == -32603
+            assert "did not answer within 0.5 s (backend_request_timeout)" in failure.value.message
+            assert "unavailable" not in failure.value.message
+            # The backend was told, and its process (this session's state) lives on.
+            silent = next(
+                m["id"] for m in received(record) if (m.get("params") or {}).get("name") == "silent"
+            )
+            await wait_until(
+                lambda: any(
+                    m.get("method") == "notifications/cancelled"
+                    and m["params"]["requestId"] == silent
+                    for m in received(record)
+                ),
+                "the backend to be told the call was abandoned",
+            )
+            assert text_of(await client.call_tool("pid", {})) == pid
