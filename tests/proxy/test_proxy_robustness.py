@@ -58,3 +58,16 @@ async def test_a_backend_too_slow_to_answer_keeps_its_connection(tmp_path):
                 "the backend to be told the call was abandoned",
             )
             assert text_of(await client.call_tool("pid", {})) == pid
+
+
+async def test_a_flood_of_list_changed_is_read_once_more_not_once_each(tmp_path):
+    record = tmp_path / "received.jsonl"
+    proxy = McpProxy(raw_backend(record))
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(url, protocol_mode="legacy") as client:
+            assert text_of(await client.call_tool("flood_changed", {"n": 500})) == "flooded"
+            await wait_until(lambda: not proxy._background, "the proxy to re-read the tools")
+            assert "added" in {tool.name for tool in await client.list_tools()}
+            lists = [m for m in received(record) if m.get("method") == "tools/list"]
+            # the shared connection's first read, then the session's: one, and once more
+            assert len(lists) <= 3

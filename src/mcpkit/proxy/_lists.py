@@ -58,6 +58,34 @@ class BackendLists:
     def __init__(self, pool: BackendPool, sink: CatalogSink) -> None:
         self._pool = pool
         self._sink = sink
+        #: The re-read under way of each (kind, connection), and those announced changed
+        #: again meanwhile (read once more when it ends).
+        self._rereading: dict[tuple[str, BackendConnection], asyncio.Task[None]] = {}
+        self._again: set[tuple[str, BackendConnection]] = set()
+
+    def changed(self, kind: str, connection: BackendConnection) -> asyncio.Task[None] | None:
+        """The backend announced a change of ``kind`` on ``connection``: the re-read started,
+        or None when one is under way, which then reads once more. A backend flooding
+        ``list_changed`` costs at most two reads, never a task and a read each."""
+        key = (kind, connection)
+        running = self._rereading.get(key)
+        if running is not None and not running.done():  # done: cancelled before it ran
+            self._again.add(key)
+            return None
+        task = asyncio.ensure_future(self._reread(key))
+        self._rereading[key] = task
+        return task
+
+    async def _reread(self, key: tuple[str, BackendConnection]) -> None:
+        try:
+            while True:
+                self._again.discard(key)
+                await self.refresh(*key)
+                if key not in self._again:
+                    return
+        finally:
+            self._again.discard(key)
+            self._rereading.pop(key, None)
 
     async def refresh_all(self) -> None:
         for kind in CATALOG_KINDS:

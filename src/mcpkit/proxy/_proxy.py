@@ -203,7 +203,9 @@ class McpProxy:
         def list_changed(kind: str) -> None:
             # Read from the connection that announced it: a stdio backend is one process
             # per connection, and only that one has changed.
-            self._spawn(self.lists.refresh(kind, connection))
+            reread = self.lists.changed(kind, connection)
+            if reread is not None:
+                self._spawn(reread)
 
         async def resource_updated(uri: Any) -> None:
             if isinstance(uri, str):
