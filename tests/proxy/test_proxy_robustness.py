@@ -71,3 +71,35 @@ async def test_a_flood_of_list_changed_is_read_once_more_not_once_each(tmp_path)
             lists = [m for m in received(record) if m.get("method") == "tools/list"]
             # the shared connection's first read, then the session's: one, and once more
             assert len(lists) <= 3
+
+
+def _waiting_for_a_backend_question() -> list[asyncio.Task[Any]]:
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if not task.done() and task.get_coro().__qualname__ == "Queue.get"  # type: ignore[union-attr]
+    ]
+
+
+async def test_a_modern_front_call_cancelled_mid_call_leaves_nothing_running(tmp_path):
+    record = tmp_path / "received.jsonl"
+    proxy = McpProxy(raw_backend(record))
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(url, protocol_mode="modern") as client:
+            call = asyncio.ensure_future(client.call_tool("silent", {}))
+            await wait_until(
+                lambda: any(
+                    (m.get("params") or {}).get("name") == "silent" for m in received(record)
+                ),
+                "the backend to get the call",
+            )
+            assert len(proxy.parked) == 1
+            call.cancel()
+            await wait_until(
+                lambda: any(m.get("method") == "notifications/cancelled" for m in received(record)),
+                "the backend to be told",
+            )
+            await wait_until(lambda: len(proxy.parked) == 0, "the parked call to go")
+            assert _waiting_for_a_backend_question() == []
+            # its leased connection is idle again, for the next call
+            assert text_of(await client.call_tool("pid", {}))

@@ -121,14 +121,17 @@ class ParkedCalls:
                             InvalidRequestError(f"The client does not support {method}")
                         )
                 getter = asyncio.ensure_future(call.inbox.get())
-                done, _ = await asyncio.wait(
-                    {call.task, getter}, return_when=asyncio.FIRST_COMPLETED
-                )
+                try:
+                    done, _ = await asyncio.wait(
+                        {call.task, getter}, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:  # this round cancelled too: nothing is left waiting on the inbox
+                    if not getter.done():
+                        getter.cancel()
                 if getter in done:
                     method, params, future = getter.result()
                     call.outstanding[call.next_key()] = (method, params, future)
                     continue
-                getter.cancel()
                 self._calls.pop(call.id, None)
                 return call.task.result()
         except asyncio.CancelledError:
