@@ -4,7 +4,8 @@ the file ``$RECORD`` names: a test sees what the proxy sent it.
 
 Tools: ``pid`` (this process's id), ``silent`` (never answers), ``flood_changed`` (``n``
 ``notifications/tools/list_changed`` before its answer; its tools/list then also offers
-``added``)."""
+``added``), ``ask_twice`` (sends two ``elicitation/create``, ids ``q1`` and ``q2``, and never
+answers)."""
 
 import json
 import os
@@ -12,7 +13,7 @@ import sys
 from typing import Any
 
 RECORD = os.environ["RECORD"]
-TOOLS = ["pid", "silent", "flood_changed"]
+TOOLS = ["pid", "silent", "flood_changed", "ask_twice"]
 
 
 def send(message: dict[str, Any]) -> None:
@@ -58,9 +59,20 @@ def main() -> None:
             text(ident, "flooded")
         elif method == "tools/call" and params["name"] == "silent":
             pass
+        elif method == "tools/call" and params["name"] == "ask_twice":
+            for question in ("q1", "q2"):
+                ask = {"message": question, "requestedSchema": {"type": "object"}}
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": question,
+                        "method": "elicitation/create",
+                        "params": ask,
+                    }
+                )
         elif method == "ping":
             result(ident, {})
-        elif ident is not None:
+        elif method is not None and ident is not None:
             send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "nope"}})
 
 

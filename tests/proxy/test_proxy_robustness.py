@@ -103,3 +103,32 @@ async def test_a_modern_front_call_cancelled_mid_call_leaves_nothing_running(tmp
             assert _waiting_for_a_backend_question() == []
             # its leased connection is idle again, for the next call
             assert text_of(await client.call_tool("pid", {}))
+
+
+async def test_a_parked_call_dropped_answers_every_question_the_backend_asked(tmp_path):
+    record = tmp_path / "received.jsonl"
+    proxy = McpProxy(raw_backend(record), parked_call_timeout=0.5)
+    asked = asyncio.Event()
+    never = asyncio.Event()
+
+    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.set()
+        await never.wait()  # the front client never answers: the parked call expires
+        return {"action": "decline"}
+
+    async with asyncio.timeout(30), serving(proxy.app) as (url, _):
+        async with McpClient.http(
+            url, protocol_mode="modern", elicitation_handler=elicit
+        ) as client:
+            call = asyncio.ensure_future(client.call_tool("ask_twice", {}))
+            await asyncio.wait_for(asked.wait(), 10)
+            await wait_until(lambda: len(proxy.parked) == 0, "the parked call to expire")
+
+            def answered() -> set[str]:
+                return {m["id"] for m in received(record) if "method" not in m}
+
+            # a backend request is answered, here with an error, never left waiting
+            await wait_until(lambda: {"q1", "q2"} <= answered(), "the backend's questions")
+            errors = [m for m in received(record) if m.get("id") in ("q1", "q2")]
+            assert all(m["error"]["code"] == -32603 for m in errors)
+            call.cancel()

@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Awaitable
 from typing import Any
 
-from mcpkit._exceptions import InvalidParamsError, InvalidRequestError
+from mcpkit._exceptions import InternalError, InvalidParamsError, InvalidRequestError
 from mcpkit.server._context import McpToolContext
 from mcpkit.server._eras.mrtr import InputRequired
 
@@ -20,6 +20,10 @@ DEFAULT_MAX_PARKED_CALLS = 64
 DEFAULT_PARKED_CALL_TIMEOUT = 120.0
 #: Backend requests one parked call may have waiting for answers at once.
 MAX_OUTSTANDING_INPUTS = 16
+
+
+def _unanswered(method: str) -> InternalError:
+    return InternalError(f"{method}: the front call it was for ended before its client answered")
 
 
 class ParkedCall:
@@ -37,13 +41,30 @@ class ParkedCall:
         #: The front round now driving the call (progress and logs go to it).
         self.ctx: McpToolContext | None = None
         self.expiry: asyncio.TimerHandle | None = None
+        self.ended = False
 
     async def ask(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
         """The backend's request: wait until a front round answers it."""
+        if self.ended:
+            raise _unanswered(method)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         await self.inbox.put((method, params, future))
+        if self.ended:  # it ended while this waited for room
+            raise _unanswered(method)
         result: dict[str, Any] = await future
         return result
+
+    def end(self) -> None:
+        """The call is over: the backend's questions still waiting are answered with an
+        error, so that none of its handlers waits for ever."""
+        self.ended = True
+        waiting = list(self.outstanding.values())
+        self.outstanding.clear()
+        while not self.inbox.empty():
+            waiting.append(self.inbox.get_nowait())
+        for method, _, future in waiting:
+            if not future.done():
+                future.set_exception(_unanswered(method))
 
     def next_key(self) -> str:
         return f"proxy-{self.id[:8]}-{next(self._keys)}"
@@ -97,9 +118,7 @@ class ParkedCalls:
         if call.expiry is not None:
             call.expiry.cancel()
         call.task.cancel()
-        for _, _, future in call.outstanding.values():
-            if not future.done():
-                future.cancel()
+        call.end()
 
     async def run_round(self, call: ParkedCall, ctx: McpToolContext) -> Any:
         """Drive one front round: answer what the retry carries, ask for what is missing
@@ -113,7 +132,9 @@ class ParkedCalls:
                         call.outstanding.pop(key)
                         continue
                     answers = await ctx.gather_inputs({key: (method, params)})
-                    call.outstanding.pop(key)
+                    call.outstanding.pop(key, None)
+                    if future.done():  # the call ended (``end``) while its client answered
+                        continue
                     if key in answers:
                         future.set_result(answers[key])
                     else:
@@ -133,6 +154,7 @@ class ParkedCalls:
                     call.outstanding[call.next_key()] = (method, params, future)
                     continue
                 self._calls.pop(call.id, None)
+                call.end()
                 return call.task.result()
         except asyncio.CancelledError:
             self.drop(call)
