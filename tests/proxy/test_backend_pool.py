@@ -4,6 +4,7 @@ recently used closed), idle ones closed, and bad bounds refused."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -134,6 +135,37 @@ async def test_a_full_pool_closes_an_idle_connection_never_a_busy_one():
         await (await pool.for_session("b")).client()  # alice's idle one goes
         assert made[idle_made - 1].session.closed and len(pool) == 2
         await pool.aclose()
+
+
+async def test_two_first_calls_of_one_session_in_a_full_pool_share_one_connection():
+    """While the first made room (closing an idle one), the second made a connection too:
+    the first then took the session's place, the second's was kept by nothing and its
+    backend never closed, and the pool held more than its bound."""
+    pool, made = _pool(max_sessions=1)
+    async with asyncio.timeout(10):
+        await (await pool.for_session("x")).client()
+        first, second = await asyncio.gather(pool.for_session("y"), pool.for_session("y"))
+        assert first is second and len(pool) == 1
+        await first.client()
+        await pool.aclose()
+        assert all(client.session.closed for client in made)
+
+
+async def test_leases_made_at_once_in_a_full_pool_stay_within_its_bound():
+    from mcpkit.proxy import BackendBusyError
+
+    pool, made = _pool(max_sessions=2)
+    async with asyncio.timeout(10):
+        for principal in ("alice", "bob"):
+            async with pool.lease(principal) as leased:
+                await leased.client()
+        async with contextlib.AsyncExitStack() as stack:
+            leases = [stack.enter_async_context(pool.lease("carol")) for _ in range(3)]
+            outcomes = await asyncio.gather(*leases, return_exceptions=True)
+            assert len(pool) == 2
+            assert sum(isinstance(o, BackendBusyError) for o in outcomes) == 1
+        await pool.aclose()
+        assert all(client.session.closed for client in made)
 
 
 async def test_idle_leased_connections_are_closed():

@@ -96,10 +96,13 @@ class BackendPool:
             return self.shared
         await self.close_idle()
         connection = self._sessions.pop(key, None)
+        evicted = None
         if connection is None:
-            await self._make_room()
+            evicted = self._evict()
             connection = self._connection(capabilities, f"session:{key}")
         self._sessions[key] = connection  # most recently used last
+        if evicted is not None:  # closed once the new one holds its place (see _evict)
+            await evicted.aclose()
         return connection
 
     @contextlib.asynccontextmanager
@@ -115,13 +118,16 @@ class BackendPool:
             (c for c in self._spare if c.party == party and c.front_capabilities == declared),
             None,
         )
+        evicted = None
         if connection is not None:
             self._spare.remove(connection)
         else:
-            await self._make_room()
+            evicted = self._evict()
             connection = self._connection(declared, party)
         self._leased.add(connection)
         try:
+            if evicted is not None:
+                await evicted.aclose()
             yield connection
         finally:
             self._leased.discard(connection)
@@ -134,21 +140,23 @@ class BackendPool:
         connection.last_used = time.monotonic()
         self._spare.append(connection)
 
-    async def _make_room(self) -> None:
-        """Close the least recently used idle connection when the pool is full; fail
-        (``BackendBusyError``) when every one runs a call."""
+    def _evict(self) -> BackendConnection | None:
+        """Room for one more connection: when the pool is full, the least recently used
+        idle one, taken out for the caller to close; fail (``BackendBusyError``) when every
+        one runs a call. Synchronous: the caller puts its new connection in before it
+        awaits anything, so calls made at once never overfill the pool, nor make a second
+        connection for one front session."""
         if len(self) < self.max_sessions:
-            return
+            return None
         if self._spare:
-            await self._spare.pop(0).aclose()
-            return
+            return self._spare.pop(0)
         idle = next((key for key, c in self._sessions.items() if not c.active), None)
         if idle is None:
             raise BackendBusyError(
                 f"Too many backend connections in use: all {self.max_sessions} "
                 f"(max_backend_sessions={self.max_sessions}) are running calls; retry later"
             )
-        await self._sessions.pop(idle).aclose()
+        return self._sessions.pop(idle)
 
     async def close_idle(self) -> None:
         """Close the connections unused for ``idle_timeout`` seconds (none runs a call)."""
