@@ -20,6 +20,7 @@ from mcpkit.client import (
     HttpTransportMode,
 )
 from mcpkit.client._session import DEFAULT_MAX_SERVER_REQUESTS
+from tests.client._peers import StuckPeer
 from tests.http_server import serve_asgi, serving
 from tests.raw_asgi import read_body
 from tests.waiting import wait_until
@@ -145,28 +146,6 @@ async def test_a_flood_of_server_requests_runs_a_bounded_number_and_refuses_the_
         assert most == running == DEFAULT_MAX_SERVER_REQUESTS
         release.set()
         await client.ping()  # the session goes on
-
-
-class StuckPeer:
-    """A stream whose server sent ``frames`` and takes in nothing: every send waits."""
-
-    def __init__(self, frames: list[dict[str, Any]]) -> None:
-        self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue()
-        for frame in frames:
-            self.inbound.put_nowait(json.dumps(frame).encode())
-        self.sent: list[dict[str, Any]] = []
-        self.closed = asyncio.Event()
-
-    async def receive(self) -> bytes | None:
-        return await self.inbound.get()
-
-    async def send(self, frame: bytes) -> None:
-        self.sent.append(json.loads(frame))
-        await self.closed.wait()
-
-    async def aclose(self) -> None:
-        self.closed.set()
-        self.inbound.put_nowait(None)
 
 
 async def test_refusals_are_bounded_too_and_past_them_a_request_is_dropped(caplog):

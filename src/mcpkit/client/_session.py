@@ -111,6 +111,8 @@ class ClientSession:
         self.max_server_requests = max_server_requests
         self._answering = 0  # server requests whose handler runs
         self._refusing = 0  # refusals being sent
+        #: The server's requests being answered, by id: the server may cancel one.
+        self._answers: dict[RequestId, asyncio.Task[None]] = {}
         self.max_notification_callbacks = max_notification_callbacks
         self._notifying = 0  # notification callbacks running
         self._dropped_notes = 0  # notifications dropped since the callbacks were full
@@ -292,7 +294,7 @@ class ClientSession:
             # A server flooding requests gets refusals, not a task each.
             if self._answering < self.max_server_requests:
                 self._answering += 1
-                self._spawn(self._answer(message))
+                self._answers[message.id] = self._spawn(self._answer(message))
             elif self._refusing < self.max_server_requests:
                 self._refusing += 1
                 self._spawn(self._refuse(message))
@@ -315,6 +317,8 @@ class ClientSession:
 
     def _notified(self, note: JsonRpcNotification) -> None:
         params = note.params or {}
+        if note.method == "notifications/cancelled":
+            self._cancel_answer(params.get("requestId"))
         if note.method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
@@ -353,11 +357,21 @@ class ClientSession:
                 logger.warning("dropped %d server notifications", self._dropped_notes)
                 self._dropped_notes = 0
 
+    def _cancel_answer(self, request_id: Any) -> None:
+        """The server cancelled its request: its handler is cancelled, and no answer goes
+        back (the spec's cancellation). The notification still reaches ``on_notification``."""
+        if type(request_id) in (str, int):  # anything else names no request
+            task = self._answers.get(request_id)
+            if task is not None:
+                task.cancel()
+
     async def _answer(self, request: JsonRpcRequest) -> None:
         try:
             await self._reply(request, await self._result_of(request))
         finally:
             self._answering -= 1
+            if self._answers.get(request.id) is asyncio.current_task():
+                del self._answers[request.id]
 
     async def _refuse(self, request: JsonRpcRequest) -> None:
         busy = InternalError(
@@ -390,10 +404,11 @@ class ClientSession:
         except TransportError:
             logger.debug("could not answer server request %s", request.method, exc_info=True)
 
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     def _stream_closed(self, reason: BaseException | None = None) -> None:
         """A push-style stream ended; ``reason`` says why when the transport knows."""

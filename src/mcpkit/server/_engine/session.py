@@ -157,6 +157,8 @@ class McpSession(msgspec.Struct, eq=False, repr_omit_defaults=True):
             ):
                 return await future
         except TimeoutError:
+            # As the spec asks of a request timed out: the client stops its handler.
+            await _tell_cancelled(channel, request_id, f"no answer to {method} in time")
             raise RequestTimeoutError(f"client did not answer {method} in time") from None
         finally:
             if self._pending is not None:
@@ -191,3 +193,23 @@ _REQUEST = McpSession(key="-", initialize_seen=True, initialized=True, ephemeral
 _MODERN_REQUEST = McpSession(
     key="-", initialize_seen=True, initialized=True, ephemeral=True, modern=True
 )
+
+
+#: Seconds the cancellation of a timed-out server-to-client request may take to send; past
+#: it (a client that does not read) it is given up, as the request was.
+CANCEL_NOTICE_WAIT = 1.0
+
+
+async def _tell_cancelled(channel: SendMessage, request_id: str, reason: str) -> None:
+    """``notifications/cancelled`` for a request of ours the client did not answer in time,
+    on the channel the request went out on; never raises (the client may be gone)."""
+    note = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id, "reason": reason},
+    }
+    try:
+        async with asyncio.timeout(CANCEL_NOTICE_WAIT):
+            await channel(note)
+    except Exception:  # its loss costs nothing: the request is over
+        return
