@@ -39,6 +39,7 @@ from mcpkit.transports import InMemoryTransport
 from tests.http_server import serving
 from tests.redis_server import REDIS_SERVER, RedisServer
 from tests.server._task_tools import FailingTaskTools
+from tests.stores.spoiled_tasks import spoil
 from tests.wire import SchemaChecker, ValidatingStream, check
 
 VERSION = "2025-11-25"
@@ -646,3 +647,24 @@ def test_cursors_are_opaque_but_checked():
             decode_list_cursor(bad)
         assert getattr(caught.value, "code", None) == -32602
     assert decode_list_cursor(None) is None
+
+
+async def test_an_unreadable_task_record_is_an_unknown_task_over_http(durable_store):
+    """One task's stored record spoiled (by hand, a cut-short write), over Streamable HTTP:
+    requests naming it are answered -32602 as for an unknown task, and the session's other
+    tasks are still got and listed, where tasks/get of it and every tasks/list of the
+    session failed with an internal error."""
+    app = make_app(task_store=durable_store)
+    app.tasks.list_page_size = 1
+    async with clients("http", app) as client:
+        made = [await client.call_tool_as_task("sleepy") for _ in range(3)]
+        for task in made:
+            await task.result()
+        bad = made[1].task_id or ""
+        await spoil(durable_store, bad, "a time that is text")
+        for method in ("tasks/get", "tasks/result", "tasks/cancel"):
+            error = await call_error(client, method, {"taskId": bad})
+            assert error.code == -32602 and "Task not found" in error.message, method
+        listed = await client.list_tasks()
+        assert [s.task_id for s in listed] == [made[0].task_id, made[2].task_id]
+        assert (await client.get_task(made[2].task_id or "")).status == "completed"

@@ -16,6 +16,7 @@ from mcpkit.stores import (
     TaskStoreError,
     TaskStoreFullError,
 )
+from tests.stores.spoiled_tasks import SPOILED, spoil
 
 
 def record(
@@ -174,3 +175,54 @@ async def test_list_owned_pages_one_owners_listed_tasks(make_store):
     # a task gone (deleted, or expired) leaves no gap in the pages
     await store.delete("a1")
     assert [r.task_id for r in await store.list_owned("ada", limit=2)] == ["a0", "same-time"]
+
+
+@pytest.mark.parametrize("how", list(SPOILED))
+async def test_an_unreadable_record_is_an_unknown_task_and_the_others_are_served(
+    make_store, how, caplog
+):
+    """One task's record spoiled (by hand, a cut-short write): that task is unknown, with a
+    warning naming it; the others are read, listed and paged past it, and it goes at its
+    expiry. Reading it raised, listing its owner's tasks raised for every one of them, and
+    a page that met it came back short, as if the listing ended there."""
+    store = make_store()
+    base = time.time()
+    for n, task_id in enumerate(["a", "bad", "c"]):
+        await store.create(record(task_id, created_at=base + n, owner="ada", listed=True))
+    await spoil(store, "bad", how)
+    assert await store.get("bad") is None
+    assert "bad" in caplog.text
+    assert (await store.get("a")).task_id == "a"
+    assert [r.task_id for r in await store.list_owned("ada")] == ["a", "c"]
+    first = await store.list_owned("ada", limit=1)
+    assert [r.task_id for r in first] == ["a"]
+    assert [r.task_id for r in await store.list_owned("ada", after=first[0].position, limit=1)] == [
+        "c"
+    ]
+    assert "bad" in await store.purge_expired(now=time.time() + 120)
+
+
+@pytest.mark.parametrize("how", list(SPOILED))
+async def test_sqlite_fails_a_dead_runners_tasks_past_an_unreadable_record(tmp_path, how):
+    """Two tasks a dead runner left, one record spoiled: a store opening the file fails the
+    other and serves, where the sweep raised at the spoiled record and took the whole
+    opening with it, so every call of the store failed; closing a store whose own task is
+    spoiled closes it, where it raised and left the file open."""
+    path = tmp_path / "tasks.db"
+    seeded = SqliteTaskStore(path)
+    for task_id in ("bad", "good"):
+        await seeded.create(record(task_id, runner_id="ghost"))  # never registered: dead
+    await spoil(seeded, "bad", how)
+    store = SqliteTaskStore(path)
+    try:
+        good = await store.get("good")  # the store's first call: it fails what the dead left
+        assert good is not None and good.status == "failed"
+        assert await store.fail_abandoned() == []
+        await seeded.create(record("mine", runner_id=seeded.runner_id))
+        await spoil(seeded, "mine", how)
+        await seeded.close()
+        with pytest.raises(TaskStoreError, match="closed"):
+            await seeded.get("good")
+    finally:
+        await store.close()
+        await seeded.close()

@@ -42,6 +42,7 @@ from mcpkit.stores._tasks import (
     TaskRecord,
     TaskStore,
     TaskStoreFullError,
+    read_record,
 )
 
 logger = logging.getLogger("mcpkit.stores")
@@ -197,11 +198,7 @@ class RedisTaskStore(LeasedRunners, TaskStore):
     async def _fail(self, task_id: str, runner_id: str) -> bool:
         """Fail the task, if it is still ``runner_id``'s and unfinished."""
         data = await self.hub.call(self.hub.client.get(self._key(task_id)))
-        try:
-            record = None if data is None else TaskRecord.from_json(data)
-        except (ValueError, TypeError, AttributeError):  # not a record: nothing can fail it
-            logger.warning("task %s: unreadable record in Redis; not failed", task_id)
-            record = None
+        record = None if data is None else read_record(task_id, data)
         if record is None:  # gone (expired), or unreadable: so is its place in the runs hash
             await self.hub.call(self.hub.client.hdel(self._runners.runs_key, task_id))
             return False
@@ -251,10 +248,8 @@ class RedisTaskStore(LeasedRunners, TaskStore):
     async def get(self, task_id: str) -> TaskRecord | None:
         await self._ready()
         data = await self.hub.call(self.hub.client.get(self._key(task_id)))
-        if data is None:
-            return None
-        record = TaskRecord.from_json(data)
-        return None if record.expired() else record
+        record = None if data is None else read_record(task_id, data)
+        return None if record is None or record.expired() else record
 
     async def update(self, record: TaskRecord) -> bool:
         await self._ready()
@@ -313,8 +308,13 @@ class RedisTaskStore(LeasedRunners, TaskStore):
             for task_id, (_, score), data in zip(ids, batch, datas, strict=True):
                 if after is not None and (score, task_id) <= after:
                     continue
-                record = TaskRecord.from_json(data) if data is not None else None
-                if record is None or record.owner != owner or not record.listed:
+                if data is None:  # its record is gone (deleted, or dropped past its expiry)
+                    gone.append(task_id)
+                    continue
+                record = read_record(task_id, data)
+                if record is None:  # unreadable: passed over, and kept
+                    continue
+                if record.owner != owner or not record.listed:
                     gone.append(task_id)
                 elif not record.expired() and len(found) < limit:
                     found.append(record)

@@ -23,7 +23,7 @@ from mcpkit.stores._task_runners import (
     abandon,
     runner_alive,
 )
-from mcpkit.stores._tasks import TaskRecord
+from mcpkit.stores._tasks import read_record
 
 logger = logging.getLogger("mcpkit.stores")
 
@@ -152,14 +152,21 @@ class SqliteTaskRunners:
 
     @staticmethod
     def _abandon(conn: sqlite3.Connection, task_ids: list[str]) -> list[str]:
+        """Fail these tasks; the ids of those failed (an unreadable record is passed over:
+        nothing can fail it, and it goes at its expiry)."""
         now = time.time()
+        failed: list[str] = []
         for task_id in task_ids:
             (data,) = conn.execute(
                 "SELECT data FROM mcp_tasks WHERE task_id = ?", (task_id,)
             ).fetchone()
-            record = abandon(TaskRecord.from_json(data), now)
+            found = read_record(task_id, data)
+            if found is None:
+                continue
+            record = abandon(found, now)
             conn.execute(
                 "UPDATE mcp_tasks SET status = ?, updated_at = ?, data = ? WHERE task_id = ?",
                 (record.status, record.last_updated_at, record.to_json().decode(), task_id),
             )
-        return task_ids
+            failed.append(task_id)
+        return failed

@@ -9,6 +9,7 @@ process that died is failed when a store opens the file, and by the live stores'
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sqlite3
 import threading
@@ -33,6 +34,7 @@ from mcpkit.stores._tasks import (
     TaskStore,
     TaskStoreError,
     TaskStoreFullError,
+    read_record,
 )
 
 logger = logging.getLogger("mcpkit.stores")
@@ -188,7 +190,7 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
             ).fetchone()
 
         row = await self._run(select)
-        return TaskRecord.from_json(row[0]) if row is not None else None
+        return read_record(task_id, row[0]) if row is not None else None
 
     async def update(self, record: TaskRecord) -> bool:
         data = record.to_json().decode()
@@ -227,17 +229,26 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
         after: ListPosition | None = None,
         limit: int = DEFAULT_LIST_LIMIT,
     ) -> list[TaskRecord]:
-        start = after if after is not None else (float("-inf"), "")
+        start: tuple[Any, str] = after if after is not None else (float("-inf"), "")
         query = (
-            f"SELECT data FROM mcp_tasks WHERE {_OWNER} IS ? AND json_extract(data, '$.listed')"
-            f" AND (expires_at IS NULL OR expires_at > ?) AND ({_CREATED}, task_id) > (?, ?)"
-            f" ORDER BY {_CREATED}, task_id LIMIT ?"
+            f"SELECT {_CREATED}, task_id, data FROM mcp_tasks WHERE {_OWNER} IS ?"
+            " AND json_extract(data, '$.listed') AND (expires_at IS NULL OR expires_at > ?)"
+            f" AND ({_CREATED}, task_id) > (?, ?) ORDER BY {_CREATED}, task_id LIMIT ?"
         )
 
-        def select(conn: sqlite3.Connection) -> list[Any]:
-            return conn.execute(query, (owner, time.time(), *start, limit)).fetchall()
+        def select(conn: sqlite3.Connection, start: tuple[Any, str], wanted: int) -> list[Any]:
+            return conn.execute(query, (owner, time.time(), *start, wanted)).fetchall()
 
-        return [TaskRecord.from_json(row[0]) for row in await self._run(select)]
+        found: list[TaskRecord] = []
+        while len(found) < limit:
+            wanted = limit - len(found)
+            rows = await self._run(functools.partial(select, start=start, wanted=wanted))
+            # An unreadable record is passed over: the page reads on past it.
+            found += filter(None, (read_record(task_id, data) for _, task_id, data in rows))
+            if len(rows) < wanted:
+                break
+            start = (rows[-1][0], rows[-1][1])
+        return found
 
     async def count(self) -> int:
         """How many tasks the file holds (expired ones not yet purged included)."""

@@ -19,14 +19,17 @@ or expiring between two pages never shift the others.
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import msgspec
 
 from mcpkit._exceptions import MCPError
+
+logger = logging.getLogger("mcpkit.stores")
 
 #: Statuses a task may have; the last three are final.
 TASK_STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
@@ -117,10 +120,23 @@ class TaskRecord:
 
     @classmethod
     def from_json(cls, data: bytes | str) -> TaskRecord:
-        """A record from ``to_json``'s output; members it does not know are ignored."""
-        raw = msgspec.json.decode(data)
-        known = {f.name for f in fields(cls)}
-        return cls(**{key: value for key, value in raw.items() if key in known})
+        """A record from ``to_json``'s output; members it does not know are ignored.
+        Raises ``ValueError`` (``msgspec.DecodeError``) for data that is not a record: not
+        JSON, no ``task_id``, a member of the wrong type."""
+        # Typed: a record spoiled by hand fails here, not later in whatever reads it.
+        return msgspec.json.decode(data, type=cls, strict=False)
+
+
+def read_record(task_id: str, data: bytes | str) -> TaskRecord | None:
+    """The stored record of ``task_id``; None, with a warning, when ``data`` is not one
+    (written by hand, cut short): that task is unknown, the others are served."""
+    try:
+        return TaskRecord.from_json(data)
+    except ValueError as exc:
+        logger.warning(
+            "task %s: unreadable record in the task store, taken as unknown: %s", task_id, exc
+        )
+        return None
 
 
 class TaskStore(ABC):
