@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +34,8 @@ from mcpkit.stores._events import (
     parse_event_id,
 )
 from mcpkit.stores._sessions import SessionRecord, SessionStore
+
+logger = logging.getLogger("mcpkit.stores")
 
 T = TypeVar("T")
 
@@ -245,8 +248,16 @@ class FileEventStore(EventStore):
             return None
         stream_id = rows[0][1]
         for seq, stream, data in rows[1:]:
-            if stream == stream_id and data is not None:
-                await send(StoredEvent(f"{session_id}:{seq}", stream, msgspec.json.decode(data)))
+            if stream != stream_id or data is None:
+                continue
+            try:
+                message = msgspec.json.decode(data)
+            except msgspec.DecodeError:  # spoiled (by hand, cut short): the rest still replays
+                logger.warning(
+                    "session %s: unreadable event %d skipped: %.80r", session_id, seq, data
+                )
+                continue
+            await send(StoredEvent(f"{session_id}:{seq}", stream, message))
         return stream_id
 
     async def evict_session(self, session_id: str) -> None:
@@ -318,7 +329,13 @@ class FileSessionStore(SessionStore):
             return row[0] if row is not None else None
 
         data = await self._db.run(read)
-        return SessionRecord.from_json(data) if data is not None else None
+        if data is None:
+            return None
+        try:
+            return SessionRecord.from_json(data)
+        except (ValueError, TypeError, AttributeError):  # not a record: the client starts anew
+            logger.warning("session %s: unreadable record in SQLite; taken as unknown", session_id)
+            return None
 
     async def touch(self, session_id: str, *, idle_timeout: float) -> bool:
         def update(conn: sqlite3.Connection) -> bool:
