@@ -668,3 +668,19 @@ async def test_an_unreadable_task_record_is_an_unknown_task_over_http(durable_st
         listed = await client.list_tasks()
         assert [s.task_id for s in listed] == [made[0].task_id, made[2].task_id]
         assert (await client.get_task(made[2].task_id or "")).status == "completed"
+
+
+async def test_a_task_that_expires_while_its_client_waits_has_its_run_stopped():
+    """A task whose TTL runs out while its client waits on tasks/result, over Streamable
+    HTTP: the wait ends -32602, and the next sweep stops the run and frees its slot, where
+    the memory store forgot the task as the wait read it, so no sweep ever found it and
+    the tool ran on, holding a running slot, for as long as it liked."""
+    app = make_app()
+    async with clients("http", app) as client:
+        task = await client.call_tool_as_task("gated", ttl_ms=1000)  # the shortest TTL
+        await jobs(app).started.wait()
+        error = await call_error(client, "tasks/result", {"taskId": task.task_id})
+        assert error.code == -32602 and "expired" in error.message
+        assert await app.tasks.sweep() == [task.task_id]
+        await jobs(app).stopped.wait()
+        assert app.tasks.running == 0

@@ -236,8 +236,7 @@ class InMemoryTaskStore(TaskStore):
             return None
         expires, data, _ = found
         if expires is not None and time.time() >= expires:
-            del self._tasks[task_id]
-            return None
+            return None  # kept for the sweep, which stops what still runs it
         return TaskRecord.from_json(data)
 
     async def update(self, record: TaskRecord) -> bool:
