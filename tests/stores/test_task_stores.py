@@ -4,6 +4,8 @@ restart."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 import time
 
 import pytest
@@ -17,6 +19,7 @@ from mcpkit.stores import (
     TaskStoreFullError,
 )
 from tests.stores.spoiled_tasks import SPOILED, spoil
+from tests.waiting import wait_until
 
 
 def record(
@@ -226,3 +229,31 @@ async def test_sqlite_fails_a_dead_runners_tasks_past_an_unreadable_record(tmp_p
     finally:
         await store.close()
         await seeded.close()
+
+
+async def test_sqlite_waiting_for_a_locked_file_leaves_the_hosts_default_executor_free(tmp_path):
+    """Another process holds the file's write lock: the store's calls wait for it, and the
+    host's own work on the loop's default executor (``asyncio.to_thread``, name lookups)
+    still runs, where every thread of that executor sat waiting on the lock with them."""
+    path = tmp_path / "tasks.db"
+    store = SqliteTaskStore(path, timeout=60.0)
+    await store.create(record("first"))  # the file is set up
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another writer, for as long as it likes
+        # More calls than the default executor has threads (at most 32).
+        waiting = [asyncio.create_task(store.create(record(f"t{n}"))) for n in range(40)]
+        await asyncio.sleep(0)  # each has handed its work to a thread
+        async with asyncio.timeout(20):
+            assert await asyncio.to_thread(lambda: "the host's work") == "the host's work"
+        assert not any(task.done() for task in waiting)
+        other.execute("ROLLBACK")
+        await asyncio.gather(*waiting)
+        assert await store.count() == 41
+    finally:
+        other.close()
+        await store.close()
+    await wait_until(
+        lambda: not any(t.name.startswith("mcpkit-sqlite-tasks") for t in threading.enumerate()),
+        "the store's thread to end",
+    )

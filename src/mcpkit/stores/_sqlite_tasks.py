@@ -15,6 +15,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -58,7 +59,7 @@ _SCHEMA = (
 
 
 class SqliteTaskStore(LeasedRunners, TaskStore):
-    """Tasks in one SQLite file (stdlib ``sqlite3``; every call runs in a worker thread).
+    """Tasks in one SQLite file (stdlib ``sqlite3``; every call runs in a thread of its own).
 
     Tasks and their results survive a restart: open the same ``path`` again. Several
     processes may share the file (SQLite locks it; WAL journal). ``max_tasks`` bounds the
@@ -92,6 +93,9 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._closed = False
+        # A thread of its own: calls waiting for another process's lock never hold the
+        # threads of the loop's default executor, which the host shares.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcpkit-sqlite-tasks")
 
     # plumbing -----------------------------------------------------------------------------
 
@@ -138,7 +142,9 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
                 raise TaskStoreError(f"task store {self.path!r} failed: {exc}") from exc
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._locked, fn)
+        if self._closed:
+            raise TaskStoreError("the task store is closed")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._locked, fn)
 
     # the contract -------------------------------------------------------------------------
 
@@ -274,4 +280,7 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
                     self._conn.close()
                     self._conn = None
 
-        await asyncio.to_thread(shut)
+        if self._closed:
+            return
+        await asyncio.get_running_loop().run_in_executor(self._executor, shut)
+        self._executor.shutdown(wait=False)
