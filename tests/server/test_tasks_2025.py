@@ -13,6 +13,7 @@ SQLite and Redis stores.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -684,3 +685,18 @@ async def test_a_task_that_expires_while_its_client_waits_has_its_run_stopped():
         assert await app.tasks.sweep() == [task.task_id]
         await jobs(app).stopped.wait()
         assert app.tasks.running == 0
+
+
+@pytest.mark.parametrize(
+    "position", [b'[1e999, "t"]', b"[" + b"9" * 400 + b', "t"]', b'["1", "t"]', b"[1]"]
+)
+async def test_a_tampered_list_cursor_is_invalid_params_over_http(position):
+    """A tasks/list cursor edited by the client (a number too large for a time among
+    them) is -32602 "Invalid cursor", and the listing goes on serving, where the too-large
+    number was an internal error."""
+    async with clients("http") as client:
+        made = await client.call_tool_as_task("sleepy")
+        cursor = base64.urlsafe_b64encode(position).decode()
+        error = await call_error(client, "tasks/list", {"cursor": cursor})
+        assert error.code == -32602 and error.message == "Invalid cursor"
+        assert [s.task_id for s in await client.list_tasks()] == [made.task_id]

@@ -160,4 +160,7 @@ def decode_list_cursor(cursor: Any) -> ListPosition | None:
         or not isinstance(task_id, str)
     ):
         raise InvalidParamsError("Invalid cursor", {"cursor": cursor})
-    return (float(created), task_id)
+    try:
+        return (float(created), task_id)
+    except OverflowError:  # an integer no time can be
+        raise InvalidParamsError("Invalid cursor", {"cursor": cursor}) from None
