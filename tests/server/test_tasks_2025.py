@@ -700,3 +700,15 @@ async def test_a_tampered_list_cursor_is_invalid_params_over_http(position):
         error = await call_error(client, "tasks/list", {"cursor": cursor})
         assert error.code == -32602 and error.message == "Invalid cursor"
         assert [s.task_id for s in await client.list_tasks()] == [made.task_id]
+
+
+async def test_a_task_ttl_too_large_for_a_float_is_invalid_params_over_http():
+    """``params.task.ttl`` an integer of a few hundred digits: -32602 naming ``task``, as
+    for any other ttl that is not a number of milliseconds, where it was an internal
+    error; the next call is served."""
+    async with clients("http") as client:
+        error = await call_error(
+            client, "tools/call", {"name": "sleepy", "arguments": {}, "task": {"ttl": 10**400}}
+        )
+        assert error.code == -32602 and error.data == {"param": "task"}
+        assert text_of(await (await client.call_tool_as_task("sleepy")).result()) == "slept 0.0"

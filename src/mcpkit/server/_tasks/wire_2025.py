@@ -79,6 +79,14 @@ def owner_of(principal: Principal, binding: TransportBinding) -> str | None:
     return None
 
 
+def _finite(number: float) -> bool:
+    """Whether ``number`` is a finite float, or an integer one could hold."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # an integer of hundreds of digits
+        return False
+
+
 def requested_ttl(params: dict[str, Any], longest: int | None) -> int | None:
     """The ``ttl`` the task gets: the one asked for in ``params.task``, within
     [``MIN_TASK_TTL_MS``, ``longest``]; ``longest`` when none is asked for (None: no limit)."""
@@ -91,7 +99,7 @@ def requested_ttl(params: dict[str, Any], longest: int | None) -> int | None:
     if (
         isinstance(asked, bool)
         or not isinstance(asked, int | float)
-        or not math.isfinite(asked)
+        or not _finite(asked)
         or asked < 0
     ):
         raise InvalidParamsError('"task.ttl" must be a number of milliseconds', {"param": "task"})
