@@ -7,13 +7,14 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from mcpkit.stores import FileEventStore, FileSessionStore
+from mcpkit.stores import FileEventStore, FileSessionStore, SqliteTaskStore
 from tests.http_server import serving
 from tests.stores.test_redis_failures import open_session
 from tests.stores.test_scale_out import EXAMPLE, events_of
@@ -122,3 +123,24 @@ async def test_an_unreadable_event_row_is_passed_over_and_the_rest_replayed(tmp_
             assert replayed[0][1]["params"]["progress"] == 0
             assert replayed[1][1]["id"] == 3 and "result" in replayed[1][1]
             assert (await http.post(url, json=PING, headers=headers)).status_code == 200
+
+
+async def test_a_closed_sqlite_store_leaves_no_thread_of_its_own(tmp_path):
+    """Each SQLite store runs its calls on a thread of its own; closing it joins that thread,
+    so a host that closed it finds none of the store's left."""
+
+    def store_threads() -> list[str]:
+        return [t.name for t in threading.enumerate() if t.name.startswith("mcpkit-sqlite")]
+
+    sessions = FileSessionStore(tmp_path / "sessions.db")
+    events = FileEventStore(tmp_path / "events.db")
+    tasks = SqliteTaskStore(tmp_path / "tasks.db")
+    for store, use in (
+        (sessions, sessions.count()),
+        (events, events.evict_session("none")),
+        (tasks, tasks.count()),
+    ):
+        await use
+        assert store_threads()
+        await store.close()
+        assert store_threads() == []

@@ -107,7 +107,8 @@ class _SqliteFile:
 
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, shut)
-        self._executor.shutdown(wait=False)
+        # Its one thread is idle now: joined at once, so none of the store's outlives it.
+        self._executor.shutdown(wait=True)
 
 
 @contextlib.contextmanager

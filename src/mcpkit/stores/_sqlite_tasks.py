@@ -283,4 +283,5 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
         if self._closed:
             return
         await asyncio.get_running_loop().run_in_executor(self._executor, shut)
-        self._executor.shutdown(wait=False)
+        # Its one thread is idle now: joined at once, so none of the store's outlives it.
+        self._executor.shutdown(wait=True)
