@@ -326,3 +326,31 @@ async def test_path_values_are_percent_encoded_into_their_own_segment():
         "/api/files/n/.%2E%2E,x/;matrix=%2E%2E",
     ]
     assert all(seen["query"] == "" for seen in echo.seen)
+
+
+async def test_a_path_that_does_not_begin_with_a_slash_is_left_out(caplog):
+    """Put after ``http://127.0.0.1:PORT``, ``{port}/items`` with ``port="0"`` sent the
+    request to port ``PORT0``: an argument chose the host and port."""
+    echo = Echo()
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "Slashless", "version": "1"},
+        "paths": {
+            "{port}/items": {
+                "get": {
+                    "operationId": "items",
+                    "parameters": [path("port", STRING)],
+                    "responses": OK,
+                }
+            },
+            "/ok": {"get": {"operationId": "ok", "responses": OK}},
+        },
+    }
+    async with asyncio.timeout(30), serve_asgi(echo) as api_url, httpx.AsyncClient() as http:
+        document["servers"] = [{"url": api_url}]
+        app = McpServerApp.from_openapi(document, client=http)
+        assert [tool["name"] for tool in app.catalog.tool_wire_list()] == ["ok"]
+        assert "GET {port}/items left out" in caplog.text and "begin with '/'" in caplog.text
+        async with connected(app) as client:
+            assert not (await client.call_tool("ok", {})).is_error
+    assert [seen["path"] for seen in echo.seen] == ["/ok"]

@@ -135,6 +135,12 @@ def plan_operation(
     """The plan of ``operation``; ``UnsupportedOperation`` when it cannot be called.
     ``max_schema_nodes`` bounds its input schema and its output schema (each):
     ``SchemaConverter``."""
+    if not operation.path.startswith("/"):
+        # Put after a base URL without a path, the path's first value would extend the
+        # host or the port: an argument would choose where the request goes.
+        raise UnsupportedOperation(
+            f"its path {operation.path!r} does not begin with '/' (OpenAPI requires it)"
+        )
     converter = SchemaConverter(document, "request", max_schema_nodes=max_schema_nodes)
     properties: dict[str, Any] = {}
     required: list[str] = []
