@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import httpx
 
 from mcpkit.auth._types import OAuthError
-from mcpkit.auth.client._responses import json_object, refusal
+from mcpkit.auth.client._responses import post_json, refusal
 
 #: The JWT-bearer grant type (RFC 7523).
 JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -82,8 +82,10 @@ class IdJagTokenExchange:
             else:
                 form["client_id"] = self.client_id
         try:
-            response = await context.http.post(
+            response, body = await post_json(
+                context.http,
                 self.token_endpoint,
+                "token exchange",
                 content=urlencode(form),
                 headers={
                     "accept": "application/json",
@@ -93,7 +95,6 @@ class IdJagTokenExchange:
             )
         except httpx.HTTPError as exc:
             raise OAuthError(f"token exchange at {self.token_endpoint} failed: {exc!r}") from exc
-        body = json_object(response)
         if response.status_code != 200 or not isinstance(body.get("access_token"), str):
             raise refusal("token exchange", response, body)
         issued = body.get("issued_token_type")

@@ -12,7 +12,7 @@ import httpx
 from mcpkit.auth._types import OAuthError
 from mcpkit.auth.client._discovery import AuthorizationServerMetadata, origin
 from mcpkit.auth.client._grants import JWT_BEARER_GRANT
-from mcpkit.auth.client._responses import json_object, refusal
+from mcpkit.auth.client._responses import post_json, refusal
 from mcpkit.auth.client._settings import ProviderSettings
 from mcpkit.auth.client._storage import OAuthClientInformation
 
@@ -142,14 +142,17 @@ class ClientRegistration:
             body["grant_types"] = [JWT_BEARER_GRANT]
             body["response_types"] = []
         try:
-            response = await settings.http.post(
-                metadata.registration_endpoint, json=body, headers={"accept": "application/json"}
+            response, data = await post_json(
+                settings.http,
+                metadata.registration_endpoint,
+                "dynamic registration",
+                json=body,
+                headers={"accept": "application/json"},
             )
         except httpx.HTTPError as exc:
             raise OAuthError(
                 f"dynamic registration at {metadata.registration_endpoint} failed: {exc!r}"
             ) from exc
-        data = json_object(response)
         if response.status_code not in (200, 201) or not isinstance(data.get("client_id"), str):
             raise refusal("dynamic registration", response, data)
         expires = data.get("client_secret_expires_at")

@@ -17,7 +17,7 @@ import httpx
 from mcpkit.auth._types import OAuthError
 from mcpkit.auth.client._discovery import AuthorizationServerMetadata
 from mcpkit.auth.client._dpop_proofs import DPoPProofs
-from mcpkit.auth.client._responses import json_object, refusal
+from mcpkit.auth.client._responses import post_json, refusal
 from mcpkit.auth.client._settings import ProviderSettings
 from mcpkit.auth.client._storage import OAuthClientInformation, OAuthToken
 
@@ -136,15 +136,18 @@ class TokenEndpoint:
         for attempt in range(2):
             self._proofs.apply_to_token_request(headers, endpoint)
             try:
-                response = await self._settings.http.post(
-                    endpoint, content=urlencode(form), headers=headers
+                response, body = await post_json(
+                    self._settings.http,
+                    endpoint,
+                    "token request",
+                    content=urlencode(form),
+                    headers=headers,
                 )
             except httpx.HTTPError as exc:
                 raise OAuthError(f"token request to {endpoint} failed: {exc!r}") from exc
             nonce = response.headers.get("dpop-nonce")
             if nonce:
                 self._proofs.remember(endpoint, nonce)
-            body = json_object(response)
             if (
                 attempt == 0
                 and self._proofs.enabled
