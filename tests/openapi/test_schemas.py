@@ -17,6 +17,7 @@ from mcpkit import McpServerApp
 from mcpkit.openapi import (
     DEFAULT_MAX_SCHEMA_NODES,
     MAX_INLINE_DEPTH,
+    MAX_SCHEMA_DEPTH,
     SchemaConverter,
     load_document,
     plan_operation,
@@ -290,6 +291,69 @@ def test_the_size_bound_is_an_option():
     check(shared, nested(6, "leaf"))
     with pytest.raises(jsonschema.ValidationError):
         check(shared, nested(6, 7))
+
+
+def nested_schemas(shape: str, depth: int, components: dict[str, Any]) -> Any:
+    """A schema nested ``depth`` levels deep by ``shape`` (the schemas it refers to put in
+    ``components``)."""
+    if shape == "references":  # D0 -> D1 -> ... each a schema of its own
+        prefix = f"D{depth}_"
+        for i in range(depth):
+            next_ref = {"$ref": f"#/components/schemas/{prefix}{i + 1}"}
+            components[f"{prefix}{i}"] = {"type": "object", "properties": {"n": next_ref}}
+        components[f"{prefix}{depth}"] = {"type": "string"}
+        return {"$ref": f"#/components/schemas/{prefix}0"}
+    schema: Any = {"type": "string"}
+    for _ in range(depth):
+        if shape == "properties":
+            schema = {"type": "object", "properties": {"n": schema}}
+        elif shape == "items":
+            schema = {"type": "array", "items": schema}
+        else:
+            schema = {"allOf": [schema]}
+    return schema
+
+
+@pytest.mark.parametrize("shape", ["properties", "items", "allOf", "references"])
+def test_a_schema_nested_past_the_depth_bound_leaves_its_operation_out(shape, caplog):
+    """Nested a few thousand levels (a few kilobytes of document, or a chain of a few
+    hundred references), a schema made the import fail with ``RecursionError``."""
+    schemas: dict[str, Any] = {}
+    too_deep = nested_schemas(shape, 3000, schemas)
+    more = nested_schemas(shape, MAX_SCHEMA_DEPTH + 1, schemas)
+    deep_enough = nested_schemas(shape, MAX_SCHEMA_DEPTH - 1, schemas)
+
+    def body(schema: Any) -> dict[str, Any]:
+        return {"content": {"application/json": {"schema": schema}}}
+
+    def post(name: str, schema: Any) -> dict[str, Any]:
+        return {"post": {"operationId": name, "requestBody": body(schema), "responses": {}}}
+
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/deep": post("deep", too_deep),
+            "/more": post("more", more),
+            "/fine": post("fine", deep_enough),
+            "/out": {"get": {"responses": {"200": {"description": "ok", **body(too_deep)}}}},
+        },
+        "components": {"schemas": schemas},
+    }
+    assert set(tools_of(document)) == {"fine"}
+    assert "POST /deep left out" in caplog.text and "GET /out left out" in caplog.text
+    assert f"nested deeper than {MAX_SCHEMA_DEPTH}" in caplog.text
+
+
+def test_json_text_nested_too_deep_to_parse_is_a_value_error():
+    text = (
+        '{"openapi": "3.1.0", "info": {"title": "t"}, "x-deep": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}"
+    )
+    with pytest.raises(ValueError, match="nested too deeply"):
+        load_document(text)
 
 
 def test_an_unresolvable_reference_is_anything_and_logged(caplog):

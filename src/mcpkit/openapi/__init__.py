@@ -18,7 +18,12 @@ from mcpkit.openapi._operations import OpenApiOperation, OpenApiParameter, read_
 from mcpkit.openapi._plans import BODY_ARGUMENT, OperationPlan, UnsupportedOperation, plan_operation
 from mcpkit.openapi._responses import DEFAULT_MAX_RESPONSE_BYTES
 from mcpkit.openapi._routes import GET_AS_RESOURCES, RouteKind, RouteMap
-from mcpkit.openapi._schemas import DEFAULT_MAX_SCHEMA_NODES, MAX_INLINE_DEPTH, SchemaConverter
+from mcpkit.openapi._schemas import (
+    DEFAULT_MAX_SCHEMA_NODES,
+    MAX_INLINE_DEPTH,
+    MAX_SCHEMA_DEPTH,
+    SchemaConverter,
+)
 
 __all__ = [
     "BODY_ARGUMENT",
@@ -26,6 +31,7 @@ __all__ = [
     "DEFAULT_MAX_SCHEMA_NODES",
     "GET_AS_RESOURCES",
     "MAX_INLINE_DEPTH",
+    "MAX_SCHEMA_DEPTH",
     "METHOD_ANNOTATIONS",
     "AsgiApp",
     "BridgedRoute",

@@ -33,8 +33,13 @@ def _parse_text(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         pass
+    except RecursionError:
+        raise ValueError("the OpenAPI document is nested too deeply to parse") from None
     yaml = require("yaml", "openapi", _YAML_FEATURE)  # PyYAML
-    return yaml.safe_load(text)
+    try:
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise ValueError("the OpenAPI document is nested too deeply to parse") from None
 
 
 def load_document(source: OpenApiSource | OpenApiDocument) -> OpenApiDocument:

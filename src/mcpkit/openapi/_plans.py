@@ -20,7 +20,12 @@ from typing import Any, Literal
 from mcpkit._exceptions import MCPError
 from mcpkit.openapi._document import OpenApiDocument
 from mcpkit.openapi._operations import OpenApiOperation, OpenApiParameter
-from mcpkit.openapi._schemas import DEFAULT_MAX_SCHEMA_NODES, SchemaConverter, is_object_schema
+from mcpkit.openapi._schemas import (
+    DEFAULT_MAX_SCHEMA_NODES,
+    SchemaConverter,
+    SchemaTooDeep,
+    is_object_schema,
+)
 from mcpkit.openapi._values import ValueShape, value_shape
 from mcpkit.protocol._wrapped_results import wrapper_schema
 
@@ -135,6 +140,15 @@ def plan_operation(
     """The plan of ``operation``; ``UnsupportedOperation`` when it cannot be called.
     ``max_schema_nodes`` bounds its input schema and its output schema (each):
     ``SchemaConverter``."""
+    try:
+        return _plan(document, operation, max_schema_nodes)
+    except SchemaTooDeep as exc:
+        raise UnsupportedOperation(str(exc)) from None
+
+
+def _plan(
+    document: OpenApiDocument, operation: OpenApiOperation, max_schema_nodes: int
+) -> OperationPlan:
     if not operation.path.startswith("/"):
         # Put after a base URL without a path, the path's first value would extend the
         # host or the port: an argument would choose where the request goes.

@@ -39,6 +39,10 @@ logger = logging.getLogger("mcpkit.openapi")
 #: Nested ``$ref``s inlined before the next one becomes a ``$defs`` entry instead.
 MAX_INLINE_DEPTH = 16
 
+#: Schema objects nested in one another (through ``$ref``s too) before a schema is refused
+#: (``SchemaTooDeep``): converting goes down them one call deeper each.
+MAX_SCHEMA_DEPTH = 100
+
 #: Schema objects one tool's input schema (or output schema) holds before further
 #: ``$ref``s are no longer inlined but shared through ``$defs``.
 DEFAULT_MAX_SCHEMA_NODES = 2000
@@ -96,6 +100,10 @@ _ANNOTATIONS = frozenset(
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+class SchemaTooDeep(ValueError):
+    """A schema nested deeper than ``MAX_SCHEMA_DEPTH``."""
+
+
 def _ref_name(ref: str) -> str:
     tail = unquote(ref.rsplit("/", 1)[-1]).replace("~1", "/").replace("~0", "~")
     return _NAME_CHARS.sub("_", tail).strip("_") or "Schema"
@@ -121,13 +129,15 @@ class SchemaConverter:
         self.nodes = 0
         #: The ``$defs`` entries made so far, by name.
         self.defs: dict[str, Any] = {}
+        self._depth = 0  # schema objects being converted, one inside the other
         self._def_names: dict[int, str] = {}  # id(target schema) -> its $defs name
         self._def_refs: dict[str, int] = {}  # name -> id(target), to keep names unique
 
     # public -----------------------------------------------------------------------------
 
     def convert(self, schema: Any) -> Any:
-        """The JSON Schema for ``schema`` (a schema object, a boolean, or a ``$ref``)."""
+        """The JSON Schema for ``schema`` (a schema object, a boolean, or a ``$ref``).
+        ``SchemaTooDeep`` when it nests deeper than ``MAX_SCHEMA_DEPTH``."""
         return self._convert(schema, (), (schema,))
 
     def finish(self, schema: dict[str, Any]) -> dict[str, Any]:
@@ -214,6 +224,17 @@ class SchemaConverter:
             return {}
         if isinstance(node.get("$ref"), str):
             return self._convert_ref(node, stack, roots)
+        if self._depth >= MAX_SCHEMA_DEPTH:
+            raise SchemaTooDeep(f"a schema is nested deeper than {MAX_SCHEMA_DEPTH} levels")
+        self._depth += 1
+        try:
+            return self._convert_object(node, stack, roots)
+        finally:
+            self._depth -= 1
+
+    def _convert_object(
+        self, node: Mapping[str, Any], stack: tuple[int, ...], roots: tuple[Any, ...]
+    ) -> Any:
         self.nodes += 1
         out: dict[str, Any] = {}
         for key, value in node.items():
