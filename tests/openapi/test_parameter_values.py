@@ -354,3 +354,17 @@ async def test_a_path_that_does_not_begin_with_a_slash_is_left_out(caplog):
         async with connected(app) as client:
             assert not (await client.call_tool("ok", {})).is_error
     assert [seen["path"] for seen in echo.seen] == ["/ok"]
+
+
+@pytest.mark.parametrize("value", ["a\r\nX-Injected: 1", "a\nb", "a\x00b", "café"])
+async def test_a_header_value_a_header_cannot_hold_is_refused_naming_it(value):
+    """CR, LF and other control characters failed in httpx's HTTP/1.1 writer (``GET
+    /{tenant}/users/{id} failed: LocalProtocolError``) and non-ASCII text raised out of the
+    tool (``'ascii' codec can't encode``), logged as a crash."""
+    async with bridged_echo() as (client, echo):
+        result = await client.call_tool("user", {**USER, "X-Trace": value})
+    assert result.is_error
+    assert result.content[0].text == (
+        "header parameter 'X-Trace' can hold only printable ASCII characters, spaces and tabs"
+    )
+    assert echo.seen == []

@@ -12,7 +12,8 @@ object's keys), then serialized as OpenAPI's ``style``/``explode`` say (defaults
   explode spreads its declared keys, the only style that makes keys of its own),
   ``spaceDelimited`` and ``pipeDelimited`` (``a%20b``, ``a|b``), ``deepObject``
   (``filter[kind]=cat``);
-* headers: ``simple``; cookies: ``form``, in one ``Cookie`` header;
+* headers: ``simple``, printable ASCII only (no CR or LF to start another header);
+  cookies: ``form``, in one ``Cookie`` header;
 * a parameter described by ``content`` (a media type) is sent as JSON text.
 
 Booleans are ``true``/``false``; ``None`` leaves a parameter out.
@@ -36,6 +37,8 @@ from mcpkit.openapi._values import check_value, parameter_label
 _PATH_VARIABLE = re.compile(r"\{([^{}]+)\}")
 # What servers drop (an empty segment, ".") or read as a step up (".."): RFC 3986, 5.2.4.
 _DOT_SEGMENTS = ("", ".", "..")
+# What a header value holds (RFC 9110, 5.5, without obsolete text): never CR or LF.
+_HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 
 
 def _scalar(value: Any) -> str:
@@ -185,6 +188,16 @@ def fill_path(template: str, values: Mapping[str, tuple[str, ArgumentBinding]]) 
     return "/".join(segments)
 
 
+def _header_text(binding: ArgumentBinding, text: str) -> str:
+    """``text``, which a header can hold; else ``InvalidParamsError`` naming the parameter."""
+    if not _HEADER_TEXT.fullmatch(text):
+        raise InvalidParamsError(
+            f"{_label(binding)} can hold only printable ASCII characters, spaces and tabs",
+            {"argument": binding.argument},
+        )
+    return text
+
+
 def missing_arguments(plan: OperationPlan, arguments: Mapping[str, Any]) -> list[str]:
     """The required arguments absent from ``arguments`` (``None`` counts as absent for a
     parameter, not for a body property, where it may be a legitimate JSON null)."""
@@ -248,7 +261,7 @@ def build_request(
         elif binding.location == "query":
             query.extend(query_pairs(parameter, value))
         elif binding.location == "header":
-            request_headers[parameter.name] = header_value(parameter, value)
+            request_headers[parameter.name] = _header_text(binding, header_value(parameter, value))
         else:
             cookies.extend(cookie_pairs(parameter, value))
     if cookies:
