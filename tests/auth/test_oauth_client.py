@@ -389,3 +389,28 @@ async def test_authorization_server_change_means_a_new_registration():
         assert all(q["client_id"] != first_client for q in auth2.authorize_requests)
         assert all(r["client_id"] != first_client for r in auth2.token_requests)
         assert set(storage.clients) == {w.auth.issuer, auth2.issuer}
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "not json",
+        '{"tokens": [], "clients": 7}',
+        '{"tokens": {"URL": {"token_type": "Bearer"}}}',
+        '{"tokens": {"URL": {"access_token": 5, "token_type": ["DPoP"]}}}',
+        '{"tokens": {"URL": {"access_token": "t", "expires_at": "soon"}}}',
+        '{"clients": {"ISSUER": {"client_secret": "s"}}}',
+        '{"clients": {"ISSUER": {"client_id": "c", "issuer": "ISSUER", "registration": ["x"]}}}',
+    ],
+)
+async def test_a_damaged_token_file_is_a_login_and_is_written_anew(tmp_path, damage):
+    """Parts of the file of the wrong type (hand-edited, another program's) raised
+    ``AttributeError`` or ``TypeError`` out of the client, or sent ``Bearer 5``."""
+    path = tmp_path / "tokens.json"
+    async with asyncio.timeout(30), world() as w:
+        path.write_text(damage.replace("URL", w.mcp_url).replace("ISSUER", w.auth.issuer))
+        async with w.client(w.provider(storage=JsonFileTokenStorage(path))) as client:
+            assert (await whoami(client))["subject"]
+        assert len(w.auth.authorize_requests) == 1
+        saved = json.loads(path.read_text())
+        assert saved["tokens"][w.mcp_url]["access_token"] and saved["clients"][w.auth.issuer]

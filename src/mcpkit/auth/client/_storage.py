@@ -20,6 +20,43 @@ def _from_dict(cls: type[_Record], data: dict[str, Any]) -> _Record:
     return cls(**{k: v for k, v in data.items() if k in names})
 
 
+_TEXT = (str,)
+_OPTIONAL_TEXT = (str, type(None))
+_OPTIONAL_TIME = (int, float, type(None))
+# The type each member a file keeps must have (absent: its default).
+_TOKEN_MEMBERS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("access_token", _TEXT),
+    ("token_type", _TEXT),
+    ("expires_at", _OPTIONAL_TIME),
+    ("refresh_token", _OPTIONAL_TEXT),
+    ("scope", _OPTIONAL_TEXT),
+    ("issuer", _OPTIONAL_TEXT),
+    ("resource", _OPTIONAL_TEXT),
+)
+_CLIENT_MEMBERS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("client_id", _TEXT),
+    ("client_secret", _OPTIONAL_TEXT),
+    ("token_endpoint_auth_method", _OPTIONAL_TEXT),
+    ("issuer", _OPTIONAL_TEXT),
+    ("client_secret_expires_at", _OPTIONAL_TIME),
+    ("registration", (dict,)),
+)
+
+
+def _well_formed(
+    entry: Any, members: tuple[tuple[str, tuple[type, ...]], ...], required: str
+) -> bool:
+    """Whether a kept ``entry`` has its ``required`` member, and each member of its type (a
+    file edited by hand, or by another program, may hold anything)."""
+    if not isinstance(entry, dict) or required not in entry:
+        return False
+    return all(
+        isinstance(entry[name], types) and not isinstance(entry[name], bool)
+        for name, types in members
+        if name in entry
+    )
+
+
 @dataclass(slots=True)
 class OAuthToken:
     """An access token and what came with it. ``expires_at`` is a wall-clock time."""
@@ -177,7 +214,9 @@ class JsonFileTokenStorage:
     the directories it makes, 0700).
 
     Every change rewrites the file atomically (a temporary file renamed over it). The file
-    holds secrets (refresh tokens, client secrets): keep it out of shared places.
+    holds secrets (refresh tokens, client secrets): keep it out of shared places. What is
+    not well formed in it (not JSON, a member of the wrong type) is read as not kept, and
+    written over at the next change.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -193,8 +232,9 @@ class JsonFileTokenStorage:
             return {"tokens": {}, "clients": {}}
         if not isinstance(data, dict):
             return {"tokens": {}, "clients": {}}
-        data.setdefault("tokens", {})
-        data.setdefault("clients", {})
+        for section in ("tokens", "clients"):
+            if not isinstance(data.get(section), dict):
+                data[section] = {}
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
@@ -215,7 +255,11 @@ class JsonFileTokenStorage:
     async def get_tokens(self, key: str) -> OAuthToken | None:
         """The tokens the file keeps under ``key``, if any."""
         entry = self._load()["tokens"].get(key)
-        return OAuthToken.from_dict(entry) if isinstance(entry, dict) else None
+        return (
+            OAuthToken.from_dict(entry)
+            if _well_formed(entry, _TOKEN_MEMBERS, "access_token")
+            else None
+        )
 
     async def set_tokens(self, key: str, tokens: OAuthToken | None) -> None:
         """Write ``tokens`` under ``key`` to the file (None removes them)."""
@@ -230,7 +274,9 @@ class JsonFileTokenStorage:
     async def get_client(self, issuer: str) -> OAuthClientInformation | None:
         """The client registration the file keeps for ``issuer``, if any."""
         entry = self._load()["clients"].get(issuer)
-        return OAuthClientInformation.from_dict(entry) if isinstance(entry, dict) else None
+        if not _well_formed(entry, _CLIENT_MEMBERS, "client_id"):
+            return None
+        return OAuthClientInformation.from_dict(entry)
 
     async def set_client(self, issuer: str, client: OAuthClientInformation | None) -> None:
         """Write the client registration for ``issuer`` to the file (None removes it)."""
