@@ -43,6 +43,8 @@ class AuthServerConfig:
     iss_in_redirect: str = "correct"
     #: Issuer published in the metadata; None: the real one.
     metadata_issuer: str | None = None
+    #: Authorization endpoint published in the metadata; None: the real one.
+    authorization_endpoint: str | None = None
     registration: bool = True
     cimd: bool = False
     token_auth_methods: list[str] = field(
@@ -86,7 +88,7 @@ class AuthServer:
         prefix = self.issuer
         doc: dict[str, Any] = {
             "issuer": c.metadata_issuer or self.issuer,
-            "authorization_endpoint": f"{prefix}/authorize",
+            "authorization_endpoint": c.authorization_endpoint or f"{prefix}/authorize",
             "token_endpoint": f"{prefix}/token",
             "response_types_supported": ["code"],
             "grant_types_supported": c.grant_types,

@@ -414,3 +414,24 @@ async def test_a_damaged_token_file_is_a_login_and_is_written_anew(tmp_path, dam
         assert len(w.auth.authorize_requests) == 1
         saved = json.loads(path.read_text())
         assert saved["tokens"][w.mcp_url]["access_token"] and saved["clients"][w.auth.issuer]
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    ["file:///etc/passwd", "javascript:alert(1)//", "ms-msdt:/id PCWDiagnostic", "calculator:"],
+)
+async def test_an_authorization_endpoint_that_is_not_a_web_url_is_never_opened(endpoint):
+    """The authorization URL goes to the system browser (``webbrowser.open``, which hands
+    other schemes to the desktop's handlers: a file, a program): an authorization server
+    (named by whatever server the user connects to) chose what was opened."""
+    opened: list[str] = []
+
+    async def authorize(url: str) -> str:
+        opened.append(url)
+        raise AssertionError("opened")
+
+    async with asyncio.timeout(30), world(AuthServerConfig(authorization_endpoint=endpoint)) as w:
+        with pytest.raises(TransportError, match="not an http"):
+            async with w.client(w.provider(authorize=authorize)) as client:
+                await client.list_tools()
+        assert opened == [] and w.auth.registrations == []

@@ -29,6 +29,14 @@ def pkce_pair() -> tuple[str, str]:
     return verifier, challenge
 
 
+def _web_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
+
+
 def merge_scopes(*groups: Sequence[str] | None) -> list[str]:
     """The scopes of every group, each once, in the order first seen."""
     out: list[str] = []
@@ -148,8 +156,17 @@ class AuthorizationCodeFlow:
         authorize = self._settings.authorize_callback
         if authorize is None:
             raise OAuthError("the authorization code grant needs an authorize callback")
-        if not metadata.authorization_endpoint:
+        endpoint = metadata.authorization_endpoint
+        if not endpoint:
             raise OAuthError("the authorization server publishes no authorization_endpoint")
+        if not _web_url(endpoint):
+            # The URL goes to a browser, which hands other schemes (file:, a program's
+            # own) to whatever the desktop runs for them.
+            raise OAuthError(
+                f"the authorization server's authorization_endpoint {endpoint!r} is not an "
+                "http or https URL; refusing to open it",
+                error="invalid_authorization_endpoint",
+            )
         if "S256" not in metadata.code_challenge_methods:
             raise OAuthError(
                 f"the authorization server {metadata.issuer} does not list S256 in "
