@@ -19,7 +19,7 @@ from mcpkit.client import (
     HttpStatusError,
     HttpTransportMode,
 )
-from mcpkit.client._session import DEFAULT_MAX_SERVER_REQUESTS
+from mcpkit.client._inbound import DEFAULT_MAX_SERVER_REQUESTS
 from tests.client._peers import StuckPeer
 from tests.http_server import serve_asgi, serving
 from tests.raw_asgi import read_body

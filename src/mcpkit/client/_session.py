@@ -7,7 +7,6 @@ Owns no typed API (``McpClient`` does) and no I/O (a ``MessageStream`` does).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import itertools
 import logging
 import math
@@ -17,15 +16,18 @@ from typing import Any
 
 from mcpkit._exceptions import (
     ConnectionClosedError,
-    InternalError,
     McpCallError,
     MessageTooLargeError,
-    MethodNotFoundError,
     ProtocolError,
     RequestTimeoutError,
-    TransportError,
 )
 from mcpkit.client._errors import SessionExpiredError
+from mcpkit.client._inbound import (
+    DEFAULT_MAX_NOTIFICATION_CALLBACKS,
+    DEFAULT_MAX_SERVER_REQUESTS,
+    NotificationCallbacks,
+    ServerRequests,
+)
 from mcpkit.protocol._jsonrpc import (
     JsonRpcErrorResponse,
     JsonRpcNotification,
@@ -34,8 +36,6 @@ from mcpkit.protocol._jsonrpc import (
     RequestId,
     decode_message,
     encode_message,
-    error_response,
-    result_response,
 )
 from mcpkit.protocol._stream import MessageStream
 
@@ -45,23 +45,10 @@ logger = logging.getLogger("mcpkit.client")
 DEFAULT_REQUEST_TIMEOUT = 60.0
 #: Requests one client may have outstanding at once.
 DEFAULT_MAX_PENDING_REQUESTS = 1024
-#: The server's requests (sampling, elicitation, roots, ping) one client answers at once;
-#: past it a request is refused at once with -32603, as a busy server refuses one. As many
-#: refusals again may be on their way; past those a request is dropped, with a warning.
-DEFAULT_MAX_SERVER_REQUESTS = 64
-#: Notification callbacks (``on_notification``, a request's progress callback) one client
-#: runs at once; past it a notification is dropped, with one warning per flood: a server
-#: flooding notifications at a slow callback would otherwise hold the client's memory.
-DEFAULT_MAX_NOTIFICATION_CALLBACKS = 1024
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 NotificationCallback = Callable[[str, dict[str, Any]], Any]
 RequestCallback = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
-
-
-async def _call(callback: Callable[..., Any], *args: Any) -> Any:
-    value = callback(*args)
-    return await value if inspect.isawaitable(value) else value
 
 
 #: How much of an unreadable message a warning shows.
@@ -108,14 +95,12 @@ class ClientSession:
         self.on_notification = on_notification
         self.request_timeout = request_timeout
         self.max_pending_requests = max_pending_requests
+        #: The server's requests answered at once; past it one is refused (``ServerRequests``).
         self.max_server_requests = max_server_requests
-        self._answering = 0  # server requests whose handler runs
-        self._refusing = 0  # refusals being sent
-        #: The server's requests being answered, by id: the server may cancel one.
-        self._answers: dict[RequestId, asyncio.Task[None]] = {}
+        #: Notification callbacks run at once; past it a notification is dropped.
         self.max_notification_callbacks = max_notification_callbacks
-        self._notifying = 0  # notification callbacks running
-        self._dropped_notes = 0  # notifications dropped since the callbacks were full
+        self._server_requests = ServerRequests(self, self._spawn)
+        self._callbacks = NotificationCallbacks(self, self._spawn)
         self._pending: dict[RequestId, _Pending] = {}
         self._progress: dict[RequestId, ProgressCallback] = {}
         self._ids = itertools.count(1)
@@ -291,20 +276,7 @@ class ClientSession:
         elif isinstance(message, JsonRpcNotification):
             self._notified(message)
         elif isinstance(message, JsonRpcRequest):
-            # A server flooding requests gets refusals, not a task each.
-            if self._answering < self.max_server_requests:
-                self._answering += 1
-                self._answers[message.id] = self._spawn(self._answer(message))
-            elif self._refusing < self.max_server_requests:
-                self._refusing += 1
-                self._spawn(self._refuse(message))
-            else:
-                logger.warning(
-                    "dropped server request %s: %d answers and %d refusals under way",
-                    message.method,
-                    self._answering,
-                    self._refusing,
-                )
+            self._server_requests.take(message)
 
     def _resolve(self, request_id: Any, result: Any, exc: BaseException | None) -> None:
         pending = self._pending.get(request_id)
@@ -318,11 +290,11 @@ class ClientSession:
     def _notified(self, note: JsonRpcNotification) -> None:
         params = note.params or {}
         if note.method == "notifications/cancelled":
-            self._cancel_answer(params.get("requestId"))
+            self._server_requests.cancel(params.get("requestId"))
         if note.method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
-                self._run_callback(
+                self._callbacks.run(
                     note.method,
                     callback,
                     params.get("progress", 0),
@@ -331,78 +303,7 @@ class ClientSession:
                 )
                 return
         if self.on_notification is not None:
-            self._run_callback(note.method, self.on_notification, note.method, params)
-
-    def _run_callback(self, method: str, callback: Callable[..., Any], *args: Any) -> None:
-        """Run a notification's callback in a task, unless ``max_notification_callbacks``
-        run already: then the notification is dropped."""
-        if self._notifying >= self.max_notification_callbacks:
-            self._dropped_notes += 1
-            if self._dropped_notes == 1:
-                logger.warning(
-                    "dropping server notifications (%s first): %d callbacks still running",
-                    method,
-                    self._notifying,
-                )
-            return
-        self._notifying += 1
-        self._spawn(self._notify(callback, args))
-
-    async def _notify(self, callback: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        try:
-            await _call(callback, *args)
-        finally:
-            self._notifying -= 1
-            if self._dropped_notes:
-                logger.warning("dropped %d server notifications", self._dropped_notes)
-                self._dropped_notes = 0
-
-    def _cancel_answer(self, request_id: Any) -> None:
-        """The server cancelled its request: its handler is cancelled, and no answer goes
-        back (the spec's cancellation). The notification still reaches ``on_notification``."""
-        if type(request_id) in (str, int):  # anything else names no request
-            task = self._answers.get(request_id)
-            if task is not None:
-                task.cancel()
-
-    async def _answer(self, request: JsonRpcRequest) -> None:
-        try:
-            await self._reply(request, await self._result_of(request))
-        finally:
-            self._answering -= 1
-            if self._answers.get(request.id) is asyncio.current_task():
-                del self._answers[request.id]
-
-    async def _refuse(self, request: JsonRpcRequest) -> None:
-        busy = InternalError(
-            f"Client busy: {self.max_server_requests} server requests already being answered"
-        )
-        try:
-            await self._reply(request, error_response(request.id, busy))
-        finally:
-            self._refusing -= 1
-
-    async def _result_of(self, request: JsonRpcRequest) -> dict[str, Any]:
-        """The response to one server request: its handler's result, or the error."""
-        try:
-            if request.method == "ping":
-                result: dict[str, Any] = {}
-            elif self.on_request is None:
-                raise MethodNotFoundError(f"Method not found: {request.method}")
-            else:
-                result = await self.on_request(request.method, request.params or {})
-            return result_response(request.id, result)
-        except ProtocolError as exc:
-            return error_response(request.id, exc)
-        except Exception as exc:
-            logger.exception("handler for server request %s failed", request.method)
-            return error_response(request.id, ProtocolError(str(exc)))
-
-    async def _reply(self, request: JsonRpcRequest, reply: dict[str, Any]) -> None:
-        try:
-            await self.send(reply)
-        except TransportError:
-            logger.debug("could not answer server request %s", request.method, exc_info=True)
+            self._callbacks.run(note.method, self.on_notification, note.method, params)
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
