@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -80,40 +80,81 @@ def listening(server: RedisServer, channel: str) -> bool:
     return not reply.endswith(b":0\r\n")
 
 
+ELICITING_CALL = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "test_elicitation", "arguments": {"message": "?"}},
+}
+#: A call of everything.py that changes a resource (a session may subscribe to it).
+SAVE_NOTE = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "save_note", "arguments": {"key": "k", "text": "x"}},
+}
+#: A call of everything.py that stores events as it goes (its progress), then its answer.
+PROGRESS_CALL = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "t"}},
+}
+
+Cut = Callable[[str], Awaitable[None]]
+
+
+async def refused_then_taken(
+    http: httpx.AsyncClient,
+    server: RedisServer,
+    prefix: str,
+    urls: tuple[str, str],
+    cut: Cut,
+    restore: Cut,
+) -> None:
+    """A session held on A and B; a call on A asks its client a question (an elicitation).
+    Once ``cut(channel)`` (A's bus channel) keeps the answer from reaching A, the answer
+    posted to B is refused 503, retryable; once ``restore(channel)`` and A listens again,
+    the same answer posted again is taken, and the call ends with it."""
+    a, b = urls
+    headers = await open_session(http, a)
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    assert (await http.post(b, json=ping, headers=headers)).status_code == 200  # B holds it
+    seen = []
+    async with http.stream("POST", a, json=ELICITING_CALL, headers=headers) as response:
+        async for message in messages_as_they_come(response):
+            seen.append(message)
+            if message.get("method") != "elicitation/create":
+                continue
+            channel = f"{prefix}:bus:instance.{message['id'].split('/')[0]}"
+            await cut(channel)
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "decline"}}
+            refused = await http.post(b, json=answer, headers=headers)
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["data"] == {"retryable": True}
+            await restore(channel)
+            await wait_until(lambda c=channel: listening(server, c), "A to listen again", 20)
+            taken = await http.post(b, json=answer, headers=headers)
+            assert taken.status_code == 202, taken.text
+    assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
+
+
 async def test_an_answer_posted_while_the_bus_is_down_is_refused_then_taken_again(redis):
     """The client answers an elicitation through B while Redis is down: B cannot pass it
     to A, which waits for it, so the client hears 503 (not 202 and the answer dropped);
     posted again once Redis is back, it reaches A and the call ends."""
+
+    async def stop(channel: str) -> None:
+        redis.stop(save=True)
+
+    async def start(channel: str) -> None:
+        redis.start()
+
     async with (
         instances(redis, "answer") as [(a, _), (b, _)],
         httpx.AsyncClient(timeout=30) as http,
     ):
-        headers = await open_session(http, a)
-        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-        assert (await http.post(b, json=ping, headers=headers)).status_code == 200  # B holds it
-        call = {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "test_elicitation", "arguments": {"message": "?"}},
-        }
-        seen = []
-        async with http.stream("POST", a, json=call, headers=headers) as response:
-            async for message in messages_as_they_come(response):
-                seen.append(message)
-                if message.get("method") != "elicitation/create":
-                    continue
-                answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "decline"}}
-                redis.stop(save=True)
-                refused = await http.post(b, json=answer, headers=headers)
-                assert refused.status_code == 503, refused.text
-                assert refused.json()["error"]["data"] == {"retryable": True}
-                redis.start()
-                channel = f"answer:bus:instance.{message['id'].split('/')[0]}"
-                await wait_until(lambda c=channel: listening(redis, c), "A to listen again", 20)
-                taken = await http.post(b, json=answer, headers=headers)
-                assert taken.status_code == 202, taken.text
-        assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
+        await refused_then_taken(http, redis, "answer", (a, b), stop, start)
 
 
 async def test_a_corrupt_event_in_redis_is_passed_over_and_the_rest_replayed(redis):
@@ -125,16 +166,7 @@ async def test_a_corrupt_event_in_redis_is_passed_over_and_the_rest_replayed(red
         httpx.AsyncClient(timeout=30) as http,
     ):
         headers = await open_session(http, a)
-        call = {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {
-                "name": "test_tool_with_progress",
-                "arguments": {},
-                "_meta": {"progressToken": "t"},
-            },
-        }
+        call = PROGRESS_CALL
         assert (await http.post(a, json=call, headers=headers)).status_code == 200
         session_id = headers["mcp-session-id"]
         events = f"badevent:ev:{{{session_id}}}"
@@ -210,13 +242,7 @@ async def test_an_app_on_redis_options_of_a_url_leaves_nothing_running_when_it_s
         httpx.AsyncClient(timeout=30) as http,
     ):
         headers = await open_session(http, url)
-        note = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "save_note", "arguments": {"key": "k", "text": "x"}},
-        }
-        assert (await http.post(url, json=note, headers=headers)).status_code == 200
+        assert (await http.post(url, json=SAVE_NOTE, headers=headers)).status_code == 200
         assert clients(redis) >= 2  # commands, and pub/sub
 
     def left() -> list[str]:
@@ -236,13 +262,7 @@ async def test_every_key_the_sessions_write_expires(redis):
         httpx.AsyncClient(timeout=30) as http,
     ):
         headers = await open_session(http, a)
-        note = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "save_note", "arguments": {"key": "k", "text": "x"}},
-        }
-        assert (await http.post(a, json=note, headers=headers)).status_code == 200
+        assert (await http.post(a, json=SAVE_NOTE, headers=headers)).status_code == 200
         subscribe = {
             "jsonrpc": "2.0",
             "id": 3,
@@ -261,35 +281,17 @@ async def test_an_answer_no_instance_takes_is_refused_then_taken_again(redis):
     cannot subscribe again yet (here: SUBSCRIBE denied): B's publish reaches no one, so
     the client hears 503 (not 202 and the answer dropped); posted again once A listens
     again, it reaches the call."""
+
+    async def deny_subscribing(channel: str) -> None:
+        redis_command(redis, "ACL", "SETUSER", "default", "-subscribe")
+        redis_command(redis, "CLIENT", "KILL", "TYPE", "pubsub")
+        await wait_until(lambda: not listening(redis, channel), "A to stop listening")
+
+    async def allow_subscribing(channel: str) -> None:
+        redis_command(redis, "ACL", "SETUSER", "default", "+subscribe")
+
     async with (
         instances(redis, "nobody") as [(a, _), (b, _)],
         httpx.AsyncClient(timeout=30) as http,
     ):
-        headers = await open_session(http, a)
-        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-        assert (await http.post(b, json=ping, headers=headers)).status_code == 200
-        call = {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "test_elicitation", "arguments": {"message": "?"}},
-        }
-        seen = []
-        async with http.stream("POST", a, json=call, headers=headers) as response:
-            async for message in messages_as_they_come(response):
-                seen.append(message)
-                if message.get("method") != "elicitation/create":
-                    continue
-                channel = f"nobody:bus:instance.{message['id'].split('/')[0]}"
-                redis_command(redis, "ACL", "SETUSER", "default", "-subscribe")
-                redis_command(redis, "CLIENT", "KILL", "TYPE", "pubsub")
-                await wait_until(lambda c=channel: not listening(redis, c), "A to stop listening")
-                answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"action": "decline"}}
-                refused = await http.post(b, json=answer, headers=headers)
-                assert refused.status_code == 503, refused.text
-                assert refused.json()["error"]["data"] == {"retryable": True}
-                redis_command(redis, "ACL", "SETUSER", "default", "+subscribe")
-                await wait_until(lambda c=channel: listening(redis, c), "A to listen again", 20)
-                taken = await http.post(b, json=answer, headers=headers)
-                assert taken.status_code == 202, taken.text
-        assert seen[-1]["result"]["content"][0]["text"].startswith("User response: action=decline")
+        await refused_then_taken(http, redis, "nobody", (a, b), deny_subscribing, allow_subscribing)

@@ -16,7 +16,7 @@ import pytest
 
 from mcpkit.stores import FileEventStore, FileSessionStore, SqliteTaskStore
 from tests.http_server import serving
-from tests.stores.test_redis_failures import open_session
+from tests.stores.test_redis_failures import PROGRESS_CALL, open_session
 from tests.stores.test_scale_out import EXAMPLE, events_of
 
 pytestmark = pytest.mark.timeout(60)
@@ -77,16 +77,7 @@ async def test_an_unreadable_event_row_is_passed_over_and_the_rest_replayed(tmp_
     """Two stored events of a session spoiled: a stream resumed after a restart replays
     the events around them and ends with the call's answer, where it failed at the first
     spoiled one and replayed nothing."""
-    call = {
-        "jsonrpc": "2.0",
-        "id": 3,
-        "method": "tools/call",
-        "params": {
-            "name": "test_tool_with_progress",
-            "arguments": {},
-            "_meta": {"progressToken": "t"},
-        },
-    }
+    call = PROGRESS_CALL
     async with httpx.AsyncClient(timeout=30) as http:
         async with served(tmp_path) as url:
             headers = await open_session(http, url)

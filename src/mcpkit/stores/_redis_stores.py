@@ -36,7 +36,7 @@ from mcpkit.stores._events import (
     parse_event_id,
 )
 from mcpkit.stores._redis import DEFAULT_PREFIX, DEFAULT_REDIS_URL, RedisHub, as_hub
-from mcpkit.stores._sessions import SessionRecord, SessionStore
+from mcpkit.stores._sessions import SessionRecord, SessionStore, read_session_record
 
 logger = logging.getLogger("mcpkit.stores")
 
@@ -386,13 +386,7 @@ class RedisSessionStore(SessionStore):
         data = await self._touch(
             [self._key(session_id), self._index], [_ms(idle_timeout), session_id, "1"]
         )
-        if not data:
-            return None
-        try:
-            return SessionRecord.from_json(data)
-        except (ValueError, TypeError, AttributeError):  # not a record: the client starts anew
-            logger.warning("session %s: unreadable record in Redis; taken as unknown", session_id)
-            return None
+        return read_session_record(session_id, data, "Redis") if data else None
 
     async def touch(self, session_id: str, *, idle_timeout: float) -> bool:
         return bool(

@@ -19,6 +19,7 @@ process serving it (``mcpkit.transports.http._streamable.sessions``).
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field, fields
@@ -29,6 +30,8 @@ import msgspec
 from mcpkit._exceptions import SessionLimitReached
 
 __all__ = ["InMemorySessionStore", "SessionLimitReached", "SessionRecord", "SessionStore"]
+
+logger = logging.getLogger("mcpkit.stores")
 
 
 @dataclass(slots=True)
@@ -65,6 +68,17 @@ class SessionRecord:
         record written by a newer instance still reads (rolling upgrades)."""
         known = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in raw.items() if key in known})
+
+
+def read_session_record(session_id: str, data: bytes | str, where: str) -> SessionRecord | None:
+    """The record ``where`` (a store) keeps for ``session_id``; None, with a warning, when
+    ``data`` is not one (written by hand, cut short): the session is unknown, so its client
+    starts a new one, and the other sessions are served."""
+    try:
+        return SessionRecord.from_json(data)
+    except (ValueError, TypeError, AttributeError):
+        logger.warning("session %s: unreadable record in %s; taken as unknown", session_id, where)
+        return None
 
 
 class SessionStore(ABC):

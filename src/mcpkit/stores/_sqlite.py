@@ -33,7 +33,7 @@ from mcpkit.stores._events import (
     StoredEvent,
     parse_event_id,
 )
-from mcpkit.stores._sessions import SessionRecord, SessionStore
+from mcpkit.stores._sessions import SessionRecord, SessionStore, read_session_record
 
 logger = logging.getLogger("mcpkit.stores")
 
@@ -330,13 +330,7 @@ class FileSessionStore(SessionStore):
             return row[0] if row is not None else None
 
         data = await self._db.run(read)
-        if data is None:
-            return None
-        try:
-            return SessionRecord.from_json(data)
-        except (ValueError, TypeError, AttributeError):  # not a record: the client starts anew
-            logger.warning("session %s: unreadable record in SQLite; taken as unknown", session_id)
-            return None
+        return None if data is None else read_session_record(session_id, data, "SQLite")
 
     async def touch(self, session_id: str, *, idle_timeout: float) -> bool:
         def update(conn: sqlite3.Connection) -> bool:
