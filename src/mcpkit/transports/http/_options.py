@@ -17,12 +17,13 @@ DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0
 DEFAULT_RETRY_MS = 1000
 #: Seconds a call whose stream dropped keeps running, waiting for the client to resume it.
 DEFAULT_RESUME_GRACE = 30.0
-#: Messages queued for one SSE response (a GET or POST stream, a legacy SSE session) whose
-#: client is momentarily slow; past it the client is taken as not reading and its response
-#: is dropped (Streamable HTTP: the client resumes with Last-Event-ID).
+#: Messages queued for one SSE response (a GET or POST stream, a legacy SSE session), or
+#: waiting to go out on one WebSocket, whose client is momentarily slow; past it the client
+#: is taken as not reading and its response (socket) is dropped (Streamable HTTP: the client
+#: resumes with Last-Event-ID).
 DEFAULT_MAX_QUEUED_MESSAGES = 1024
-#: Seconds one write to an SSE response may stay blocked (its client stopped reading) before
-#: the response is dropped, as when its queue fills.
+#: Seconds one write to an SSE response or a WebSocket may stay blocked (its client stopped
+#: reading) before the response (socket) is dropped, as when its queue fills.
 DEFAULT_SSE_WRITE_TIMEOUT = 10.0
 #: Bytes of one JSON answer (a tool's result, a resource's contents); past it, -32603.
 DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024
@@ -94,9 +95,9 @@ class StreamableHttpServerOptions:
     retry_ms: int = DEFAULT_RETRY_MS
     resume_grace: float = DEFAULT_RESUME_GRACE
     max_queued_messages: int = DEFAULT_MAX_QUEUED_MESSAGES
-    #: Seconds one write of an answer may stay blocked: an SSE event, or a piece of a large
-    #: JSON answer (``ANSWER_PIECE_BYTES``); past it the client is taken to have stopped
-    #: reading, and the answer is dropped (the connection closed).
+    #: Seconds one write of an answer may stay blocked: an SSE event, a WebSocket message,
+    #: or a piece of a large JSON answer (``ANSWER_PIECE_BYTES``); past it the client is
+    #: taken to have stopped reading, and the answer is dropped (the connection closed).
     sse_write_timeout: float = DEFAULT_SSE_WRITE_TIMEOUT
     #: Bytes of one JSON answer; a larger one is answered with a -32603 error naming it.
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES

@@ -17,7 +17,10 @@ The router has already matched the path and applied the DNS-rebinding guard. The
   serving. (The ASGI server's own WebSocket size limit, uvicorn's ``ws_max_size`` of
   16 MiB by default, still closes the socket with 1009 above it.)
 * When the client goes away, the connection is closed: running calls are cancelled and
-  its subscriptions dropped.
+  its subscriptions dropped. A client that stops reading is dropped the same way (and
+  sent close 1008 "client not reading" if that can still go out): when one write stays
+  blocked ``options.sse_write_timeout`` seconds, or more than ``options.max_queued_messages``
+  messages wait to go out behind it.
 * Each socket counts against the app's ``max_sessions`` with its Streamable HTTP and legacy
   SSE sessions (``session_table``); past it the upgrade is refused: HTTP 503 where the
   server can answer one (the ``websocket.http.response`` extension), else close 1013
@@ -63,6 +66,10 @@ POLICY_VIOLATION = 1008
 TRY_AGAIN_LATER = 1013
 #: What an upgrade refused at ``max_sessions`` is told (as Streamable HTTP and legacy SSE).
 TOO_MANY_SESSIONS = "Too many sessions; try again later"
+#: The close reason of a client dropped because it stopped reading what it is sent.
+NOT_READING = "client not reading"
+#: Seconds spent trying to send the close of a client dropped for not reading.
+CLOSE_TIMEOUT = 1.0
 
 
 async def _refuse_at_capacity(scope: dict[str, Any], send: Send) -> None:
@@ -145,12 +152,38 @@ async def serve_websocket(
     lock = asyncio.Lock()
     open_ = True
     auth = CURRENT_AUTH.get()
+    #: Writes waiting their turn behind one blocked on a client that does not read.
+    waiting = 0
+    max_waiting = max(1, options.max_queued_messages)
+    write_timeout = options.sse_write_timeout if options.sse_write_timeout > 0 else None
+    dropped = asyncio.Event()
+
+    def drop(why: str) -> None:
+        nonlocal open_
+        if open_:
+            logger.warning("WebSocket client dropped: %s", why)
+            open_ = False
+            dropped.set()
 
     async def write(frame: bytes) -> None:
+        nonlocal waiting
         if not open_:
             raise ConnectionClosedError("the WebSocket is closed")
-        async with lock:  # one message at a time, whole
-            await send({"type": "websocket.send", "text": frame.decode("utf-8")})
+        if waiting >= max_waiting:
+            drop(f"{waiting} messages waiting and the client is not reading")
+            raise ConnectionClosedError("the WebSocket client is not reading; dropped")
+        waiting += 1
+        try:
+            async with lock:  # one message at a time, whole
+                if not open_:
+                    raise ConnectionClosedError("the WebSocket is closed")
+                async with asyncio.timeout(write_timeout):
+                    await send({"type": "websocket.send", "text": frame.decode("utf-8")})
+        except TimeoutError:
+            drop(f"a write stayed blocked for {write_timeout} s")
+            raise ConnectionClosedError("the WebSocket client is not reading; dropped") from None
+        finally:
+            waiting -= 1
 
     connection = ServerConnection(
         engine,
@@ -178,18 +211,13 @@ async def serve_websocket(
                         }
                     )
 
-    # The identity was checked once, at the upgrade: it lasts as long as its token.
-    expiry = None
-    if auth is not None and auth.expires_at is not None:
-        delay = max(0.0, auth.expires_at - time.time())
-        expiry = asyncio.get_running_loop().create_task(close_at_expiry(delay))
-    limit = options.max_body_bytes
-    try:
+    async def read() -> None:
+        limit = options.max_body_bytes
         while True:
             message = await receive()
             kind = message["type"]
             if kind == "websocket.disconnect" or not open_:
-                break
+                return
             if kind != "websocket.receive":
                 continue
             data = message.get("text")
@@ -201,13 +229,34 @@ async def serve_websocket(
                 connection.feed_oversized()
             else:
                 connection.feed(data)
+
+    # The identity was checked once, at the upgrade: it lasts as long as its token.
+    expiry = None
+    if auth is not None and auth.expires_at is not None:
+        delay = max(0.0, auth.expires_at - time.time())
+        expiry = asyncio.get_running_loop().create_task(close_at_expiry(delay))
+    reading = asyncio.ensure_future(read())
+    until_dropped = asyncio.ensure_future(dropped.wait())
+    try:
+        await asyncio.wait({reading, until_dropped}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         open_ = False
+        for task in (reading, until_dropped):
+            task.cancel()
+        await asyncio.gather(reading, until_dropped, return_exceptions=True)
         if expiry is not None:
             expiry.cancel()
         if session_table is not None:  # counted since before the handshake
             session_table.release_connection()
         await connection.close()
+    if dropped.is_set():  # try to tell it, if it reads again soon
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await send(
+                    {"type": "websocket.close", "code": POLICY_VIOLATION, "reason": NOT_READING}
+                )
+    elif not reading.cancelled():
+        reading.result()  # what ended the read loop, raised as ever
 
 
 __all__ = ["POLICY_VIOLATION", "SUBPROTOCOL", "TRY_AGAIN_LATER", "serve_websocket"]

@@ -1,0 +1,115 @@
+"""Clients that misbehave on purpose against the frame transports (WebSocket, legacy
+HTTP+SSE) over real sockets: they stop reading, flood requests, or post while their
+stream goes away. The server bounds what it holds for them and keeps serving others."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
+from tests.http_server import serving
+from tests.transports._tools import CancellableTools
+from tests.waiting import wait_until
+from tests.websocket_client import RawWebSocket
+
+WAIT = 5.0
+PAD = "x" * 65536
+
+
+@mcp_server(name="hostile-test", version="0.0.1")
+class Hostile(CancellableTools):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flood_error: BaseException | None = None
+
+    @mcp_tool()
+    async def flood(self, ctx: McpToolContext, count: int = 400) -> str:
+        """Writes ``count`` large messages: more than socket buffers hold."""
+        try:
+            for n in range(count):
+                await ctx.info(f"{n} {PAD}")
+        except BaseException as exc:
+            self.flood_error = exc
+            raise
+        return "flooded"
+
+
+@pytest.fixture
+def app() -> McpServerApp:
+    return McpServerApp(Hostile)
+
+
+def ws_url(http_url: str) -> str:
+    return http_url.replace("http://", "ws://", 1) + "/ws"
+
+
+def call(request_id: Any, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments or {}},
+    }
+
+
+async def ws_initialize(ws: RawWebSocket) -> None:
+    ws.send_json(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "ws", "version": "1"},
+            },
+        }
+    )
+    async with asyncio.timeout(WAIT):
+        assert "result" in await ws.receive_json()
+    ws.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+async def test_a_websocket_client_that_stops_reading_is_dropped_not_waited_for(app):
+    async with asyncio.timeout(30), serving(app, sse_write_timeout=0.5) as (url, asgi):
+        server = app.instances[0]
+        ws = await RawWebSocket.open(ws_url(url), receive_buffer=4096)
+        try:
+            await ws_initialize(ws)
+            ws.send_json(call(1, "flood"))  # and never read again
+            await wait_until(lambda: len(app.connections) == 0, "the connection dropped", 10)
+            assert server.flood_error is not None  # the tool was told, not blocked
+            assert asgi.streamable.sessions.live == 0  # its place under max_sessions freed
+            await wait_until(lambda: app.dispatcher.in_flight_count() == 0, "no call in flight")
+        finally:
+            ws.close()
+
+
+async def test_a_websocket_client_that_floods_requests_unread_is_dropped_at_the_queue_bound(app):
+    # The blocked write never times out here: only the bound on waiting writes drops it.
+    async with (
+        asyncio.timeout(30),
+        serving(app, sse_write_timeout=60, max_queued_messages=8) as (url, _),
+    ):
+        ws = await RawWebSocket.open(ws_url(url), receive_buffer=4096)
+        try:
+            await ws_initialize(ws)
+            ws.send_json(call(1, "flood"))
+            for n in range(2000):  # pings whose answers can only wait
+                ws.send_json({"jsonrpc": "2.0", "id": 100 + n, "method": "ping"})
+            await wait_until(lambda: len(app.connections) == 0, "the connection dropped", 10)
+            await wait_until(lambda: app.dispatcher.in_flight_count() == 0, "no call in flight")
+        finally:
+            ws.close()
+        # and the server serves others meanwhile
+        other = await RawWebSocket.open(ws_url(url))
+        try:
+            await ws_initialize(other)
+            other.send_json({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            async with asyncio.timeout(WAIT):
+                assert await other.receive_json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        finally:
+            other.close()
