@@ -5,12 +5,16 @@ stream goes away. The server bounds what it holds for them and keeps serving oth
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
+import httpx
 import pytest
 
 from mcpkit import McpServerApp, McpToolContext, mcp_server, mcp_tool
+from mcpkit.transports.http._legacy_sse import LegacySseHandler
 from tests.http_server import serving
+from tests.legacy_sse_client import LegacyStream
 from tests.transports._tools import CancellableTools
 from tests.waiting import wait_until
 from tests.websocket_client import RawWebSocket
@@ -113,3 +117,46 @@ async def test_a_websocket_client_that_floods_requests_unread_is_dropped_at_the_
                 assert await other.receive_json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
         finally:
             other.close()
+
+
+# legacy HTTP+SSE -------------------------------------------------------------------------
+
+
+def legacy_handler(asgi: Any) -> LegacySseHandler:
+    return asgi.routes[f"{asgi.options.base_path}/sse"].__self__
+
+
+async def test_a_legacy_post_whose_stream_ends_while_its_body_arrives_is_refused(app):
+    async with (
+        asyncio.timeout(30),
+        serving(app) as (url, asgi),
+        httpx.AsyncClient(timeout=WAIT, trust_env=False) as http,
+    ):
+        server = app.instances[0]
+        stream = LegacyStream(http, url)
+        await stream.__aenter__()
+        try:
+            await stream.initialize()
+            body = json.dumps(call(2, "hang")).encode()
+            host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(
+                (
+                    f"POST {stream.endpoint} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    "Content-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n"
+                ).encode()
+                + body[:10]
+            )
+            await writer.drain()
+            await wait_until(lambda: len(legacy_handler(asgi).requests) == 1, "body read")
+        finally:
+            await stream.close()
+        await wait_until(lambda: len(legacy_handler(asgi)) == 0, "session removed")
+        writer.write(body[10:])  # the rest, for a session that is gone
+        async with asyncio.timeout(WAIT):
+            head = await reader.readuntil(b"\r\n\r\n")
+        writer.close()
+        assert head.startswith(b"HTTP/1.1 404"), head
+        assert not server.started.is_set()  # the call never ran
+        assert len(app.connections) == 0

@@ -358,6 +358,9 @@ class LegacySseHandler:
         body = await self._read_body(receive, send)
         if body is None:
             return
+        if session.closed:  # the stream went away while the body arrived
+            await self._session_expired(send, session_id)
+            return
         # Parse errors, responses and notifications are all handled (or answered on the
         # stream) by the connection; requests run as tasks of their own, as the POST's
         # identity (the same owner as the GET's, perhaps with a newer token).
