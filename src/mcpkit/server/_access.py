@@ -195,20 +195,29 @@ def lists_that_differ(
     return methods
 
 
-def completes_hidden(catalog: Catalog, ref_type: str, target: str, auth: AuthInfo | None) -> bool:
-    """Whether ``completion/complete`` names a prompt or template the caller may not see:
-    answered as for one that does not exist (no values)."""
-    if ref_type == "ref/prompt":
-        if not catalog.restricts("prompts"):
-            return False
-        found: Any = catalog.get_prompt(target)
-    else:
-        if not (catalog.restricts("resourceTemplates") or catalog.restricts("resources")):
-            return False
-        found = catalog.get_resource(target) or next(
-            (t for t in catalog.list_resource_templates() if t.uri_template == target), None
-        )
-    return found is not None and usable(found, auth) is None
+def completes_hidden(
+    catalog: Catalog, ref_type: str, target: str, binding: TransportBinding
+) -> bool:
+    """Whether ``completion/complete`` names a prompt, resource or template the caller on
+    ``binding`` may not see (set aside by the app, hidden by its session's view, refused to
+    its identity): answered as for one that does not exist (no values). One no one
+    registered is not hidden: its completion answers."""
+    kinds = ("prompts",) if ref_type == "ref/prompt" else ("resources", "resourceTemplates")
+    for kind in kinds:
+        served = _served(catalog, kind, target)
+        if served is None and target not in catalog.set_aside(kind):
+            continue
+        seen = in_view(catalog, kind, target, served, binding)
+        return seen is None or usable(seen, binding.auth) is None
+    return False
+
+
+def _served(catalog: Catalog, kind: str, key: str) -> Any:
+    if kind == "prompts":
+        return catalog.get_prompt(key)
+    if kind == "resources":
+        return catalog.get_resource(key)
+    return next((t for t in catalog.list_resource_templates() if t.uri_template == key), None)
 
 
 __all__ = [

@@ -519,7 +519,7 @@ class MethodHandlers:
     async def complete(self, request: JsonRpcRequest, binding: TransportBinding) -> dict[str, Any]:
         ref_type, target, arg_name, value, context = completion_params(_params(request))
         entry = self.catalog.find_completion(ref_type, target, arg_name)
-        if entry is None or completes_hidden(self.catalog, ref_type, target, binding.auth):
+        if entry is None or completes_hidden(self.catalog, ref_type, target, binding):
             return {"completion": {"values": [], "hasMore": False}}
         offered = {"value": value, "argument": arg_name, "context": context}
         kwargs = {key: val for key, val in offered.items() if key in entry.accepts}
