@@ -77,6 +77,25 @@ async def test_typed_prompt_arguments_are_read_from_their_text(connect) -> None:
         assert refused.value.code == -32602 and "'days'" in refused.value.message
 
 
+@pytest.mark.parametrize("brackets", [65, 5000])
+async def test_a_prompt_argument_nesting_too_deep_is_invalid_params(connect, brackets) -> None:
+    """Its text was read as JSON without the message's depth bound: 5,000 brackets were a
+    ``RecursionError`` (-32603 with a traceback in the log)."""
+    deep = "[" * brackets + "]" * brackets
+    async with connect(prompts_app()) as client:
+        for text in (deep, "[" * brackets):
+            with pytest.raises(McpCallError) as refused:
+                await client.get_prompt("plan", {"days": "1", "cities": text})
+            assert refused.value.code == -32602
+            assert "'cities'" in refused.value.message and "deeper than 64" in refused.value.message
+        nested = "[" * 63 + '"Oslo"' + "]" * 63  # within the bound: the validator refuses it
+        with pytest.raises(McpCallError) as refused:
+            await client.get_prompt("plan", {"days": "1", "cities": nested})
+        assert refused.value.code == -32602 and "cities[0]" in refused.value.message
+        got = await client.get_prompt("plan", {"days": "2", "cities": '["Oslo"]'})
+        assert got.messages[0].content.text == "2 days (int), 100.0 (float), ['Oslo']"
+
+
 async def test_a_prompt_arguments_field_description_is_listed(connect) -> None:
     async with connect(prompts_app()) as client:
         (tone,) = [p for p in await client.list_prompts() if p.name == "tone"]

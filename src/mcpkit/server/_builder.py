@@ -9,7 +9,9 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mcpkit._exceptions import InvalidParamsError
 from mcpkit.protocol._headers import header_annotations
+from mcpkit.protocol._jsonrpc import DEFAULT_MAX_MESSAGE_DEPTH, nests_deeper
 from mcpkit.protocol._uri_template import UriTemplate
 from mcpkit.server._decorators import (
     Pipeline,
@@ -139,13 +141,31 @@ def _decoding_json_text(signature: CallableSignature) -> CallableSignature:
         for name in typed.intersection(decoded):
             value = decoded[name]
             if isinstance(value, str):
-                try:
-                    decoded[name] = json.loads(value)
-                except ValueError:
-                    pass  # the validator says what is wrong with it
+                decoded[name] = _json_argument(name, value)
         return validate(decoded)
 
     return dataclasses.replace(signature, _validator=decoding)
+
+
+def _json_argument(name: str, text: str) -> Any:
+    """The JSON value of a prompt argument's ``text``, or the text when it is no JSON (the
+    validator says what is wrong with it). Nesting is bounded as a message's is, tool
+    arguments included: this text was a string inside the message, so not counted there."""
+    limit = DEFAULT_MAX_MESSAGE_DEPTH
+    deep = text.count("[") + text.count("{") > limit and nests_deeper(
+        text.encode("utf-8", "surrogatepass"), limit
+    )
+    if not deep:
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+        except RecursionError:  # unclosed brackets, which nests_deeper does not count
+            pass
+    detail = f"its JSON nests deeper than {limit} levels"
+    raise InvalidParamsError(
+        f"Invalid argument {name!r}: {detail}", {"errors": [{"path": name, "message": detail}]}
+    )
 
 
 class EntryBuilder:
