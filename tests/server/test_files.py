@@ -208,6 +208,31 @@ async def test_no_polling_while_nobody_listens(tree: Path) -> None:
     assert watch.polls == polls
 
 
+def write_undecodable(directory: Path) -> None:
+    """A file whose name is no UTF-8 (``os.walk`` gives it with a surrogate escape): no URI
+    can name it, so it can neither be listed nor read."""
+    with open(os.path.join(os.fsencode(directory), b"bad\xff.txt"), "wb") as file:
+        file.write(b"bad")
+
+
+async def test_a_file_named_in_no_utf_8_is_left_out_of_the_listing(tree: Path) -> None:
+    """It made ``add_resource`` raise ``UnicodeEncodeError``, and once the watch ran, ended
+    it: no more listing changes, no more updates."""
+    write_undecodable(tree)
+    app, directory = make_app(tree)
+    assert PREFIX + "a.txt" in directory.listed
+    async with connected(app) as client:
+        async with client.listen(resources_list_changed=True) as stream:
+            write_undecodable(tree / "sub")
+            (tree / "new.txt").write_text("new")
+            await next_note(stream, "notifications/resources/list_changed")
+        uris = [r.uri for r in await client.list_resources()]
+        assert PREFIX + "new.txt" in uris and not [uri for uri in uris if "bad" in uri]
+        with pytest.raises(McpCallError) as caught:
+            await client.read_resource(PREFIX + "bad%FF.txt")
+        assert caught.value.code == -32002
+
+
 async def test_a_symlink_swapped_in_after_the_listing_is_not_followed(tree: Path) -> None:
     app, _ = make_app(tree)
     async with connected(app) as client:

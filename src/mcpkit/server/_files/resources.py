@@ -73,6 +73,16 @@ def _own_reads() -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(DEFAULT_MAX_CONCURRENT_FILE_READS)
 
 
+def _nameable(segments: tuple[str, ...]) -> bool:
+    """Whether a URI can name the path: a name that is no UTF-8 comes from ``os.walk`` with
+    surrogate escapes, which no percent-decoded URI gives back."""
+    try:
+        "/".join(segments).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class FileHost(Protocol):
     """What a file resource reads of the app serving it: the catalog and engine, and the
     semaphore bounding the files read at once."""
@@ -311,7 +321,7 @@ class DirectoryResource:
                 dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             for filename in sorted(filenames):
                 segments = (*base, filename)
-                if not self._serves(segments):
+                if not self._serves(segments) or not _nameable(segments):
                     continue
                 try:
                     real = resolve_inside(
