@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from mcpkit._exceptions import InternalError, InvalidParamsError, MethodNotFoundError
+from mcpkit.server._engine.subscriptions import check_subscribed_uri
 from mcpkit.server._eras.mrtr import json_type
 
 if TYPE_CHECKING:
@@ -125,6 +126,14 @@ def listen_filter(params: Any) -> dict[str, Any]:
         uris = wanted["resourceSubscriptions"]
         if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
             raise _wrong_type("notifications.resourceSubscriptions", "a list of URIs", uris)
+        for uri in uris:
+            try:
+                check_subscribed_uri(uri)
+            except ValueError as exc:
+                raise InvalidParamsError(
+                    f"subscriptions/listen: {exc}",
+                    {"field": "notifications.resourceSubscriptions"},
+                ) from None
     return wanted
 
 

@@ -18,8 +18,20 @@ logger = logging.getLogger("mcpkit.server")
 
 #: Subscriptions one session may hold.
 DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000
+#: The longest URI a subscription may name (characters): each is kept while subscribed,
+#: so without it a session could hold its 1,000 subscriptions' worth of request bodies.
+MAX_SUBSCRIBED_URI_LENGTH = 8192
 #: The bus channel resource updates travel on between instances.
 UPDATED_CHANNEL = "resources/updated"
+
+
+def check_subscribed_uri(uri: str) -> None:
+    """``ValueError`` when ``uri`` is longer than a subscription may name."""
+    if len(uri) > MAX_SUBSCRIBED_URI_LENGTH:
+        raise ValueError(
+            f"a subscribed URI may be at most {MAX_SUBSCRIBED_URI_LENGTH} characters long,"
+            f" not {len(uri)}"
+        )
 
 
 class ResourceSubscriptionManager:
@@ -64,7 +76,9 @@ class ResourceSubscriptionManager:
         bus.subscribe(UPDATED_CHANNEL, self._receive)
 
     def subscribe(self, uri: str, session_key: str, send_fn: SendFn) -> None:
-        """Subscribe a session to a URI (``ValueError`` past ``max_per_session``)."""
+        """Subscribe a session to a URI (``ValueError`` past ``max_per_session``, or for a
+        URI longer than ``MAX_SUBSCRIBED_URI_LENGTH``)."""
+        check_subscribed_uri(uri)
         uris = self._by_session.setdefault(session_key, set())
         if uri not in uris and len(uris) >= self.max_per_session:
             raise ValueError(f"a session may hold at most {self.max_per_session} subscriptions")
