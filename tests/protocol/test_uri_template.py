@@ -350,5 +350,28 @@ def test_match_is_cheap_on_long_input() -> None:
     assert t.match("r://" + "x" * 20000) is None
 
 
+LINEAR = [
+    ("w://{city}-{date}-{unit}", "-", {"city": "new-york-2024", "date": "01", "unit": "c"}),
+    ("f://{name}.{ext}", ".", {"name": "archive.tar", "ext": "gz"}),
+    ("f://{name}{.ext}", ".", {"name": "archive.tar.gz"}),
+    ("t://{+dir}/{+name}", "/", {"dir": "a/b", "name": "c"}),
+    ("u://{user}@{host}:{port}", "@", {"user": "a@b", "host": "h", "port": "1"}),
+]
+
+
+@pytest.mark.parametrize(("template", "separator", "expected"), LINEAR)
+def test_values_split_by_a_literal_match_in_linear_time(
+    template: str, separator: str, expected: dict[str, str]
+) -> None:
+    """Each split was tried in turn: a URI that fits nowhere cost the square (two values)
+    or the cube (three) of its length, minutes for a few thousand characters, on the
+    server's event loop. The earlier value still takes all it can."""
+    t = UriTemplate(template)
+    assert t.match(t.expand(expected)) == expected
+    prefix = template.split("{", 1)[0]
+    assert t.match(prefix + ("x" + separator) * 100_000 + "x?#/") is None
+    assert t.match(prefix + ("x" + separator) * 100_000 + "/") is None
+
+
 def test_alphabet_sanity() -> None:
     assert set(string.ascii_letters) <= set(UriTemplate("{x}").expand({"x": string.ascii_letters}))

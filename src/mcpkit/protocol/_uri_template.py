@@ -14,6 +14,9 @@ resource). Matching is the practical inverse of expansion, not a perfect one:
   parameters are ignored. ``{;a,b}`` path parameters work the same way.
 * Exploded variables (``{/path*}``, ``{?tag*}``) come back as lists; everything else as a
   string - a non-exploded list comes back joined with commas, as it was sent.
+* A value after a literal that the value before may also hold (``{a}-{b}``, ``{name}.{ext}``,
+  ``{a}{.b}``) never holds that literal: the earlier takes all it can and the later the
+  rest, and matching stays linear in the URI's length.
 * Extracted values are percent-decoded.
 """
 
@@ -329,7 +332,8 @@ def _compile(parts: list[str | _Expression]) -> tuple[re.Pattern[str], list[_Cap
             pattern.append(r"((?:;[^;/?#" + _opener_after(parts, index) + r"]*)*)")
             captures.append(_Capture("pairs", part.varspecs))
         else:
-            pattern.append(_positional_pattern(part, captures, _opener_after(parts, index)))
+            stop, after = _opener_after(parts, index), _after_a_value(parts, index)
+            pattern.append(_positional_pattern(part, captures, stop, after))
         previous = part
     return re.compile("".join(pattern), re.DOTALL), captures
 
@@ -369,10 +373,38 @@ def _opener_after(parts: list[str | _Expression], index: int) -> str:
     return ""
 
 
-def _positional_pattern(expr: _Expression, captures: list[_Capture], stop: str = "") -> str:
+def _after_a_value(parts: list[str | _Expression], index: int) -> str:
+    """A regex of the text that separates ``parts[index]`` from a value before it (``-`` in
+    ``{a}-{b}``, ``.`` in ``{a}{.b}``), else "". The later value is then read as one
+    without that text: the earlier takes all it can, as before, and a URI that fits
+    nowhere is refused in linear time, not after trying every split (``{a}-{b}-{c}``
+    took minutes over a few thousand characters, the event loop held all along)."""
+    current = parts[index]
+    before = parts[index - 1] if index else None
+    if isinstance(current, _Expression) and current.op == "." and _may_hold(before, "."):
+        return re.escape(".")
+    if index < 2 or not isinstance(before, str) or not _may_hold(parts[index - 2], before):
+        return ""
+    if not isinstance(current, _Expression) or current.op not in ("", "+"):
+        return ""  # its value comes after its own leading character
+    return _literal_pattern(before)
+
+
+def _may_hold(part: str | _Expression | None, text: str) -> bool:
+    """Whether the value of ``part`` (a positional expression) may go on with ``text``."""
+    if not isinstance(part, _Expression) or _run_kind(part) is not None or not text:
+        return False
+    return re.fullmatch(_POSITIONAL[part.op][2], text[0], re.DOTALL) is not None
+
+
+def _positional_pattern(
+    expr: _Expression, captures: list[_Capture], stop: str = "", after: str = ""
+) -> str:
     first, sep, single_cls, multi_cls = _POSITIONAL[expr.op]
     if stop and expr.op in ("", ".", "/"):  # "+" and "#" pass reserved characters through
         single_cls, multi_cls = single_cls[:-1] + stop + "]", multi_cls[:-1] + stop + "]"
+    if after:
+        single_cls, multi_cls = f"(?:(?!{after}){single_cls})", f"(?:(?!{after}){multi_cls})"
     cls = single_cls if len(expr.varspecs) == 1 else multi_cls
     pieces = []
     for i, spec in enumerate(expr.varspecs):
