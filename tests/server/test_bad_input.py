@@ -161,6 +161,31 @@ async def test_server_rejects_wrong_param_types(peer):
     assert (await peer.recv())["error"]["code"] == -32601
 
 
+OUT_OF_RANGE = [b"1e400", b"-1e400", b"9" * 5000]
+
+
+@pytest.mark.parametrize("number", OUT_OF_RANGE)
+async def test_a_number_out_of_range_is_a_parse_error_answering_its_request(number):
+    """JSON whose number no float (or int) holds is a parse error, and was one with a null
+    id: the request it was in was never answered, its client waiting for its timeout."""
+    async with RawPeer(McpServerApp(Raw), max_message_bytes=65536) as raw:
+        await raw.initialize()
+        await raw.send(
+            b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+            b'"params":{"name":"echo","arguments":{"text":' + number + b"}}}"
+        )
+        reply = await raw.recv()
+        assert reply["id"] == 7 and reply["error"]["code"] == -32700
+        assert "out of range" in reply["error"]["message"]
+        await raw.send(b'{"jsonrpc":"2.0","id":8,"method":"ping","params":{"n":1e999}}')
+        assert (await raw.recv())["id"] == 8
+        await raw.send(b'{"jsonrpc":"2.0","id":9,"method":"ping"')  # not JSON: no id read
+        unread = await raw.recv()
+        assert unread["error"]["code"] == -32700 and unread.get("id") is None
+        await raw.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
+        assert (await raw.recv()) == {"jsonrpc": "2.0", "id": 10, "result": {}}
+
+
 async def test_server_rejects_duplicate_in_flight_id(peer):
     await peer.initialize()
     call = {

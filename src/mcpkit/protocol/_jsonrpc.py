@@ -278,7 +278,7 @@ def decode_message(
     try:
         obj = _decoder.decode(data)
     except msgspec.DecodeError as exc:
-        raise ParseError(f"Parse error: {exc}") from None
+        raise _unreadable(exc, data) from None
     except RecursionError:
         raise _undecodable(data, max_depth) from None
     if max_depth is not None and size > 2 * max_depth:
@@ -380,6 +380,16 @@ def _check_depth(data: bytes | str, obj: Any, limit: int) -> None:
     if nests_deeper(data, limit):
         rid = obj.get("id") if type(obj) is dict else None
         raise _too_deep(limit, rid if _valid_id(rid) else None)
+
+
+def _unreadable(exc: msgspec.DecodeError, data: bytes | str) -> ParseError:
+    """The parse error of a frame the decoder cannot read. One that is JSON but for a number
+    no float or int holds (``1e400``, thousands of digits) carries its id, when that can be
+    read: its request is answered, not left to its client's timeout."""
+    err = ParseError(f"Parse error: {exc}")
+    if "out of range" in str(exc):
+        err.request_id = _peek_id(data)  # type: ignore[attr-defined]
+    return err
 
 
 def _undecodable(data: bytes | str, limit: int | None) -> MessageTooDeepError:
