@@ -16,8 +16,10 @@ from mcpkit.transports.http._legacy_sse import LegacySseHandler
 from tests.http_server import serving
 from tests.legacy_sse_client import LegacyStream
 from tests.transports._tools import CancellableTools
+from tests.transports.test_websocket import call, ws_url
 from tests.waiting import wait_until
 from tests.websocket_client import RawWebSocket
+from tests.wire import initialize_request
 
 WAIT = 5.0
 PAD = "x" * 65536
@@ -46,32 +48,8 @@ def app() -> McpServerApp:
     return McpServerApp(Hostile)
 
 
-def ws_url(http_url: str) -> str:
-    return http_url.replace("http://", "ws://", 1) + "/ws"
-
-
-def call(request_id: Any, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments or {}},
-    }
-
-
 async def ws_initialize(ws: RawWebSocket) -> None:
-    ws.send_json(
-        {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "ws", "version": "1"},
-            },
-        }
-    )
+    ws.send_json(initialize_request(request_id=0))
     async with asyncio.timeout(WAIT):
         assert "result" in await ws.receive_json()
     ws.send_json({"jsonrpc": "2.0", "method": "notifications/initialized"})
