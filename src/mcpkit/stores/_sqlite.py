@@ -10,14 +10,12 @@ live events from one process to another.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +31,7 @@ from mcpkit.stores._events import (
     StoredEvent,
     parse_event_id,
 )
+from mcpkit.stores._own_thread import OwnThread
 from mcpkit.stores._sessions import SessionRecord, SessionStore, read_session_record
 
 logger = logging.getLogger("mcpkit.stores")
@@ -57,7 +56,7 @@ class _SqliteFile:
         self._schema = schema
         self._busy_timeout = busy_timeout
         self._conn: sqlite3.Connection | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcpkit-sqlite")
+        self._thread = OwnThread("mcpkit-sqlite")
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -96,8 +95,7 @@ class _SqliteFile:
             raise StoreUnavailableError(f"SQLite store {self.path}: {exc}") from exc
 
     async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, fn)
+        return await self._thread.run(self._call, fn)
 
     async def close(self) -> None:
         def shut() -> None:
@@ -105,10 +103,7 @@ class _SqliteFile:
                 self._conn.close()
                 self._conn = None
 
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, shut)
-        # Its one thread is idle now: joined at once, so none of the store's outlives it.
-        self._executor.shutdown(wait=True)
+        await self._thread.aclose(shut)
 
 
 @contextlib.contextmanager

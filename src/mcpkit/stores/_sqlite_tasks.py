@@ -8,18 +8,17 @@ process that died is failed when a store opens the file, and by the live stores'
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mcpkit.stores._heartbeat import ThreadHeartbeat
+from mcpkit.stores._own_thread import OwnThread
 from mcpkit.stores._sqlite_task_runners import SqliteTaskRunners
 from mcpkit.stores._task_runners import (
     DEFAULT_HEARTBEAT_GRACE,
@@ -93,9 +92,7 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._closed = False
-        # A thread of its own: calls waiting for another process's lock never hold the
-        # threads of the loop's default executor, which the host shares.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcpkit-sqlite-tasks")
+        self._thread = OwnThread("mcpkit-sqlite-tasks")
 
     # plumbing -----------------------------------------------------------------------------
 
@@ -144,7 +141,7 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
             raise TaskStoreError("the task store is closed")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self._locked, fn)
+        return await self._thread.run(self._locked, fn)
 
     # the contract -------------------------------------------------------------------------
 
@@ -282,6 +279,4 @@ class SqliteTaskStore(LeasedRunners, TaskStore):
 
         if self._closed:
             return
-        await asyncio.get_running_loop().run_in_executor(self._executor, shut)
-        # Its one thread is idle now: joined at once, so none of the store's outlives it.
-        self._executor.shutdown(wait=True)
+        await self._thread.aclose(shut)
