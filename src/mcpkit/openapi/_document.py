@@ -30,16 +30,18 @@ _YAML_FEATURE = "an OpenAPI document that is not JSON (YAML text)"
 
 def _parse_text(text: str) -> Any:
     try:
+        return _json_or_yaml(text)
+    except RecursionError:  # either parser, too deep for it
+        raise ValueError("the OpenAPI document is nested too deeply to parse") from None
+
+
+def _json_or_yaml(text: str) -> Any:
+    try:
         return json.loads(text)
     except ValueError:
         pass
-    except RecursionError:
-        raise ValueError("the OpenAPI document is nested too deeply to parse") from None
     yaml = require("yaml", "openapi", _YAML_FEATURE)  # PyYAML
-    try:
-        return yaml.safe_load(text)
-    except RecursionError:
-        raise ValueError("the OpenAPI document is nested too deeply to parse") from None
+    return yaml.safe_load(text)
 
 
 def load_document(source: OpenApiSource | OpenApiDocument) -> OpenApiDocument:
